@@ -1,0 +1,1 @@
+dist_man_MANS += man/capwatch.1 man/capwatch-profile.5

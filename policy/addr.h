@@ -1,0 +1,37 @@
+#ifndef CAPWATCH_ADDR_H
+#define CAPWATCH_ADDR_H
+/* Socket address classification and text forms. Pure functions. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+typedef enum cw_addr_class {
+	CW_ADDR_LOOPBACK,      /* 127.0.0.0/8, ::1, ::ffff:127.x.y.z */
+	CW_ADDR_ANY,           /* 0.0.0.0, ::, ::ffff:0.0.0.0 (loopback as a connect target, wildcard as a bind) */
+	CW_ADDR_EXTERNAL,      /* any other inet/inet6 address */
+	CW_ADDR_UNIX_PATH,     /* AF_UNIX with a pathname */
+	CW_ADDR_UNIX_ABSTRACT, /* AF_UNIX abstract (leading NUL) */
+	CW_ADDR_UNIX_UNNAMED,  /* AF_UNIX with no name (autobind) */
+	CW_ADDR_UNSPEC,        /* AF_UNSPEC: connect() dissolves an association */
+	CW_ADDR_OTHER,         /* another family, or a malformed/short address */
+} cw_addr_class;
+
+cw_addr_class cw_addr_classify(const struct sockaddr *sa, size_t len);
+
+/* Text forms used as scopes and in the trace:
+ *   "203.0.113.7:80", "[2001:db8::1]:443", "unix:/run/x.sock", "unix:@name"
+ *   (abstract names with non-printable bytes are written as \xNN), "unix:"
+ *   for unnamed, "family:N" otherwise. Returns 0 or -ENOSPC. */
+int cw_addr_format(const struct sockaddr *sa, size_t len, char *out, size_t outsz);
+
+/* Inverse of cw_addr_format for inet/inet6/unix forms (used by replay).
+ * Returns 0 or -EINVAL. */
+int cw_addr_parse(const char *text, struct sockaddr_storage *ss, size_t *len);
+
+/* Match an address against a network scope from a profile:
+ * "203.0.113.7:80", "203.0.113.0/24", "203.0.113.0/24:443", "[::1]:*",
+ * "*:443", "unix:/path/glob*". Host names are not matched here (the
+ * supervisor resolves them). Returns true on a match. */
+bool cw_addr_scope_match(const char *scope, const struct sockaddr *sa, size_t len);
+
+#endif

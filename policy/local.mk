@@ -1,0 +1,14 @@
+# libcwpolicy: the pure policy library (no syscalls, no globals).
+noinst_LTLIBRARIES += policy/libcwpolicy.la
+policy_libcwpolicy_la_SOURCES = \
+	policy/capabilities.def policy/ops.def \
+	policy/cap.h policy/cap.c \
+	policy/path.h policy/path.c \
+	policy/addr.h policy/addr.c \
+	policy/profile.h policy/profile.c policy/builtin.c \
+	policy/policy.h policy/decide.c \
+	policy/jbuf.h policy/jbuf.c \
+	policy/trace.h policy/trace.c policy/trace_read.c \
+	policy/report.h policy/report.c
+policy_libcwpolicy_la_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+policy_libcwpolicy_la_LIBADD = $(CJSON_LIBS)

@@ -1,0 +1,45 @@
+#ifndef CAPWATCH_PATH_H
+#define CAPWATCH_PATH_H
+/* Lexical path handling and classification. No syscalls: the supervisor
+ * resolves symlinks in the target's context first, then asks here. */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cw_context;
+
+/* Join PATH to BASE (an absolute directory; ignored when PATH is absolute)
+ * and collapse ".", ".." and repeated or trailing slashes lexically, as the
+ * kernel would for a symlink-free tree ("/.." is "/"). Any bytes other than
+ * '/' and NUL are kept as they are (non-UTF-8, newlines).
+ * Returns 0, -EINVAL (relative PATH with no absolute BASE, or empty PATH) or
+ * -ENAMETOOLONG (result does not fit OUTSZ). */
+int cw_path_normalize(const char *base, const char *path, char *out, size_t outsz);
+
+/* True when normalized absolute PATH equals ROOT or lies below it.
+ * "/a/bc" is not under "/a/b". ROOT "/" contains everything. */
+bool cw_path_is_under(const char *path, const char *root);
+
+typedef enum cw_path_class {
+	CW_PATH_PSEUDO_DEVICE, /* /dev/null, /dev/zero, /dev/tty, /dev/stdout, /dev/fd/N, /dev/pts/N...: no capability */
+	CW_PATH_SCRATCH,       /* under the run's scratch TMPDIR: no capability */
+	CW_PATH_PROTECTED,     /* .git internals, .capwatch/, report/trace/profile files */
+	CW_PATH_WORKSPACE,     /* inside a workspace root */
+	CW_PATH_OUTSIDE,       /* anywhere else */
+} cw_path_class;
+
+/* Classify a normalized absolute path as a write target. Order of precedence:
+ * pseudo-device, protected, scratch, workspace, outside. */
+cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path);
+
+/* True when a normalized absolute path looks like a secret (contract section 2:
+ * ~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, .env, .env.*, *.pem, id_* keys,
+ * ~/.docker/config.json, ~/.kube/config, ~/.git-credentials). "~" is
+ * ctx->home; the .ssh/.aws/... directories also count under any /home/X or /root. */
+bool cw_path_is_secret(const struct cw_context *ctx, const char *path);
+
+/* fnmatch-like glob for profile scopes, implemented here (no libc locale):
+ * "*" matches within one component, "**" across components, "?" one byte,
+ * a leading "~/" is ctx->home. */
+bool cw_path_glob_match(const struct cw_context *ctx, const char *glob, const char *path);
+
+#endif

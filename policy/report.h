@@ -1,0 +1,80 @@
+#ifndef CAPWATCH_REPORT_H
+#define CAPWATCH_REPORT_H
+/* The run report, schema "capwatch.report/v1" (contract section 4,
+ * schemas/report.schema.json). The supervisor (and `replay --report`) fill a
+ * cw_report as the run goes and render it once at the end. Built on cJSON;
+ * strings from the target go through the same escaping rule as the trace
+ * (invalid UTF-8 -> U+FFFD plus a "<key>_hex" sibling). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "policy.h"
+
+#define CW_REPORT_SCHEMA "capwatch.report/v1"
+#define CW_POLICY_VERSION 1
+
+typedef struct cw_report cw_report;
+
+cw_report *cw_report_new(void); /* NULL on allocation failure */
+void cw_report_free(cw_report *r);
+
+/* Strings are copied. ARGS is argv[1..], NULL-terminated. */
+int cw_report_set_run(cw_report *r, const char *profile, const char *command,
+		      const char *const *args, const char *cwd,
+		      const char *const *roots, size_t nroots);
+
+struct cw_enforcement {
+	const char *backend;         /* "seccomp-unotify+ptrace" */
+	const char *level;           /* "enforce" | "observe" */
+	bool degraded;
+	const char *downgrade_reason; /* "" when not degraded */
+	const char *const *layers;   /* active layers, NULL-terminated, e.g.
+					{"seccomp-bpf","seccomp-unotify","ptrace","landlock-abi7"} */
+};
+int cw_report_set_enforcement(cw_report *r, const struct cw_enforcement *e);
+
+/* One process of the tree. Times are seconds since the run started. */
+struct cw_proc_record {
+	int pid, ppid;
+	const char *exe;            /* /proc/PID/exe at the exec stop (NULL before any exec) */
+	const char *const *argv;    /* NULL-terminated, may be NULL */
+	double start, end;          /* end < 0: still running when the report was written */
+	bool exited; int code;      /* exited normally with CODE */
+	int signal;                 /* killed by SIGNAL (0 = not) */
+	const char *preload;        /* "present" | "absent" | "unknown" */
+};
+int cw_report_add_process(cw_report *r, const struct cw_proc_record *p);
+
+/* A runtime denial (also recorded under --observe, as "enforced": false). */
+struct cw_denial_record {
+	int pid;
+	const char *program;        /* exe of the process */
+	const char *syscall;
+	const struct cw_decision *d;
+	double time;
+	bool enforced;
+	const char *host;           /* advisory, may be NULL */
+};
+int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
+
+/* Count one use of a capability (allowed or not) under SCOPE.
+ * capabilitiesUsed lists (kind, scope, count, decision) sorted by kind then scope. */
+int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope, cw_verdict v);
+
+/* kind: "created" | "modified" | "deleted" | "renamed" (PATH2 = new name for renamed). */
+int cw_report_add_change(cw_report *r, const char *kind, const char *path, const char *path2);
+
+/* state: completed|denied|failed|cancelled; kind: contract section 4 kinds.
+ * HAS_EXIT false: the command never started (no "exit" in the report).
+ * DENIAL: the first denial (copied), or NULL. */
+int cw_report_set_outcome(cw_report *r, const char *state, const char *kind,
+			  bool has_exit, int code, int signal,
+			  const struct cw_decision *denial);
+
+void cw_report_set_stats(cw_report *r, uint64_t events, uint64_t notifications, double elapsed);
+
+/* Render the report (pretty-printed JSON, trailing newline). Caller frees.
+ * NULL on allocation failure. */
+char *cw_report_render(const cw_report *r);
+
+#endif

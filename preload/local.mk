@@ -1,0 +1,1 @@
+# libcapwatch-preload.so (issue 5): not built yet.

@@ -1,0 +1,2 @@
+# JSON Schemas for what capwatch writes and reads; installed for users' tools.
+dist_pkgdata_DATA += schemas/report.schema.json schemas/trace.schema.json schemas/profile.schema.json

@@ -1,0 +1,1 @@
+# Integration tests: real commands under the real capwatch binary.
