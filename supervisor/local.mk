@@ -3,6 +3,6 @@
 bin_PROGRAMS += capwatch
 capwatch_SOURCES = \
 	supervisor/main.c \
-	tools/tools.h tools/pending.c
+	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)

@@ -1,3 +1,6 @@
-# Subcommands over traces (replay, explain, learn, diff, export) are linked
-# into the capwatch binary; see supervisor/local.mk. Helper scripts:
+# Subcommands over traces (replay, explain, learn, diff, export, profiles)
+# are linked into the capwatch binary (supervisor/local.mk uses this list).
+CW_TOOLS_SOURCES = tools/tools.h tools/pending.c
+
+# Helper scripts:
 dist_noinst_SCRIPTS += tools/install-deps
