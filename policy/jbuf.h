@@ -48,7 +48,19 @@ void cw_jbuf_kv_bytes(struct cw_jbuf *j, const char *key, const char *s, size_t 
 void cw_jbuf_kv_int(struct cw_jbuf *j, const char *key, long long v);
 void cw_jbuf_kv_bool(struct cw_jbuf *j, const char *key, bool v);
 
+/* S[0..n) as a lower-case hex string value. */
+void cw_jbuf_hex(struct cw_jbuf *j, const char *s, size_t n);
+/* key + array of N byte strings (argv, roots); when any element is not
+ * valid UTF-8 a sibling "<key>_hex" array follows, holding the hex of each
+ * such element and null for the others. */
+void cw_jbuf_arr_bytes(struct cw_jbuf *j, const char *key, const char *const *v, size_t n);
+
 /* True when S[0..n) is valid UTF-8 with no NUL bytes. */
 bool cw_utf8_valid(const char *s, size_t n);
+
+/* A malloc'd NUL-terminated copy of S[0..n) in which each byte of an invalid
+ * sequence, and each NUL, is replaced by U+FFFD (the rule the report uses
+ * before handing strings to cJSON). NULL on allocation failure. */
+char *cw_utf8_sanitize(const char *s, size_t n);
 
 #endif
