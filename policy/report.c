@@ -1,0 +1,875 @@
+/* The run report (report.h), rendered with cJSON.
+ *
+ * The supervisor feeds the report as the run goes (processes, denials,
+ * capability uses) and renders it once at the end. cw_report_count_capability
+ * is called for every decided operation, so it is a hash-table update, not a
+ * list scan; sorting happens once, at render time.
+ *
+ * cJSON does not validate UTF-8: it copies bytes as they are. Every string
+ * that may come from the target is therefore sanitised first (each byte of
+ * an invalid sequence -> U+FFFD) and, when that lost information, the exact
+ * bytes are added in a "<key>_hex" sibling, as the trace does. After
+ * printing, the characters a terminal would act on (DEL, C1 controls,
+ * U+2028/2029, bidi controls) are rewritten as \u escapes, matching jbuf. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "report.h"
+#include "jbuf.h"
+#include "trace.h"
+
+struct strvec {
+	char **v;
+	size_t n;
+};
+
+struct proc_rec {
+	int pid, ppid;
+	char *exe, *preload;
+	struct strvec argv;
+	bool has_argv;
+	double start, end;
+	bool exited;
+	int code, signal;
+};
+
+struct denial_rec {
+	int pid;
+	char *program, *syscall, *scope, *rule, *reason, *host;
+	cw_cap_kind cap;
+	cw_verdict verdict;
+	double time;
+	bool enforced;
+};
+
+struct change_rec {
+	char *kind, *path, *path2;
+};
+
+/* capabilitiesUsed: open addressing, linear probing, power-of-two size */
+struct cap_ent {
+	char *scope; /* NULL: empty slot */
+	size_t scopelen;
+	uint64_t hash;
+	uint64_t count;
+	cw_cap_kind cap;
+	cw_verdict verdict;
+};
+
+struct cw_report {
+	char *profile, *command, *cwd;
+	struct strvec args, roots;
+
+	bool has_enf;
+	char *backend, *level, *downgrade;
+	bool degraded;
+	struct strvec layers;
+
+	struct proc_rec *procs;
+	size_t nprocs, aprocs;
+	struct denial_rec *dens;
+	size_t ndens, adens;
+	struct change_rec *chgs;
+	size_t nchgs, achgs;
+
+	struct cap_ent *tab;
+	size_t tabn, tabcap;
+	uint64_t seed;
+
+	bool has_outcome;
+	char *state, *kind;
+	bool has_exit;
+	int code, signal;
+	bool has_denial;
+	struct cw_decision denial;
+
+	uint64_t events, notifications;
+	double elapsed;
+};
+
+/* ---- small helpers ---- */
+
+static int dup_str(char **dst, const char *s)
+{
+	char *c = NULL;
+
+	if (s && !(c = strdup(s)))
+		return -ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+static void strvec_free(struct strvec *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = 0;
+}
+
+/* Copy N strings (or a NULL-terminated list when N is SIZE_MAX). */
+static int strvec_set(struct strvec *sv, const char *const *v, size_t n)
+{
+	struct strvec nv = { NULL, 0 };
+	size_t i;
+
+	if (n == SIZE_MAX)
+		for (n = 0; v && v[n]; n++)
+			;
+	if (!v)
+		n = 0;
+	if (n) {
+		nv.v = calloc(n, sizeof(*nv.v));
+		if (!nv.v)
+			return -ENOMEM;
+		for (i = 0; i < n; i++, nv.n++)
+			if (!(nv.v[i] = strdup(v[i] ? v[i] : ""))) {
+				strvec_free(&nv);
+				return -ENOMEM;
+			}
+	}
+	strvec_free(sv);
+	*sv = nv;
+	return 0;
+}
+
+static int grow(void **arr, size_t *alloc, size_t n, size_t elem)
+{
+	size_t na;
+	void *p;
+
+	if (n < *alloc)
+		return 0;
+	na = *alloc ? *alloc * 2 : 16;
+	if (na > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, na * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*alloc = na;
+	return 0;
+}
+
+/* ---- lifetime ---- */
+
+cw_report *cw_report_new(void)
+{
+	cw_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	/* Scopes are chosen by the target, so the hash is seeded to make
+	 * deliberate collisions (a slow supervisor) hard to plan. The address
+	 * of the heap object varies per run under ASLR and costs no syscall. */
+	r->seed = (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ULL;
+	r->elapsed = 0;
+	return r;
+}
+
+void cw_report_free(cw_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	free(r->profile);
+	free(r->command);
+	free(r->cwd);
+	strvec_free(&r->args);
+	strvec_free(&r->roots);
+	free(r->backend);
+	free(r->level);
+	free(r->downgrade);
+	strvec_free(&r->layers);
+	for (i = 0; i < r->nprocs; i++) {
+		free(r->procs[i].exe);
+		free(r->procs[i].preload);
+		strvec_free(&r->procs[i].argv);
+	}
+	free(r->procs);
+	for (i = 0; i < r->ndens; i++) {
+		struct denial_rec *d = &r->dens[i];
+
+		free(d->program);
+		free(d->syscall);
+		free(d->scope);
+		free(d->rule);
+		free(d->reason);
+		free(d->host);
+	}
+	free(r->dens);
+	for (i = 0; i < r->nchgs; i++) {
+		free(r->chgs[i].kind);
+		free(r->chgs[i].path);
+		free(r->chgs[i].path2);
+	}
+	free(r->chgs);
+	for (i = 0; i < r->tabcap; i++)
+		free(r->tab[i].scope);
+	free(r->tab);
+	free(r->state);
+	free(r->kind);
+	free(r);
+}
+
+/* ---- setters ---- */
+
+int cw_report_set_run(cw_report *r, const char *profile, const char *command,
+		      const char *const *args, const char *cwd,
+		      const char *const *roots, size_t nroots)
+{
+	if (dup_str(&r->profile, profile) || dup_str(&r->command, command) ||
+	    dup_str(&r->cwd, cwd) || strvec_set(&r->args, args, SIZE_MAX) ||
+	    strvec_set(&r->roots, roots, nroots))
+		return -ENOMEM;
+	return 0;
+}
+
+int cw_report_set_enforcement(cw_report *r, const struct cw_enforcement *e)
+{
+	if (dup_str(&r->backend, e->backend) || dup_str(&r->level, e->level) ||
+	    dup_str(&r->downgrade, e->downgrade_reason) ||
+	    strvec_set(&r->layers, e->layers, SIZE_MAX))
+		return -ENOMEM;
+	r->degraded = e->degraded;
+	r->has_enf = true;
+	return 0;
+}
+
+int cw_report_add_process(cw_report *r, const struct cw_proc_record *p)
+{
+	struct proc_rec *pr;
+
+	if (grow((void **)&r->procs, &r->aprocs, r->nprocs, sizeof(*r->procs)))
+		return -ENOMEM;
+	pr = &r->procs[r->nprocs];
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = p->pid;
+	pr->ppid = p->ppid;
+	pr->start = p->start;
+	pr->end = p->end;
+	pr->exited = p->exited;
+	pr->code = p->code;
+	pr->signal = p->signal;
+	pr->has_argv = p->argv != NULL;
+	if (dup_str(&pr->exe, p->exe) || dup_str(&pr->preload, p->preload ? p->preload : "unknown") ||
+	    strvec_set(&pr->argv, p->argv, SIZE_MAX)) {
+		free(pr->exe);
+		free(pr->preload);
+		strvec_free(&pr->argv);
+		return -ENOMEM;
+	}
+	r->nprocs++;
+	return 0;
+}
+
+int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
+{
+	struct denial_rec *d;
+	const struct cw_decision *dec = dr->d;
+
+	if (!dec)
+		return -EINVAL;
+	if (grow((void **)&r->dens, &r->adens, r->ndens, sizeof(*r->dens)))
+		return -ENOMEM;
+	d = &r->dens[r->ndens];
+	memset(d, 0, sizeof(*d));
+	d->pid = dr->pid;
+	d->cap = dec->cap;
+	d->verdict = dec->verdict;
+	d->time = dr->time;
+	d->enforced = dr->enforced;
+	if (!(d->scope = strndup(dec->scope, sizeof(dec->scope))) ||
+	    !(d->rule = strndup(dec->rule, sizeof(dec->rule))) ||
+	    !(d->reason = strndup(dec->reason, sizeof(dec->reason))) ||
+	    dup_str(&d->program, dr->program) || dup_str(&d->syscall, dr->syscall) ||
+	    dup_str(&d->host, dr->host)) {
+		free(d->scope);
+		free(d->rule);
+		free(d->reason);
+		free(d->program);
+		free(d->syscall);
+		free(d->host);
+		return -ENOMEM;
+	}
+	r->ndens++;
+	return 0;
+}
+
+int cw_report_add_change(cw_report *r, const char *kind, const char *path, const char *path2)
+{
+	struct change_rec *c;
+
+	if (!kind || !path)
+		return -EINVAL;
+	if (grow((void **)&r->chgs, &r->achgs, r->nchgs, sizeof(*r->chgs)))
+		return -ENOMEM;
+	c = &r->chgs[r->nchgs];
+	memset(c, 0, sizeof(*c));
+	if (dup_str(&c->kind, kind) || dup_str(&c->path, path) || dup_str(&c->path2, path2)) {
+		free(c->kind);
+		free(c->path);
+		free(c->path2);
+		return -ENOMEM;
+	}
+	r->nchgs++;
+	return 0;
+}
+
+/* FNV-1a over the scope bytes, started from the per-report seed and mixed
+ * with kind and verdict, then finalised (splitmix64) so that the low bits
+ * used for the slot index depend on every input byte. */
+static uint64_t cap_hash(uint64_t seed, cw_cap_kind cap, cw_verdict v, const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	size_t i;
+
+	h = (h ^ (uint64_t)(cap + 1)) * 0x100000001b3ULL;
+	h = (h ^ (uint64_t)v) * 0x100000001b3ULL;
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h;
+}
+
+static int tab_grow(cw_report *r)
+{
+	size_t ncap = r->tabcap ? r->tabcap * 2 : 64, i, k;
+	struct cap_ent *nt;
+
+	if (ncap > SIZE_MAX / sizeof(*nt))
+		return -ENOMEM;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < r->tabcap; i++) {
+		if (!r->tab[i].scope)
+			continue;
+		for (k = r->tab[i].hash & (ncap - 1); nt[k].scope; k = (k + 1) & (ncap - 1))
+			;
+		nt[k] = r->tab[i];
+	}
+	free(r->tab);
+	r->tab = nt;
+	r->tabcap = ncap;
+	return 0;
+}
+
+int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope, cw_verdict v)
+{
+	size_t n, k;
+	uint64_t h;
+
+	/* operations that need no capability (pseudo-devices, scratch) are
+	 * not capability uses */
+	if (cap < 0 || cap >= CW_CAP__COUNT)
+		return cap == CW_CAP_NONE ? 0 : -EINVAL;
+	if (!scope)
+		scope = "";
+	n = strlen(scope);
+	if ((r->tabn + 1) * 2 > r->tabcap && tab_grow(r) < 0)
+		return -ENOMEM;
+	h = cap_hash(r->seed, cap, v, scope, n);
+	for (k = h & (r->tabcap - 1); r->tab[k].scope; k = (k + 1) & (r->tabcap - 1)) {
+		struct cap_ent *e = &r->tab[k];
+
+		if (e->hash == h && e->cap == cap && e->verdict == v && e->scopelen == n &&
+		    !memcmp(e->scope, scope, n)) {
+			e->count++;
+			return 0;
+		}
+	}
+	if (!(r->tab[k].scope = malloc(n + 1)))
+		return -ENOMEM;
+	memcpy(r->tab[k].scope, scope, n + 1);
+	r->tab[k].scopelen = n;
+	r->tab[k].hash = h;
+	r->tab[k].cap = cap;
+	r->tab[k].verdict = v;
+	r->tab[k].count = 1;
+	r->tabn++;
+	return 0;
+}
+
+int cw_report_set_outcome(cw_report *r, const char *state, const char *kind,
+			  bool has_exit, int code, int signal,
+			  const struct cw_decision *denial)
+{
+	if (!state || !kind)
+		return -EINVAL;
+	if (dup_str(&r->state, state) || dup_str(&r->kind, kind))
+		return -ENOMEM;
+	r->has_outcome = true;
+	r->has_exit = has_exit;
+	r->code = code;
+	r->signal = signal;
+	r->has_denial = denial != NULL;
+	if (denial)
+		r->denial = *denial;
+	return 0;
+}
+
+void cw_report_set_stats(cw_report *r, uint64_t events, uint64_t notifications, double elapsed)
+{
+	r->events = events;
+	r->notifications = notifications;
+	r->elapsed = elapsed;
+}
+
+/* ---- rendering ---- */
+
+struct rctx {
+	bool ok;
+};
+
+static cJSON *chk(struct rctx *c, cJSON *v)
+{
+	if (!v)
+		c->ok = false;
+	return v;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static char *hex_of(const char *s, size_t n)
+{
+	char *h = malloc(2 * n + 1);
+	size_t i;
+
+	if (!h)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		h[2 * i] = hexdig[(unsigned char)s[i] >> 4];
+		h[2 * i + 1] = hexdig[(unsigned char)s[i] & 15];
+	}
+	h[2 * n] = '\0';
+	return h;
+}
+
+/* A string value that is always valid UTF-8; NULL sanitised/HEX receive
+ * what the caller must free. Returns the cJSON string node. */
+static cJSON *bytes_node(struct rctx *c, const char *s, char **hexout)
+{
+	size_t n = strlen(s);
+	char *clean;
+	cJSON *node;
+
+	*hexout = NULL;
+	if (cw_utf8_valid(s, n))
+		return chk(c, cJSON_CreateString(s));
+	clean = cw_utf8_sanitize(s, n);
+	if (!clean) {
+		c->ok = false;
+		return NULL;
+	}
+	node = chk(c, cJSON_CreateString(clean));
+	free(clean);
+	*hexout = hex_of(s, n);
+	if (!*hexout)
+		c->ok = false;
+	return node;
+}
+
+/* OBJ.KEY = S (null when S is NULL), plus KEY_hex when S is not UTF-8. */
+static void add_bytes(struct rctx *c, cJSON *obj, const char *key, const char *s)
+{
+	char hk[64], *hex;
+	cJSON *node;
+
+	if (!obj)
+		return;
+	if (!s) {
+		chk(c, cJSON_AddNullToObject(obj, key));
+		return;
+	}
+	node = bytes_node(c, s, &hex);
+	if (!node) {
+		free(hex);
+		return;
+	}
+	if (!cJSON_AddItemToObject(obj, key, node)) {
+		cJSON_Delete(node);
+		c->ok = false;
+	}
+	if (hex) {
+		snprintf(hk, sizeof(hk), "%s_hex", key);
+		chk(c, cJSON_AddStringToObject(obj, hk, hex));
+		free(hex);
+	}
+}
+
+/* OBJ.KEY = [strings], plus KEY_hex = [hex|null] when any is not UTF-8. */
+static void add_bytes_arr(struct rctx *c, cJSON *obj, const char *key, const struct strvec *sv)
+{
+	cJSON *arr, *harr = NULL, *node;
+	char hk[64], *hex;
+	size_t i;
+
+	if (!obj)
+		return;
+	arr = chk(c, cJSON_AddArrayToObject(obj, key));
+	if (!arr)
+		return;
+	for (i = 0; i < sv->n; i++) {
+		node = bytes_node(c, sv->v[i], &hex);
+		if (node && !cJSON_AddItemToArray(arr, node)) {
+			cJSON_Delete(node);
+			c->ok = false;
+		}
+		if (hex && !harr) {
+			size_t k;
+
+			snprintf(hk, sizeof(hk), "%s_hex", key);
+			harr = chk(c, cJSON_AddArrayToObject(obj, hk));
+			for (k = 0; harr && k < i; k++) {
+				cJSON *nul = chk(c, cJSON_CreateNull());
+
+				if (nul && !cJSON_AddItemToArray(harr, nul)) {
+					cJSON_Delete(nul);
+					c->ok = false;
+				}
+			}
+		}
+		if (harr) {
+			node = chk(c, hex ? cJSON_CreateString(hex) : cJSON_CreateNull());
+			if (node && !cJSON_AddItemToArray(harr, node)) {
+				cJSON_Delete(node);
+				c->ok = false;
+			}
+		}
+		free(hex);
+	}
+}
+
+/* Times in microseconds: enough for ordering, and short in the output. */
+static double usec(double t)
+{
+	if (t >= 0 && t < 9.0e12)
+		return (double)(long long)(t * 1e6 + 0.5) / 1e6;
+	return t;
+}
+
+static void add_num(struct rctx *c, cJSON *obj, const char *key, double v)
+{
+	if (obj)
+		chk(c, cJSON_AddNumberToObject(obj, key, v));
+}
+
+static void add_str(struct rctx *c, cJSON *obj, const char *key, const char *s)
+{
+	add_bytes(c, obj, key, s);
+}
+
+static void add_exit(struct rctx *c, cJSON *obj, const char *key, bool exited, int code, int sig)
+{
+	cJSON *e = chk(c, cJSON_AddObjectToObject(obj, key));
+	const char *sn;
+
+	if (!e)
+		return;
+	if (sig) {
+		chk(c, cJSON_AddNullToObject(e, "code"));
+		if ((sn = cw_signal_name(sig)))
+			add_str(c, e, "signal", sn);
+		else
+			add_num(c, e, "signal", sig);
+	} else {
+		if (exited)
+			add_num(c, e, "code", code);
+		else
+			chk(c, cJSON_AddNullToObject(e, "code"));
+		chk(c, cJSON_AddNullToObject(e, "signal"));
+	}
+}
+
+static void add_capability(struct rctx *c, cJSON *obj, cw_cap_kind cap, const char *scope)
+{
+	cJSON *o = chk(c, cJSON_AddObjectToObject(obj, "capability"));
+
+	add_str(c, o, "kind", cw_cap_name(cap));
+	add_bytes(c, o, "scope", scope);
+}
+
+static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *o = chk(c, cJSON_AddObjectToObject(root, "outcome")), *e, *arr, *ch;
+	struct strvec none = { NULL, 0 };
+	size_t i;
+
+	if (!o)
+		return;
+	/* a report rendered without an outcome: capwatch failed before it
+	 * could tell what happened to the command */
+	add_str(c, o, "state", r->has_outcome ? r->state : "failed");
+	add_str(c, o, "kind", r->has_outcome ? r->kind : "sandbox_setup_failure");
+	if (r->has_outcome && r->has_exit)
+		add_exit(c, o, "exit", !r->signal, r->code, r->signal);
+	if (r->has_outcome && r->has_denial) {
+		const struct cw_decision *d = &r->denial;
+		const struct denial_rec *match = NULL;
+		char scope[CW_SCOPE_MAX + 1], rule[CW_RULE_MAX + 1], reason[CW_REASON_MAX + 1];
+		cJSON *dn = chk(c, cJSON_AddObjectToObject(o, "denial"));
+
+		/* the decision is a caller's struct: bound its strings */
+		memcpy(scope, d->scope, sizeof(d->scope));
+		scope[sizeof(d->scope)] = '\0';
+		memcpy(rule, d->rule, sizeof(d->rule));
+		rule[sizeof(d->rule)] = '\0';
+		memcpy(reason, d->reason, sizeof(d->reason));
+		reason[sizeof(d->reason)] = '\0';
+		if (dn) {
+			add_capability(c, dn, d->cap, scope);
+			add_str(c, dn, "source", cw_source_name(d->source));
+			add_bytes(c, dn, "reason", reason);
+			chk(c, cJSON_AddBoolToObject(dn, "recoverable",
+						     d->next_action == CW_NEXT_REQUEST_APPROVAL ||
+						     d->profile_verdict == CW_ASK));
+			add_str(c, dn, "nextAction", cw_next_action_name(d->next_action));
+			add_bytes(c, dn, "rule", rule);
+			/* where it happened: from the runtime denial it was */
+			for (i = 0; i < r->ndens && !match; i++)
+				if (r->dens[i].cap == d->cap && !strcmp(r->dens[i].scope, scope) &&
+				    !strcmp(r->dens[i].rule, rule))
+					match = &r->dens[i];
+			if (match) {
+				add_str(c, dn, "syscall", match->syscall);
+				add_num(c, dn, "pid", match->pid);
+				add_bytes(c, dn, "program", match->program);
+			}
+		}
+	}
+	e = chk(c, cJSON_AddObjectToObject(o, "enforcement"));
+	if (e) {
+		add_str(c, e, "backend", r->has_enf && r->backend ? r->backend : "none");
+		add_str(c, e, "level", r->has_enf && r->level ? r->level : "enforce");
+		chk(c, cJSON_AddBoolToObject(e, "degraded", r->has_enf && r->degraded));
+		add_str(c, e, "downgradeReason", r->has_enf && r->downgrade ? r->downgrade : "");
+		add_bytes_arr(c, e, "layers", r->has_enf ? &r->layers : &none);
+	}
+	arr = chk(c, cJSON_AddArrayToObject(o, "changes"));
+	for (i = 0; arr && i < r->nchgs; i++) {
+		ch = chk(c, cJSON_CreateObject());
+		if (!ch)
+			break;
+		cJSON_AddItemToArray(arr, ch);
+		add_str(c, ch, "kind", r->chgs[i].kind);
+		add_bytes(c, ch, "path", r->chgs[i].path);
+		if (r->chgs[i].path2)
+			add_bytes(c, ch, "to", r->chgs[i].path2);
+	}
+}
+
+static void render_denials(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "denials")), *o;
+	size_t i;
+
+	for (i = 0; arr && i < r->ndens; i++) {
+		const struct denial_rec *d = &r->dens[i];
+
+		o = chk(c, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(arr, o);
+		add_num(c, o, "pid", d->pid);
+		add_bytes(c, o, "program", d->program);
+		add_str(c, o, "syscall", d->syscall);
+		add_capability(c, o, d->cap, d->scope);
+		add_str(c, o, "decision", cw_verdict_name(d->verdict));
+		add_bytes(c, o, "rule", d->rule);
+		add_bytes(c, o, "reason", d->reason);
+		add_num(c, o, "time", usec(d->time));
+		chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
+		if (d->host)
+			add_bytes(c, o, "host", d->host);
+	}
+}
+
+static void render_processes(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "processes")), *o;
+	size_t i;
+
+	for (i = 0; arr && i < r->nprocs; i++) {
+		const struct proc_rec *p = &r->procs[i];
+
+		o = chk(c, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(arr, o);
+		add_num(c, o, "pid", p->pid);
+		add_num(c, o, "ppid", p->ppid);
+		add_bytes_arr(c, o, "argv", &p->argv);
+		add_bytes(c, o, "exe", p->exe);
+		if (p->exited || p->signal)
+			add_exit(c, o, "exit", p->exited, p->code, p->signal);
+		else
+			chk(c, cJSON_AddNullToObject(o, "exit"));
+		add_num(c, o, "start", usec(p->start));
+		if (p->end < 0)
+			chk(c, cJSON_AddNullToObject(o, "end"));
+		else
+			add_num(c, o, "end", usec(p->end));
+		add_str(c, o, "preload", p->preload);
+	}
+}
+
+static int cap_ent_cmp(const void *a, const void *b)
+{
+	const struct cap_ent *x = *(const struct cap_ent *const *)a;
+	const struct cap_ent *y = *(const struct cap_ent *const *)b;
+	size_t n = x->scopelen < y->scopelen ? x->scopelen : y->scopelen;
+	int k;
+
+	if (x->cap != y->cap)
+		return x->cap < y->cap ? -1 : 1;
+	k = memcmp(x->scope, y->scope, n);
+	if (k)
+		return k;
+	if (x->scopelen != y->scopelen)
+		return x->scopelen < y->scopelen ? -1 : 1;
+	return x->verdict < y->verdict ? -1 : x->verdict > y->verdict;
+}
+
+static void render_caps(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "capabilitiesUsed")), *o;
+	const struct cap_ent **v;
+	size_t i, n = 0;
+
+	if (!arr || !r->tabn)
+		return;
+	v = malloc(r->tabn * sizeof(*v));
+	if (!v) {
+		c->ok = false;
+		return;
+	}
+	for (i = 0; i < r->tabcap; i++)
+		if (r->tab[i].scope)
+			v[n++] = &r->tab[i];
+	/* sorted by kind (contract order), then scope bytes, then verdict:
+	 * the same run always renders the same document */
+	qsort(v, n, sizeof(*v), cap_ent_cmp);
+	for (i = 0; i < n; i++) {
+		o = chk(c, cJSON_CreateObject());
+		if (!o)
+			break;
+		cJSON_AddItemToArray(arr, o);
+		add_str(c, o, "kind", cw_cap_name(v[i]->cap));
+		add_bytes(c, o, "scope", v[i]->scope);
+		add_num(c, o, "count", (double)v[i]->count);
+		add_str(c, o, "decision", cw_verdict_name(v[i]->verdict));
+	}
+	free(v);
+}
+
+/* Length of a character the output must not carry raw (see the file
+ * comment) at P, or 0. Input is valid UTF-8. */
+static size_t needs_escape(const unsigned char *p, size_t left, unsigned *cp)
+{
+	if (p[0] == 0x7f) {
+		*cp = 0x7f;
+		return 1;
+	}
+	if (p[0] == 0xc2 && left >= 2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+		*cp = p[1];
+		return 2;
+	}
+	if (left >= 3 && p[0] == 0xe2 && (p[1] == 0x80 || p[1] == 0x81)) {
+		unsigned v = 0x2000 | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+
+		if (v == 0x200e || v == 0x200f || (v >= 0x2028 && v <= 0x202e) ||
+		    (v >= 0x2066 && v <= 0x2069)) {
+			*cp = v;
+			return 3;
+		}
+	}
+	return 0;
+}
+
+/* Copy TEXT with a trailing newline, escaping as above. Such characters can
+ * only occur inside strings (the structure is ASCII), so an escape there is
+ * the same JSON value. */
+static char *finish(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t n = strlen(text), extra = 0, i, l, o = 0;
+	unsigned cp;
+	char *out;
+
+	for (i = 0; i < n; i += l ? l : 1) {
+		l = needs_escape(p + i, n - i, &cp);
+		if (l)
+			extra += 6 - l;
+	}
+	out = malloc(n + extra + 2);
+	if (!out)
+		return NULL;
+	for (i = 0; i < n;) {
+		l = needs_escape(p + i, n - i, &cp);
+		if (!l) {
+			out[o++] = text[i++];
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'u';
+		out[o++] = hexdig[(cp >> 12) & 15];
+		out[o++] = hexdig[(cp >> 8) & 15];
+		out[o++] = hexdig[(cp >> 4) & 15];
+		out[o++] = hexdig[cp & 15];
+		i += l;
+	}
+	out[o++] = '\n';
+	out[o] = '\0';
+	return out;
+}
+
+char *cw_report_render(const cw_report *r)
+{
+	struct rctx c = { .ok = true };
+	cJSON *root = cJSON_CreateObject(), *cmd, *st;
+	char *text, *out = NULL;
+
+	if (!root)
+		return NULL;
+	add_str(&c, root, "schema", CW_REPORT_SCHEMA);
+	add_num(&c, root, "policyVersion", CW_POLICY_VERSION);
+	add_bytes(&c, root, "profile", r->profile);
+	cmd = chk(&c, cJSON_AddObjectToObject(root, "command"));
+	add_bytes(&c, cmd, "name", r->command);
+	if (cmd)
+		add_bytes_arr(&c, cmd, "args", &r->args);
+	add_bytes(&c, root, "workingDirectory", r->cwd);
+	add_bytes_arr(&c, root, "workspaceRoots", &r->roots);
+	render_outcome(&c, r, root);
+	render_denials(&c, r, root);
+	render_processes(&c, r, root);
+	render_caps(&c, r, root);
+	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));
+	add_num(&c, st, "events", (double)r->events);
+	add_num(&c, st, "notifications", (double)r->notifications);
+	add_num(&c, st, "elapsed", usec(r->elapsed));
+
+	if (c.ok) {
+		text = cJSON_Print(root);
+		if (text) {
+			out = finish(text);
+			cJSON_free(text);
+		}
+	}
+	cJSON_Delete(root);
+	return out;
+}
