@@ -23,3 +23,58 @@ in_netns() {
 	unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
 	unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh "$@"
 }
+
+# ---- helpers for the integration tests (tests/integration/) ----
+
+# A real python3 for commands run *under* capwatch: a pyenv shim is a bash
+# script that reads $HOME and execs half a dozen programs, which would
+# blur what a test observes. Prefer the system interpreter.
+if [ -x /usr/bin/python3 ]; then CW_PY=/usr/bin/python3
+else CW_PY=$("$PYTHON3" -c 'import sys; print(sys.executable)'); fi
+CWCHECK="$top_srcdir/tests/integration/cwcheck.py"
+
+# cw_workdir: cw_tmpdir plus a workspace W=$T/ws (the cwd of the test, so it
+# is capwatch's default workspace root) and O=$T/out for reports and traces,
+# kept outside the workspace so "nothing changed" checks stay exact.
+# W and O are physical paths (what the kernel and capwatch resolve to).
+cw_workdir() {
+	cw_tmpdir
+	mkdir "$T/ws" "$T/out" || fail "mkdir in $T"
+	T=$(cd "$T" && pwd -P)
+	W=$T/ws O=$T/out
+	cd "$W" || fail "cd $W"
+}
+
+cw_require_binary() {
+	[ -x "$CAPWATCH" ] || fail "capwatch binary not built: $CAPWATCH"
+}
+
+# cw ARGS...: run capwatch bounded in time (60 s, then SIGKILL after 5 more).
+# The exit status is in $rc afterwards (also returned).
+cw() {
+	timeout -k 5 "${CW_TIMEOUT:-60}" "$CAPWATCH" "$@"
+	rc=$?
+	return $rc
+}
+
+# expect_rc WANT WHAT: compare $rc.
+expect_rc() {
+	[ "$rc" = "$1" ] || fail "$2: exit status $rc, expected $1"
+}
+
+# report_assert FILE EXPR [EXPR...]: every python expression must hold over
+# the report (names: d, outcome, denials(), used(), procs(), ... see cwcheck.py).
+report_assert() {
+	f=$1; shift
+	"$CW_PY" "$CWCHECK" report "$f" "$@" || fail "report check on $f"
+}
+# trace_assert FILE EXPR...: same over a trace (names: ev, header, ops(), execs() ...).
+trace_assert() {
+	f=$1; shift
+	"$CW_PY" "$CWCHECK" trace "$f" "$@" || fail "trace check on $f"
+}
+
+# snapshot DIR: a listing of every path with its type, mode, size and content hash.
+snapshot() {
+	"$CW_PY" "$CWCHECK" snapshot "$1"
+}

@@ -1,1 +1,23 @@
 # Integration tests: real commands under the real capwatch binary.
+# Each is a shell script (exit 0 pass, 77 skip with the reason, else fail)
+# that works in its own temp dir; helpers in tests/lib.sh and cwcheck.py.
+INTEGRATION_TESTS = \
+	tests/integration/exitcodes.sh \
+	tests/integration/passthrough.sh \
+	tests/integration/none.sh \
+	tests/integration/readonly.sh \
+	tests/integration/secrets.sh \
+	tests/integration/network.sh \
+	tests/integration/build.sh \
+	tests/integration/timeout.sh \
+	tests/integration/trace.sh \
+	tests/integration/scale.sh
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/integration/cwcheck.py \
+	tests/integration/cproject/Makefile \
+	tests/integration/cproject/greet.h \
+	tests/integration/cproject/main.c \
+	tests/integration/cproject/greet.c \
+	tests/integration/cproject/checksum.c \
+	tests/integration/cproject/fib.c

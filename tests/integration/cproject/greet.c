@@ -1,0 +1,6 @@
+#include "greet.h"
+
+const char *greeting(void)
+{
+	return "hello from cproject";
+}

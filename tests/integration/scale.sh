@@ -1,0 +1,43 @@
+#!/bin/sh
+# Volume without loss: 1000 processes and 100 000 opens under verify with
+# --trace. The trace holds exactly one exec event per /bin/true run and at
+# least one open event per open() of the probe file.
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+cw_workdir
+
+N=1000
+TRUE=$(realpath /bin/true)
+start=$(date +%s)
+CW_TIMEOUT=300 cw --profile verify --report "$O/p.json" --trace "$O/p.jsonl" -- \
+	sh -c "i=0; while [ \$i -lt $N ]; do /bin/true || exit 9; i=\$((i + 1)); done; echo \$i"  >"$O/p.out"
+expect_rc 0 "$N x /bin/true under verify"
+[ "$(cat "$O/p.out")" = $N ] || fail "the loop ran $(cat "$O/p.out") times"
+echo "# $N processes: $(( $(date +%s) - start )) s" >&2
+report_assert "$O/p.json" "outcome['kind'] == 'success'" "not denials()" \
+	"len(procs('true')) == $N" \
+	"sum(e.get('count', 0) for e in used('process_spawn', R('(/usr)?/bin/true'))) >= $N"
+trace_assert "$O/p.jsonl" \
+	"len(execs('$TRUE')) == $N" \
+	"len({e['pid'] for e in execs('$TRUE')}) >= 2" \
+	"len([e for e in ev if e.get('type') == 'exit']) >= $N + 1" \
+	"summary['type'] == 'summary'"
+
+M=100000
+echo probe > probe
+start=$(date +%s)
+CW_TIMEOUT=300 cw --profile verify --report "$O/o.json" --trace "$O/o.jsonl" -- \
+	"$CW_PY" -c "
+import os
+for _ in range($M):
+	os.close(os.open('probe', os.O_RDONLY))
+print('done')" >"$O/o.out"
+expect_rc 0 "$M opens under verify"
+[ "$(cat "$O/o.out")" = "done" ] || fail "the open loop did not finish"
+echo "# $M opens: $(( $(date +%s) - start )) s" >&2
+report_assert "$O/o.json" "outcome['kind'] == 'success'" \
+	"sum(e.get('count', 0) for e in used('filesystem_read', '$W/probe')) >= $M"
+trace_assert "$O/o.jsonl" \
+	"len(ops('filesystem_read', 'allow', '$W/probe')) >= $M" \
+	"summary['type'] == 'summary'"
+exit 0

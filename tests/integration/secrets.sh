@@ -1,0 +1,58 @@
+#!/bin/sh
+# Secret-looking paths: reading $HOME/.ssh/id_rsa is denied under readonly
+# and verify (cat fails, nothing of the key reaches stdout), and allowed but
+# flagged under observe. HOME points into the test's temp dir; capwatch
+# passes HOME through its environment sanitizer and uses it for "~".
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+cw_workdir
+
+HOME=$T/home
+export HOME
+mkdir -p "$HOME/.ssh"
+KEY=$HOME/.ssh/id_rsa
+printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\nintegtest-secret-0c7e\n-----END OPENSSH PRIVATE KEY-----\n' > "$KEY"
+chmod 600 "$KEY"
+echo 'API_TOKEN=integtest-dotenv-91aa' > .env
+
+# HOME reaches the command.
+cw --profile verify --report "$O/home.json" -- sh -c 'printf %s "$HOME"' >"$O/home.out"
+expect_rc 0 "verify: print HOME"
+[ "$(cat "$O/home.out")" = "$HOME" ] || fail "HOME under capwatch is '$(cat "$O/home.out")', expected $HOME"
+
+for p in readonly verify; do
+	cw --profile $p --report "$O/$p.json" --trace "$O/$p.jsonl" -- cat "$KEY" >"$O/$p.out" 2>"$O/$p.err"
+	cat "$O/$p.err" >&2
+	expect_rc 1 "$p: cat ~/.ssh/id_rsa"
+	! grep -q integtest-secret "$O/$p.out" || fail "$p: the key was printed"
+	grep -q 'Permission denied' "$O/$p.err" || fail "$p: cat did not see EACCES"
+	report_assert "$O/$p.json" \
+		"outcome['state'] == 'denied'" \
+		"outcome['kind'] == 'enforcement_denied'" \
+		"kind(denial['capability']) == 'filesystem_read'" \
+		"denial['capability']['scope'] == '$KEY'" \
+		"len(denials('filesystem_read', '$KEY')) >= 1"
+	trace_assert "$O/$p.jsonl" \
+		"len(ops('filesystem_read', 'deny', '$KEY')) >= 1" \
+		"all(e['secret'] is True and e['errno'] == 'EACCES' for e in ops('filesystem_read', 'deny', '$KEY'))"
+done
+
+# .env in the workspace is a secret too (verify).
+cw --profile verify --report "$O/env.json" -- cat .env >"$O/env.out" 2>/dev/null
+expect_rc 1 "verify: cat .env"
+! grep -q integtest-dotenv "$O/env.out" || fail "verify: .env was printed"
+report_assert "$O/env.json" "kind(denial['capability']) == 'filesystem_read'" \
+	"denial['capability']['scope'] == '$W/.env'"
+
+# observe: allowed, recorded and flagged as a secret read.
+cw --profile observe --report "$O/obs.json" --trace "$O/obs.jsonl" -- cat "$KEY" >"$O/obs.out"
+expect_rc 0 "observe: cat ~/.ssh/id_rsa"
+cmp "$O/obs.out" "$KEY" || fail "observe: cat did not print the key"
+report_assert "$O/obs.json" \
+	"not denials()" \
+	"outcome['kind'] == 'success'" \
+	"len(used('filesystem_read', '$KEY')) == 1"
+trace_assert "$O/obs.jsonl" \
+	"len(ops('filesystem_read', 'allow', '$KEY')) >= 1" \
+	"all(e['secret'] is True for e in ops('filesystem_read', 'allow', '$KEY'))"
+exit 0
