@@ -34,4 +34,16 @@ int cw_addr_parse(const char *text, struct sockaddr_storage *ss, size_t *len);
  * supervisor resolves them). Returns true on a match. */
 bool cw_addr_scope_match(const char *scope, const struct sockaddr *sa, size_t len);
 
+/* Is SCOPE a valid network scope? Returns CW_SCOPE_ADDR for the address forms
+ * above (matched by cw_addr_scope_match), CW_SCOPE_HOST for a host name with
+ * an optional port ("pkgs.example.com:443", "*.example.com:*"), or -EINVAL. */
+#define CW_SCOPE_ADDR 0
+#define CW_SCOPE_HOST 1
+int cw_addr_scope_check(const char *scope);
+
+/* Match a host name scope against a host name the caller trusts (e.g. one it
+ * resolved itself) and a port. Case-insensitive; "*.example.com" matches
+ * names strictly below example.com. False for address scopes. */
+bool cw_addr_host_scope_match(const char *scope, const char *host, int port);
+
 #endif

@@ -1,0 +1,353 @@
+/* cw_policy_decide: the one decision function (contract section 2).
+ *
+ * The supervisor, `capwatch replay` and the unit tests all come here. The
+ * order of work is always: classify the operation into a capability kind
+ * and a scope, ask the profile (cw_profile_match), then apply approvals,
+ * which can only turn an "ask" into an "allow". */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "policy.h"
+#include "profile_impl.h"
+
+/* Format into a fixed buffer, truncating: reasons and rules are for
+ * people and never parsed back. */
+static void say(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sz, fmt, ap);
+	va_end(ap);
+}
+
+static bool is_file_op(cw_op_kind k)
+{
+	return k == CW_OP_OPEN_READ || k == CW_OP_OPEN_WRITE || k == CW_OP_FS_WRITE ||
+	       k == CW_OP_RENAME || k == CW_OP_SYMLINK || k == CW_OP_EXEC;
+}
+
+/* The errno a denial returns: what the kernel itself uses for a refused
+ * path (EACCES) or a refused operation (EPERM). */
+static int denial_errno(cw_op_kind k)
+{
+	return is_file_op(k) ? EACCES : EPERM;
+}
+
+static void set_scope(struct cw_decision *out, const char *scope)
+{
+	snprintf(out->scope, sizeof out->scope, "%s", scope ? scope : "");
+}
+
+/* An operation that cannot be classified is denied as unrestricted: no
+ * profile rule and no approval can let it through. */
+static int unclassified(const struct cw_op *op, struct cw_decision *out, const char *why)
+{
+	const char *kind = op ? cw_op_name(op->kind) : NULL;
+	out->verdict = out->profile_verdict = CW_DENY;
+	out->cap = CW_CAP_UNRESTRICTED;
+	set_scope(out, kind ? kind : "invalid");
+	say(out->rule, sizeof out->rule, "builtin:unclassified");
+	say(out->reason, sizeof out->reason, "capwatch cannot classify this %s operation (%s), so it is denied",
+		 kind ? kind : "unknown", why);
+	out->next_action = CW_NEXT_CHANGE_COMMAND;
+	out->source = CW_SOURCE_PLATFORM_SANDBOX;
+	out->err = op && kind ? denial_errno(op->kind) : EPERM;
+	return -EINVAL;
+}
+
+/* No capability needed (pseudo-devices, the scratch directory, the own tree). */
+static int no_cap(struct cw_decision *out, const char *scope, const char *rule, const char *reason)
+{
+	out->verdict = out->profile_verdict = CW_ALLOW;
+	out->cap = CW_CAP_NONE;
+	set_scope(out, scope);
+	say(out->rule, sizeof out->rule, "%s", rule);
+	say(out->reason, sizeof out->reason, "%s", reason);
+	out->next_action = CW_NEXT_NONE;
+	out->source = CW_SOURCE_CONFIGURED_POLICY;
+	return 0;
+}
+
+static const struct cw_grant *matching_grant(const struct cw_context *ctx, cw_cap_kind cap, int slot,
+					     bool secret, const char *scope,
+					     const void *addr, size_t addrlen)
+{
+	if (!ctx)
+		return NULL;
+	for (size_t i = 0; i < ctx->ngrants; i++) {
+		const struct cw_grant *g = &ctx->grants[i];
+		if (g->cap != cap)
+			continue;
+		/* "--approve filesystem_read" does not reach secrets: those need
+		 * a grant that names them */
+		if (!g->scope && !secret)
+			return g;
+		if (g->scope && cw_scope_match(slot, ctx, g->scope, scope, addr, addrlen))
+			return g;
+	}
+	return NULL;
+}
+
+/* Ask the profile, then apply approvals. */
+static int by_profile(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+		      struct cw_decision *out, cw_cap_kind cap, bool secret, const char *scope,
+		      const void *addr, size_t addrlen)
+{
+	int slot = secret ? CW_SLOT_SECRET_READ : (int)cap;
+	const char *pname = cw_profile_name(p);
+	const char *what = cw_cap_name(cap);
+	const char *detail = secret ? " of a secret-looking path" : "";
+	char host[160] = "";
+
+	out->cap = cap;
+	out->secret = secret;
+	set_scope(out, scope);
+	cw_verdict v = cw_profile_match(p, ctx, slot, out->scope, addr, addrlen,
+					out->rule, sizeof out->rule);
+	out->profile_verdict = out->verdict = v;
+	out->source = CW_SOURCE_CONFIGURED_POLICY;
+	/* the host name is the target's own claim: recorded, never matched */
+	if (op->host && (cap == CW_CAP_EXTERNAL_NETWORK || cap == CW_CAP_ISOLATED_LOOPBACK ||
+			 cap == CW_CAP_HOST_VISIBLE_BINDING))
+		snprintf(host, sizeof host, " (host %.128s)", op->host);
+
+	const char *verb = v == CW_ALLOW ? "allows" : v == CW_DENY ? "denies" : "asks before";
+	say(out->reason, sizeof out->reason, "%s %s %s%s%s", pname, verb, what, detail, host);
+
+	if (v == CW_ASK && ctx) {
+		const struct cw_grant *g = NULL;
+		if (ctx->approve_risk) {
+			out->verdict = CW_ALLOW;
+			say(out->rule, sizeof out->rule, "approval:approve-risk");
+			say(out->reason, sizeof out->reason,
+				 "%s asks before %s%s%s; approved by --approve-risk: %.100s",
+				 pname, what, detail, host,
+				 ctx->approve_reason ? ctx->approve_reason : "");
+		} else if ((g = matching_grant(ctx, cap, slot, secret, out->scope, addr, addrlen))) {
+			out->verdict = CW_ALLOW;
+			say(out->rule, sizeof out->rule, "approval:--approve %s%s%.150s",
+				 what, g->scope ? ":" : "", g->scope ? g->scope : "");
+			say(out->reason, sizeof out->reason, "%s asks before %s%s%s; approved by --approve",
+				 pname, what, detail, host);
+		}
+		if (out->verdict == CW_ALLOW)
+			out->source = CW_SOURCE_APPROVAL;
+	}
+
+	if (out->verdict == CW_ASK)
+		out->next_action = CW_NEXT_REQUEST_APPROVAL;
+	else if (out->verdict == CW_DENY)
+		out->next_action = CW_NEXT_CHANGE_COMMAND;
+	else
+		out->next_action = CW_NEXT_NONE;
+	out->err = out->verdict == CW_ALLOW ? 0 : denial_errno(op->kind);
+	out->flagged = out->verdict == CW_ALLOW && cw_profile_flags_sensitive(p) &&
+		       (secret || cap == CW_CAP_PROTECTED_METADATA);
+	if (out->flagged) {
+		size_t l = strlen(out->reason);
+		snprintf(out->reason + l, sizeof out->reason - l, " (flagged)");
+	}
+	return 0;
+}
+
+/* Creating, changing or removing PATH (normalized). */
+static int decide_write(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+			const char *path, struct cw_decision *out)
+{
+	switch (cw_path_classify(ctx, path)) {
+	case CW_PATH_PSEUDO_DEVICE:
+		return no_cap(out, path, "builtin:pseudo-device", "pseudo-devices need no capability");
+	case CW_PATH_SCRATCH:
+		return no_cap(out, path, "builtin:scratch", "the run's scratch directory needs no capability");
+	case CW_PATH_PROTECTED:
+		return by_profile(p, ctx, op, out, CW_CAP_PROTECTED_METADATA, false, path, NULL, 0);
+	case CW_PATH_WORKSPACE:
+		return by_profile(p, ctx, op, out, CW_CAP_WORKSPACE_WRITE, false, path, NULL, 0);
+	case CW_PATH_OUTSIDE:
+		break;
+	}
+	return by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, path, NULL, 0);
+}
+
+static int decide_read(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+		       const char *path, struct cw_decision *out)
+{
+	if (cw_path_classify(ctx, path) == CW_PATH_PSEUDO_DEVICE)
+		return no_cap(out, path, "builtin:pseudo-device", "pseudo-devices need no capability");
+	if (ctx && ctx->scratch && cw_path_is_under(path, ctx->scratch))
+		return no_cap(out, path, "builtin:scratch", "the run's scratch directory needs no capability");
+	bool secret = cw_path_is_secret(ctx, path);
+	return by_profile(p, ctx, op, out, CW_CAP_FILESYSTEM_READ, secret, path, NULL, 0);
+}
+
+static int rank(cw_verdict v)
+{
+	return v == CW_DENY ? 2 : v == CW_ASK ? 1 : 0;
+}
+
+/* rename and link: both ends are written; the stricter decision stands. */
+static int decide_rename(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+			 const char *from, const char *to, struct cw_decision *out)
+{
+	struct cw_decision second;
+	memset(&second, 0, sizeof second);
+	decide_write(p, ctx, op, from, out);
+	decide_write(p, ctx, op, to, &second);
+	if (rank(second.verdict) > rank(out->verdict) ||
+	    (rank(second.verdict) == rank(out->verdict) &&
+	     rank(second.profile_verdict) > rank(out->profile_verdict)) ||
+	    (out->cap == CW_CAP_NONE && second.cap != CW_CAP_NONE &&
+	     second.verdict == out->verdict))
+		*out = second;
+	return 0;
+}
+
+static int decide_net(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+		      struct cw_decision *out)
+{
+	const struct sockaddr *sa = op->addr;
+	size_t len = op->addrlen;
+	cw_addr_class c = cw_addr_classify(sa, len);
+	bool binding = op->kind == CW_OP_BIND || op->kind == CW_OP_LISTEN;
+
+	/* AF_UNSPEC is not always harmless: udp_sendmsg() reads sin_addr and
+	 * sends to it, and inet_bind() binds INADDR_ANY. Decide those as the
+	 * IPv4 address the kernel will use. connect(AF_UNSPEC) only
+	 * dissolves an association. */
+	struct sockaddr_in as_inet;
+	if (c == CW_ADDR_UNSPEC && (op->kind == CW_OP_SEND || binding) &&
+	    len >= sizeof as_inet) {
+		memcpy(&as_inet, sa, sizeof as_inet);
+		as_inet.sin_family = AF_INET;
+		sa = (const struct sockaddr *)&as_inet;
+		len = sizeof as_inet;
+		c = cw_addr_classify(sa, len);
+	}
+
+	char text[CW_SCOPE_MAX];
+	if (cw_addr_format(sa, len, text, sizeof text) < 0)
+		return unclassified(op, out, "address too long to format");
+
+	switch (c) {
+	case CW_ADDR_LOOPBACK:
+		return by_profile(p, ctx, op, out, CW_CAP_ISOLATED_LOOPBACK, false, text, sa, len);
+	case CW_ADDR_ANY:
+		return by_profile(p, ctx, op, out,
+				  binding ? CW_CAP_HOST_VISIBLE_BINDING : CW_CAP_ISOLATED_LOOPBACK,
+				  false, text, sa, len);
+	case CW_ADDR_EXTERNAL:
+		return by_profile(p, ctx, op, out,
+				  binding ? CW_CAP_HOST_VISIBLE_BINDING : CW_CAP_EXTERNAL_NETWORK,
+				  false, text, sa, len);
+	case CW_ADDR_UNIX_PATH: {
+		/* Relative socket paths cannot be placed: they count as outside. */
+		char path[4096];
+		const char *raw = text + 5; /* after "unix:" */
+		bool placed = raw[0] == '/' && cw_path_normalize(NULL, raw, path, sizeof path) == 0;
+		if (binding) {
+			/* bind creates the socket file */
+			if (!placed)
+				return by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, raw, NULL, 0);
+			return decide_write(p, ctx, op, path, out);
+		}
+		char scope[CW_SCOPE_MAX];
+		snprintf(scope, sizeof scope, "unix:%s", placed ? path : raw);
+		if (placed && ctx && ctx->scratch && cw_path_is_under(path, ctx->scratch))
+			return no_cap(out, scope, "builtin:scratch",
+				      "a socket in the run's scratch directory needs no capability");
+		if (placed && cw_path_classify(ctx, path) == CW_PATH_WORKSPACE)
+			return by_profile(p, ctx, op, out, CW_CAP_ISOLATED_LOOPBACK, false, scope, NULL, 0);
+		return by_profile(p, ctx, op, out, CW_CAP_PROCESS_CONTROL, false, scope, NULL, 0);
+	}
+	case CW_ADDR_UNIX_ABSTRACT:
+		/* abstract names live in the network namespace: any process
+		 * there can reach them */
+		return by_profile(p, ctx, op, out,
+				  binding ? CW_CAP_HOST_VISIBLE_BINDING : CW_CAP_PROCESS_CONTROL,
+				  false, text, sa, len);
+	case CW_ADDR_UNIX_UNNAMED:
+		return no_cap(out, text, "builtin:unnamed-socket",
+			      "an unnamed unix socket address needs no capability");
+	case CW_ADDR_UNSPEC:
+		return no_cap(out, text, "builtin:unspec",
+			      "AF_UNSPEC only dissolves an association; no capability needed");
+	case CW_ADDR_OTHER:
+		break;
+	}
+	return by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, text, NULL, 0);
+}
+
+int cw_policy_decide(const cw_profile *p, const struct cw_context *ctx,
+		     const struct cw_op *op, struct cw_decision *out)
+{
+	if (!out)
+		return -EINVAL;
+	memset(out, 0, sizeof *out);
+	if (!op)
+		return unclassified(NULL, out, "no operation");
+	if (!p)
+		return unclassified(op, out, "no profile");
+	if ((unsigned)op->kind >= CW_OP__COUNT)
+		return unclassified(NULL, out, "unknown operation kind");
+
+	char path[4096], path2[4096];
+	if (is_file_op(op->kind)) {
+		/* Normalize again: a stray ".." must not carry a path out of a
+		 * root it was checked against. Relative paths are the caller's
+		 * bug: they cannot be placed. */
+		if (!op->path || op->path[0] != '/')
+			return unclassified(op, out, op->path ? "relative path" : "no path");
+		int rc = cw_path_normalize(NULL, op->path, path, sizeof path);
+		if (rc < 0)
+			return unclassified(op, out, "path too long");
+	}
+
+	switch (op->kind) {
+	case CW_OP_OPEN_READ:
+		return decide_read(p, ctx, op, path, out);
+	case CW_OP_OPEN_WRITE:
+	case CW_OP_FS_WRITE:
+	case CW_OP_SYMLINK: /* path is the new link; the target text is not written */
+		return decide_write(p, ctx, op, path, out);
+	case CW_OP_RENAME:
+		if (!op->path2 || op->path2[0] != '/')
+			return unclassified(op, out, op->path2 ? "relative second path" : "no second path");
+		if (cw_path_normalize(NULL, op->path2, path2, sizeof path2) < 0)
+			return unclassified(op, out, "path too long");
+		return decide_rename(p, ctx, op, path, path2, out);
+	case CW_OP_EXEC:
+		return by_profile(p, ctx, op, out, CW_CAP_PROCESS_SPAWN, false, path, NULL, 0);
+	case CW_OP_CONNECT:
+	case CW_OP_SEND:
+	case CW_OP_BIND:
+	case CW_OP_LISTEN:
+		if (!op->addr)
+			return unclassified(op, out, "no address");
+		return decide_net(p, ctx, op, out);
+	case CW_OP_SIGNAL:
+	case CW_OP_PROC_ACCESS: {
+		char pid[24];
+		snprintf(pid, sizeof pid, "%d", op->target_pid);
+		if (op->target_in_tree)
+			return no_cap(out, pid, "builtin:own-tree",
+				      "processes of the supervised tree may act on each other");
+		return by_profile(p, ctx, op, out, CW_CAP_PROCESS_CONTROL, false, pid, NULL, 0);
+	}
+	case CW_OP_ENV:
+		if (!op->env_names)
+			return unclassified(op, out, "no variable names");
+		if (strlen(op->env_names) >= CW_SCOPE_MAX)
+			return unclassified(op, out, "variable list too long");
+		return by_profile(p, ctx, op, out, CW_CAP_ENVIRONMENT, false, op->env_names, NULL, 0);
+	case CW_OP_ESCAPE_SYSCALL:
+		if (!op->syscall || !*op->syscall)
+			return unclassified(op, out, "no system call name");
+		return by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, op->syscall, NULL, 0);
+	case CW_OP__COUNT:
+		break;
+	}
+	return unclassified(NULL, out, "unknown operation kind");
+}

@@ -1,0 +1,330 @@
+/* Lexical path handling: normalization, containment, classification of
+ * write targets, secret-looking paths and profile globs.
+ *
+ * Everything here is lexical. The supervisor resolves symlinks and /proc
+ * magic links in the target's context first (kernel-notes K16); a path that
+ * reaches these functions is taken at its word. */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include "path.h"
+#include "policy.h"
+
+/* ---- normalization ----------------------------------------------------- */
+
+struct norm {
+	char *out;
+	size_t outsz;
+	size_t len;     /* bytes of OUT in use, without the NUL */
+	size_t over;    /* components that did not fit and sit "above" OUT */
+};
+
+static void norm_component(struct norm *n, const char *c, size_t clen)
+{
+	if (clen == 1 && c[0] == '.')
+		return;
+	if (clen == 2 && c[0] == '.' && c[1] == '.') {
+		if (n->over) {
+			n->over--;
+			return;
+		}
+		/* "/.." is "/": popping at the root does nothing */
+		while (n->len > 0 && n->out[n->len - 1] != '/')
+			n->len--;
+		if (n->len > 0)
+			n->len--; /* the slash itself */
+		return;
+	}
+	/* Once one component did not fit, later ones sit on top of it: they
+	 * can only disappear again through "..", never be stored. */
+	if (n->over || n->len + 1 + clen + 1 > n->outsz) {
+		n->over++;
+		return;
+	}
+	n->out[n->len++] = '/';
+	memcpy(n->out + n->len, c, clen);
+	n->len += clen;
+}
+
+static void norm_feed(struct norm *n, const char *p)
+{
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *e = p;
+		while (*e && *e != '/')
+			e++;
+		norm_component(n, p, (size_t)(e - p));
+		p = e;
+	}
+}
+
+int cw_path_normalize(const char *base, const char *path, char *out, size_t outsz)
+{
+	if (!path || !*path || !out || outsz == 0)
+		return -EINVAL;
+	if (path[0] != '/' && (!base || base[0] != '/'))
+		return -EINVAL;
+	struct norm n = { .out = out, .outsz = outsz };
+	if (path[0] != '/')
+		norm_feed(&n, base);
+	norm_feed(&n, path);
+	if (n.over)
+		return -ENAMETOOLONG;
+	if (n.len == 0) {
+		if (outsz < 2)
+			return -ENAMETOOLONG;
+		out[n.len++] = '/';
+	}
+	out[n.len] = '\0';
+	return 0;
+}
+
+/* ---- containment --------------------------------------------------------- */
+
+/* ROOT's length without trailing slashes ("/" counts as 0). */
+static size_t root_len(const char *root)
+{
+	size_t rl = strlen(root);
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	return rl;
+}
+
+bool cw_path_is_under(const char *path, const char *root)
+{
+	if (!path || !root || path[0] != '/' || root[0] != '/')
+		return false;
+	size_t rl = root_len(root);
+	if (strncmp(path, root, rl) != 0)
+		return false;
+	return path[rl] == '\0' || path[rl] == '/';
+}
+
+/* ---- classification ------------------------------------------------------ */
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* Paths whose writes need no capability. The fd directories count only
+ * with a single numeric component after them: "/proc/self/fd/3/x" goes
+ * *through* a directory descriptor to a real file and is classified as such. */
+static bool is_pseudo_device(const char *path)
+{
+	static const char *const exact[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/ptmx",
+		"/dev/pts/ptmx",
+	};
+	static const char *const numbered[] = {
+		"/dev/fd/", "/dev/pts/", "/proc/self/fd/", "/proc/thread-self/fd/",
+	};
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (strcmp(path, exact[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof numbered / sizeof numbered[0]; i++) {
+		size_t l = strlen(numbered[i]);
+		if (strncmp(path, numbered[i], l) == 0 && all_digits(path + l))
+			return true;
+	}
+	return false;
+}
+
+/* Does any component of PATH equal NAME? */
+static bool has_component(const char *path, const char *name)
+{
+	size_t nl = strlen(name);
+	for (const char *p = path; *p; ) {
+		while (*p == '/')
+			p++;
+		const char *e = p;
+		while (*e && *e != '/')
+			e++;
+		if ((size_t)(e - p) == nl && memcmp(p, name, nl) == 0)
+			return true;
+		p = e;
+	}
+	return false;
+}
+
+/* ".git" internals and the ".git" entry itself (deleting or renaming it is a
+ * write to it); ".gitignore", ".github/" and ".gitmodules" are ordinary
+ * files. Any ".capwatch" directory, wherever it is. */
+static bool is_protected(const struct cw_context *ctx, const char *path)
+{
+	if (has_component(path, ".git") || has_component(path, ".capwatch"))
+		return true;
+	if (ctx)
+		for (size_t i = 0; i < ctx->nprotected; i++)
+			if (ctx->protected_files[i] && strcmp(path, ctx->protected_files[i]) == 0)
+				return true;
+	return false;
+}
+
+cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path)
+{
+	if (!path || path[0] != '/')
+		return CW_PATH_OUTSIDE;
+	if (is_pseudo_device(path))
+		return CW_PATH_PSEUDO_DEVICE;
+	if (is_protected(ctx, path))
+		return CW_PATH_PROTECTED;
+	if (ctx && ctx->scratch && cw_path_is_under(path, ctx->scratch))
+		return CW_PATH_SCRATCH;
+	if (ctx)
+		for (size_t i = 0; i < ctx->nroots; i++)
+			if (ctx->roots[i] && cw_path_is_under(path, ctx->roots[i]))
+				return CW_PATH_WORKSPACE;
+	return CW_PATH_OUTSIDE;
+}
+
+/* ---- secrets ------------------------------------------------------------- */
+
+/* Below a home directory: REL starts with '/'. */
+static bool home_relative_secret(const char *rel)
+{
+	static const char *const dirs[] = { "/.ssh", "/.aws", "/.gnupg" };
+	static const char *const files[] = {
+		"/.netrc", "/.docker/config.json", "/.kube/config", "/.git-credentials",
+	};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (cw_path_is_under(rel, dirs[i]))
+			return true;
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		if (strcmp(rel, files[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool under_home_secret(const char *path, const char *home)
+{
+	size_t hl = root_len(home);
+	if (hl == 0 || strncmp(path, home, hl) != 0 || path[hl] != '/')
+		return false;
+	return home_relative_secret(path + hl);
+}
+
+static bool ends_with(const char *s, size_t sl, const char *suffix)
+{
+	size_t l = strlen(suffix);
+	return sl >= l && memcmp(s + sl - l, suffix, l) == 0;
+}
+
+bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
+{
+	if (!path || path[0] != '/')
+		return false;
+	if (ctx && ctx->home && ctx->home[0] == '/' && under_home_secret(path, ctx->home))
+		return true;
+	if (under_home_secret(path, "/root"))
+		return true;
+	if (strncmp(path, "/home/", 6) == 0) {
+		/* /home/X/... for any single component X */
+		const char *user = path + 6;
+		const char *slash = strchr(user, '/');
+		if (slash && slash > user && home_relative_secret(slash))
+			return true;
+	}
+
+	const char *base = strrchr(path, '/') + 1;
+	size_t bl = strlen(base);
+	/* .env and .env.* anywhere; ".envrc" and "env" are not (see man page) */
+	if (strcmp(base, ".env") == 0 || strncmp(base, ".env.", 5) == 0)
+		return true;
+	if (bl > 4 && ends_with(base, bl, ".pem"))
+		return true;
+	static const char *const keys[] = {
+		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (strcmp(base, keys[i]) == 0)
+			return true;
+	/* any id_* private key in a directory named .ssh; public halves are not */
+	if (strncmp(base, "id_", 3) == 0 && !ends_with(base, bl, ".pub")) {
+		const char *parent_end = base - 1; /* the slash before BASE */
+		const char *p = parent_end;
+		while (p > path && p[-1] != '/')
+			p--;
+		if (parent_end - p == 4 && memcmp(p, ".ssh", 4) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* ---- globs --------------------------------------------------------------- */
+
+/* S0 is the start of the subject, to know whether S sits at a component
+ * start. Backtracking is bounded by the subject length per star; profile
+ * globs are short. */
+static bool gmatch(const char *g, const char *s, const char *s0)
+{
+	for (;;) {
+		char c = *g;
+		if (c == '\0')
+			return *s == '\0';
+		if (c == '*' && g[1] == '*') {
+			while (*g == '*')
+				g++;
+			/* "**\/" at a component start may stand for no directory */
+			if (*g == '/' && (s == s0 || s[-1] == '/') && gmatch(g + 1, s, s0))
+				return true;
+			for (const char *t = s; ; t++) {
+				if (gmatch(g, t, s0))
+					return true;
+				if (!*t)
+					return false;
+			}
+		}
+		if (c == '*') {
+			g++;
+			for (const char *t = s; ; t++) {
+				if (gmatch(g, t, s0))
+					return true;
+				if (!*t || *t == '/')
+					return false;
+			}
+		}
+		/* a trailing slash-double-star also names the directory itself */
+		if (c == '/' && *s == '\0' && strcmp(g, "/**") == 0)
+			return true;
+		if (c == '?') {
+			if (!*s || *s == '/')
+				return false;
+			g++, s++;
+			continue;
+		}
+		if (c == '\\' && g[1])
+			c = *++g;
+		if (*s != c)
+			return false;
+		g++, s++;
+	}
+}
+
+bool cw_path_glob_match(const struct cw_context *ctx, const char *glob, const char *path)
+{
+	if (!glob || !path)
+		return false;
+	if (glob[0] == '~' && (glob[1] == '/' || glob[1] == '\0')) {
+		if (!ctx || !ctx->home || ctx->home[0] != '/')
+			return false;
+		size_t hl = root_len(ctx->home);
+		if (strncmp(path, ctx->home, hl) != 0)
+			return false;
+		if (glob[1] == '\0')
+			return path[hl] == '\0';
+		if (path[hl] != '/' && !(path[hl] == '\0' && strcmp(glob + 1, "/**") == 0))
+			return false;
+		return gmatch(glob + 1, path + hl, path + hl);
+	}
+	return gmatch(glob, path, path);
+}

@@ -12,7 +12,7 @@
  *       "external_network": "deny",        shorthand for {"default": "deny"}
  *       "workspace_write": {
  *         "default": "allow",              allow|deny|ask; inherited when absent
- *         "deny":  ["**\/generated/**"],     scopes, checked first
+ *         "deny":  ["/srv/generated"],     scopes, checked first
  *         "ask":   [...],                  then these
  *         "allow": [...],                  then these, then default
  *         "notes": "..."
