@@ -54,7 +54,7 @@ if got != bare:
 PY
 
 # stdin passes through (text and binary).
-printf 'data\nmore' | cw --report "$O/in.json" -- cat >"$O/in.out"
+printf 'data\nmore' | cw --report "$O/in.json" -- cat >"$O/in.out"; rc=$?
 expect_rc 0 "echo data | capwatch -- cat"
 [ "$(cat "$O/in.out")" = "$(printf 'data\nmore')" ] || fail "stdin did not pass through"
 cw --report "$O/in2.json" -- cat <data >"$O/in2.out"
