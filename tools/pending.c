@@ -10,8 +10,6 @@ static int pending(const char *name, const char *issue)
 	return 125;
 }
 
-int cw_tool_replay(int argc, char **argv) { (void)argc; (void)argv; return pending("replay", "6"); }
-int cw_tool_explain(int argc, char **argv) { (void)argc; (void)argv; return pending("explain", "6"); }
 int cw_tool_learn(int argc, char **argv) { (void)argc; (void)argv; return pending("learn", "6"); }
 int cw_tool_diff(int argc, char **argv) { (void)argc; (void)argv; return pending("diff", "6"); }
 int cw_tool_export(int argc, char **argv) { (void)argc; (void)argv; return pending("export", "6"); }
