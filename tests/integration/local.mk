@@ -11,6 +11,9 @@ INTEGRATION_TESTS = \
 	tests/integration/build.sh \
 	tests/integration/timeout.sh \
 	tests/integration/trace.sh \
+	tests/integration/paths.sh \
+	tests/integration/env.sh \
+	tests/integration/proc.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
