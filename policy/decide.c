@@ -196,11 +196,17 @@ static int decide_rename(const cw_profile *p, const struct cw_context *ctx, cons
 	memset(&second, 0, sizeof second);
 	decide_write(p, ctx, op, from, out);
 	decide_write(p, ctx, op, to, &second);
-	if (rank(second.verdict) > rank(out->verdict) ||
-	    (rank(second.verdict) == rank(out->verdict) &&
-	     rank(second.profile_verdict) > rank(out->profile_verdict)) ||
-	    (out->cap == CW_CAP_NONE && second.cap != CW_CAP_NONE &&
-	     second.verdict == out->verdict))
+	/* equal verdicts: report the end that is flagged, or that needs a
+	 * capability at all, so that the record shows the sensitive write */
+	bool stricter = rank(second.verdict) > rank(out->verdict);
+	bool tie = second.verdict == out->verdict;
+	if (tie && rank(second.profile_verdict) != rank(out->profile_verdict))
+		stricter = rank(second.profile_verdict) > rank(out->profile_verdict);
+	else if (tie && second.flagged != out->flagged)
+		stricter = second.flagged;
+	else if (tie)
+		stricter = out->cap == CW_CAP_NONE && second.cap != CW_CAP_NONE;
+	if (stricter)
 		*out = second;
 	return 0;
 }
