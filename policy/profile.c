@@ -638,9 +638,11 @@ static void set_step(struct pctx *pc, int d, const char *key, int index)
 static int parse_scopes(struct pctx *pc, int slot, const cJSON *arr, int np,
 			char ***out, size_t *nout)
 {
-	if (!cJSON_IsArray(arr))
-		return fail_at(pc, np, "%s: expected an array of strings",
-			       pc->path[np - 1].key);
+	char jp[256];
+	if (!cJSON_IsArray(arr)) {
+		jpath_text(pc, np, jp, sizeof jp);
+		return fail_at(pc, np, "%s: expected an array of strings", jp);
+	}
 	int n = cJSON_GetArraySize(arr);
 	char **v = n ? calloc((size_t)n, sizeof *v) : NULL;
 	if (n && !v)
@@ -650,8 +652,8 @@ static int parse_scopes(struct pctx *pc, int slot, const cJSON *arr, int np,
 		set_step(pc, np, NULL, i);
 		if (!cJSON_IsString(e)) {
 			free_list(v, (size_t)i);
-			return fail_at(pc, np + 1, "%s[%d]: expected a string scope",
-				       pc->path[np - 1].key, i);
+			jpath_text(pc, np + 1, jp, sizeof jp);
+			return fail_at(pc, np + 1, "%s: expected a string scope", jp);
 		}
 		const char *why = cw_scope_invalid(slot, e->valuestring);
 		if (why) {
@@ -781,9 +783,20 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
 	if (!root) {
 		size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-		if (err && errsz)
+		if (err && errsz) {
+			char near[64] = "";
+			if (at < len) {
+				char frag[17];
+				size_t fl = len - at < 16 ? len - at : 16;
+				memcpy(frag, buf + at, fl);
+				frag[fl] = '\0';
+				near[0] = ' ';
+				memcpy(near + 1, "near ", 5);
+				quote(near + 6, sizeof near - 6, frag);
+			}
 			snprintf(err, errsz, "%s:%d: JSON syntax error%s", origin, line_of(buf, at),
-				 at >= len ? " (unexpected end of file)" : "");
+				 at >= len ? " (unexpected end of file)" : near);
+		}
 		free(buf);
 		return -EINVAL;
 	}
@@ -967,7 +980,9 @@ char *cw_profile_to_json(const cw_profile *p)
 	cJSON *caps = cJSON_AddObjectToObject(root, "capabilities");
 	if (!caps)
 		goto out;
-	for (int s = 0; s < CW_SLOT__COUNT; s++) {
+	for (int k = 0; k < CW_SLOT__COUNT; k++) {
+		/* the contract's order: the secret slot right after filesystem_read */
+		int s = k == 0 ? CW_CAP_FILESYSTEM_READ : k == 1 ? CW_SLOT_SECRET_READ : k - 1;
 		const struct cw_slot_rule *r = &p->slot[s];
 		bool plain = !r->notes;
 		for (int l = 0; l < CW_LIST__COUNT; l++)
