@@ -3,8 +3,8 @@
  * This is on the supervisor's hot path: every notified syscall is written
  * through here. The buffer grows geometrically and is reused after
  * cw_jbuf_reset(), so a warm writer never allocates. Each string reserves
- * its worst case once (6 output bytes per input byte) instead of checking
- * per byte.
+ * its worst case per 4 KiB chunk (6 output bytes per input byte) instead
+ * of checking per byte.
  *
  * Escaping follows kernel-notes E59/E60: the output is one line of valid
  * UTF-8 JSON whatever bytes the target put in a path or argv, and nothing a
@@ -227,61 +227,70 @@ static inline void put_u4(struct cw_jbuf *j, unsigned cp)
 }
 
 /* Write S[0..n) as a quoted JSON string. Returns false on oom. */
+/* Input is escaped in chunks, each reserving its worst case (6 output bytes
+ * per input byte, plus slack for a sequence straddling the chunk end), so a
+ * huge argv does not make the buffer six times its size. */
+#define ESC_CHUNK 4096
+
 static bool put_string(struct cw_jbuf *j, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, l, run;
+	size_t i = 0, l, run, lim;
 	unsigned cp;
 
-	/* worst case: every byte becomes \u00XX; plus quotes */
-	if (n > (SIZE_MAX - 2) / 6) {
-		j->oom = true;
-		return false;
-	}
-	if (!reserve(j, 6 * n + 2))
+	if (!reserve(j, 1))
 		return false;
 	putc_(j, '"');
 	while (i < n) {
-		/* copy runs of plain ASCII in one go */
-		run = i;
-		while (run < n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\')
-			run++;
-		if (run > i) {
-			put(j, s + i, run - i);
-			i = run;
-			if (i == n)
-				break;
-		}
-		if (p[i] < 0x80) {
-			switch (p[i]) {
-			case '"': put(j, "\\\"", 2); break;
-			case '\\': put(j, "\\\\", 2); break;
-			case '\n': put(j, "\\n", 2); break;
-			case '\t': put(j, "\\t", 2); break;
-			case '\r': put(j, "\\r", 2); break;
-			default: put_u4(j, p[i]); break; /* other C0, NUL, DEL */
+		lim = n - i > ESC_CHUNK ? i + ESC_CHUNK : n;
+		if (!reserve(j, 6 * (lim - i) + 16))
+			return false;
+		while (i < lim) {
+			/* copy runs of plain ASCII in one go */
+			run = i;
+			while (run < lim && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\')
+				run++;
+			if (run > i) {
+				put(j, s + i, run - i);
+				i = run;
+				if (i == lim)
+					break;
 			}
-			i++;
-			continue;
+			if (p[i] < 0x80) {
+				switch (p[i]) {
+				case '"': put(j, "\\\"", 2); break;
+				case '\\': put(j, "\\\\", 2); break;
+				case '\n': put(j, "\\n", 2); break;
+				case '\t': put(j, "\\t", 2); break;
+				case '\r': put(j, "\\r", 2); break;
+				default: put_u4(j, p[i]); break; /* other C0, NUL, DEL */
+				}
+				i++;
+				continue;
+			}
+			/* may read past LIM (never past N): at most 3 more input
+			 * bytes for at most 6 output bytes, inside the slack */
+			l = utf8_seq(p + i, n - i);
+			if (!l) {
+				put(j, "\xef\xbf\xbd", 3); /* U+FFFD for this one byte */
+				i++;
+				continue;
+			}
+			if (l == 2)
+				cp = ((p[i] & 0x1fu) << 6) | (p[i + 1] & 0x3fu);
+			else if (l == 3)
+				cp = ((p[i] & 0x0fu) << 12) | ((p[i + 1] & 0x3fu) << 6) | (p[i + 2] & 0x3fu);
+			else
+				cp = 0x10000; /* no escaped code point lies above the BMP */
+			if (escape_cp(cp))
+				put_u4(j, cp);
+			else
+				put(j, s + i, l);
+			i += l;
 		}
-		l = utf8_seq(p + i, n - i);
-		if (!l) {
-			put(j, "\xef\xbf\xbd", 3); /* U+FFFD for this one byte */
-			i++;
-			continue;
-		}
-		if (l == 2)
-			cp = ((p[i] & 0x1fu) << 6) | (p[i + 1] & 0x3fu);
-		else if (l == 3)
-			cp = ((p[i] & 0x0fu) << 12) | ((p[i + 1] & 0x3fu) << 6) | (p[i + 2] & 0x3fu);
-		else
-			cp = 0x10000; /* no escaped code point lies above the BMP */
-		if (escape_cp(cp))
-			put_u4(j, cp);
-		else
-			put(j, s + i, l);
-		i += l;
 	}
+	if (!reserve(j, 1))
+		return false;
 	putc_(j, '"');
 	return true;
 }

@@ -296,6 +296,7 @@ static void test_growth_and_reuse(void **state)
 	assert_int_equal(j.len, n + 2 + 1); /* quotes, one extra byte for \n */
 	assert_int_equal(strlen(j.buf), j.len);
 	assert_true(j.cap > 1024 * 1024);
+	assert_true(j.cap < 2 * n); /* not the 6x worst case of the whole string */
 	v = cJSON_Parse(j.buf);
 	assert_non_null(v);
 	assert_int_equal(strlen(v->valuestring), n);
@@ -317,6 +318,47 @@ static void test_growth_and_reuse(void **state)
 	assert_false(j.oom);
 	cw_jbuf_free(&j);
 	free(big);
+}
+
+/* Multi-byte sequences and escapes on every offset around the writer's
+ * internal 4 KiB chunking. */
+static void test_chunk_boundaries(void **state)
+{
+	static const char *const seqs[] = {
+		"\xf0\x9d\x84\x9e", "\xe2\x80\xa8", "\xc3\xa9", "\n", "\xe2\x82", "\xff",
+	};
+	char in[8300], want[8300 * 3 + 2];
+	size_t off, k;
+
+	for (k = 0; k < sizeof(seqs) / sizeof(seqs[0]); k++) {
+		for (off = 4090; off < 4100; off++) {
+			size_t sl = strlen(seqs[k]), n = off + sl + 5, w = 0, i;
+			char *got, *back;
+
+			memset(in, 'a', off);
+			memcpy(in + off, seqs[k], sl);
+			memset(in + off + sl, 'b', 5);
+			got = esc(in, n);
+			assert_true(cw_utf8_valid(got, strlen(got)));
+			back = decode(got);
+			if (cw_utf8_valid(in, n)) {
+				assert_int_equal(strlen(back), n);
+				assert_memory_equal(back, in, n);
+			} else {
+				for (i = 0; i < n; i++) {
+					if ((unsigned char)in[i] >= 0x80) {
+						memcpy(want + w, "\xef\xbf\xbd", 3);
+						w += 3;
+					} else
+						want[w++] = in[i];
+				}
+				assert_int_equal(strlen(back), w);
+				assert_memory_equal(back, want, w);
+			}
+			free(back);
+			free(got);
+		}
+	}
 }
 
 static void test_utf8_sanitize(void **state)
@@ -1121,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_nul_in_strn),
 		cmocka_unit_test(test_nesting_and_commas),
 		cmocka_unit_test(test_growth_and_reuse),
+		cmocka_unit_test(test_chunk_boundaries),
 		cmocka_unit_test(test_utf8_sanitize),
 		cmocka_unit_test(test_errno_names),
 		cmocka_unit_test(test_signal_names),
