@@ -1,0 +1,353 @@
+/* Command-line parsing for the run form (contract section 1). */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "supervisor/cli.h"
+#include "tools/tools.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+enum {
+	OPT_PROFILE = 'p',
+	OPT_WORKSPACE = 'w',
+	OPT_QUIET = 'q',
+	OPT_VERBOSE = 'v',
+	OPT_HELP = 'h',
+	OPT_REPORT = 0x100,
+	OPT_REPORT_FD,
+	OPT_TRACE,
+	OPT_TIMEOUT,
+	OPT_APPROVE_RISK,
+	OPT_APPROVE,
+	OPT_OBSERVE,
+	OPT_ENV_PASS,
+	OPT_INHERIT_ENV,
+	OPT_KEEP_SCRATCH,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "workspace", required_argument, NULL, OPT_WORKSPACE },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "approve-risk", required_argument, NULL, OPT_APPROVE_RISK },
+	{ "approve", required_argument, NULL, OPT_APPROVE },
+	{ "observe", no_argument, NULL, OPT_OBSERVE },
+	{ "env-pass", required_argument, NULL, OPT_ENV_PASS },
+	{ "inherit-env", no_argument, NULL, OPT_INHERIT_ENV },
+	{ "keep-scratch", no_argument, NULL, OPT_KEEP_SCRATCH },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "verbose", no_argument, NULL, OPT_VERBOSE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char help_text[] =
+	"Usage: capwatch [OPTIONS] -- COMMAND [ARG...]\n"
+	"       capwatch replay|explain|learn|diff|export|exec|profiles ...\n"
+	"\n"
+	"Run COMMAND under a runtime capability policy: every file write, exec,\n"
+	"network connection and signal of the process tree is decided by a profile,\n"
+	"denied operations fail with EACCES/EPERM, and a JSON report is written.\n"
+	"\n"
+	"Policy:\n"
+	"  -p, --profile NAME|FILE   built-in profile (none, readonly, verify, repair,\n"
+	"                            observe) or a JSON profile file; default verify\n"
+	"  -w, --workspace DIR       a workspace root (repeatable); default: the\n"
+	"                            current directory\n"
+	"      --approve CAP[:SCOPE] grant one capability, or one scope of it, for\n"
+	"                            this run (repeatable)\n"
+	"      --approve-risk REASON turn every \"ask\" decision into allow, recorded\n"
+	"                            with REASON\n"
+	"      --observe             decide and record, but deny nothing\n"
+	"\n"
+	"Environment:\n"
+	"      --env-pass VAR        pass VAR through the environment sanitizer\n"
+	"                            (repeatable)\n"
+	"      --inherit-env         ask for the full environment (the environment\n"
+	"                            capability)\n"
+	"      --keep-scratch        keep the run's scratch TMPDIR at the end\n"
+	"\n"
+	"Output:\n"
+	"      --report FILE         write the JSON report to FILE\n"
+	"      --report-fd N         write the JSON report to descriptor N (N > 2)\n"
+	"      --trace FILE          write the JSONL event trace to FILE\n"
+	"  -q, --quiet               only errors from capwatch itself\n"
+	"  -v, --verbose             more diagnostics (twice: debug)\n"
+	"\n"
+	"Limits:\n"
+	"      --timeout SECONDS     kill the whole process tree after SECONDS\n"
+	"                            (suffix s, m, h or d allowed); exit 124\n"
+	"\n"
+	"Other:\n"
+	"  -h, --help                show this help and exit\n"
+	"      --version             show the version and exit\n"
+	"\n"
+	"Exit status: the command's own (128+N when killed by signal N); 124 timeout;\n"
+	"125 capwatch failed; 126 denied before start or not executable; 127 not found.\n"
+	"See capwatch(1) and capwatch-profile(5).\n";
+
+static int usage_error(FILE *err, const char *fmt, const char *arg)
+{
+	fputs("capwatch: ", err);
+	fprintf(err, fmt, arg);
+	fputs("\ncapwatch: try 'capwatch --help'\n", err);
+	fflush(err);
+	return CW_EXIT_FAILURE;
+}
+
+/* Parse "1.5", "10s", "2m", "1h", "1d" like timeout(1). */
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	if (*end) {
+		double mult;
+		switch (*end) {
+		case 's': mult = 1; break;
+		case 'm': mult = 60; break;
+		case 'h': mult = 3600; break;
+		case 'd': mult = 86400; break;
+		default: return -EINVAL;
+		}
+		if (end[1])
+			return -EINVAL;
+		v *= mult;
+	}
+	if (v <= 0 || v > 1e9)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int push(const char ***arr, size_t *n, const char *v)
+{
+	const char **a = realloc(*arr, (*n + 1) * sizeof(**arr));
+	if (!a)
+		return -ENOMEM;
+	a[(*n)++] = v;
+	*arr = a;
+	return 0;
+}
+
+/* --approve CAP[:SCOPE]: the capability name ends at the first ':' (scopes
+ * such as "203.0.113.7:80" contain colons themselves). */
+static int parse_grant(const char *arg, struct cw_grant *g)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	char name[64];
+	if (n == 0 || n >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	int k = cw_cap_from_name(name);
+	if (k < 0)
+		return -EINVAL;
+	g->cap = (cw_cap_kind)k;
+	g->scope = colon && colon[1] ? colon + 1 : NULL;
+	return 0;
+}
+
+void cw_options_free(struct cw_options *o)
+{
+	free(o->workspaces);
+	free(o->grants);
+	free(o->env_pass);
+	memset(o, 0, sizeof(*o));
+	o->report_fd = -1;
+}
+
+static bool valid_env_name(const char *s)
+{
+	if (!*s || strchr(s, '='))
+		return false;
+	return true;
+}
+
+int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *err)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->profile = "verify";
+	o->report_fd = -1;
+	optind = 0; /* full reset of getopt state, so the parser can run twice */
+	opterr = 0;
+	/* "+": stop at the first non-option, which is the command. */
+	while ((c = getopt_long(argc, argv, "+p:w:qvh", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_PROFILE:
+			if (!*optarg)
+				goto bad_empty;
+			o->profile = optarg;
+			break;
+		case OPT_WORKSPACE:
+			if (!*optarg)
+				goto bad_empty;
+			if (push(&o->workspaces, &o->nworkspaces, optarg) < 0)
+				goto oom;
+			break;
+		case OPT_REPORT:
+			if (!*optarg)
+				goto bad_empty;
+			o->report = optarg;
+			break;
+		case OPT_REPORT_FD: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > INT_MAX)
+				return usage_error(err, "--report-fd: not a descriptor number: \"%s\"", optarg), cw_options_free(o), CW_EXIT_FAILURE;
+			if (v <= 2)
+				return usage_error(err, "--report-fd %s: the report never goes to stdin, stdout or stderr", optarg), cw_options_free(o), CW_EXIT_FAILURE;
+			o->report_fd = (int)v;
+			break;
+		}
+		case OPT_TRACE:
+			if (!*optarg)
+				goto bad_empty;
+			o->trace = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_duration(optarg, &o->timeout) < 0) {
+				usage_error(err, "--timeout: invalid duration \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			break;
+		case OPT_APPROVE_RISK:
+			if (!*optarg) {
+				usage_error(err, "--approve-risk needs a reason%s", "");
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			o->approve_risk = optarg;
+			break;
+		case OPT_APPROVE: {
+			struct cw_grant g;
+			if (parse_grant(optarg, &g) < 0) {
+				usage_error(err, "--approve: unknown capability in \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			struct cw_grant *a = realloc(o->grants, (o->ngrants + 1) * sizeof(*a));
+			if (!a)
+				goto oom;
+			a[o->ngrants++] = g;
+			o->grants = a;
+			break;
+		}
+		case OPT_OBSERVE:
+			o->observe = true;
+			break;
+		case OPT_ENV_PASS:
+			if (!valid_env_name(optarg)) {
+				usage_error(err, "--env-pass: invalid variable name \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			if (push(&o->env_pass, &o->nenv_pass, optarg) < 0)
+				goto oom;
+			break;
+		case OPT_INHERIT_ENV:
+			o->inherit_env = true;
+			break;
+		case OPT_KEEP_SCRATCH:
+			o->keep_scratch = true;
+			break;
+		case OPT_QUIET:
+			o->verbosity = -1;
+			break;
+		case OPT_VERBOSE:
+			if (o->verbosity < 0)
+				o->verbosity = 0;
+			o->verbosity++;
+			break;
+		case OPT_HELP:
+			fputs(help_text, out);
+			fflush(out);
+			cw_options_free(o);
+			return 0;
+		case OPT_VERSION:
+			fprintf(out, "capwatch %s\n", PACKAGE_VERSION);
+			fflush(out);
+			cw_options_free(o);
+			return 0;
+		case '?':
+		default:
+			if (optopt && optopt < 0x100) {
+				char s[2] = { (char)optopt, 0 };
+				usage_error(err, "invalid option -%s", s);
+			} else {
+				usage_error(err, "invalid option or missing argument: \"%s\"", argv[optind - 1]);
+			}
+			cw_options_free(o);
+			return CW_EXIT_FAILURE;
+		}
+	}
+	if (optind >= argc) {
+		usage_error(err, "no command given: capwatch [OPTIONS] -- COMMAND [ARG...]%s", "");
+		cw_options_free(o);
+		return CW_EXIT_FAILURE;
+	}
+	if (!*argv[optind]) {
+		usage_error(err, "empty command name%s", "");
+		cw_options_free(o);
+		return CW_EXIT_FAILURE;
+	}
+	o->command = argv + optind;
+	return CW_CLI_CONTINUE;
+
+bad_empty:
+	usage_error(err, "option %s needs a non-empty argument", argv[optind - 1]);
+	cw_options_free(o);
+	return CW_EXIT_FAILURE;
+oom:
+	fputs("capwatch: out of memory\n", err);
+	cw_options_free(o);
+	return CW_EXIT_FAILURE;
+}
+
+static int exec_request(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("capwatch: exec --request is not implemented yet\n", stderr);
+	return CW_EXIT_FAILURE;
+}
+
+int cw_cli_dispatch_subcommand(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} subs[] = {
+		{ "replay", cw_tool_replay },
+		{ "explain", cw_tool_explain },
+		{ "learn", cw_tool_learn },
+		{ "diff", cw_tool_diff },
+		{ "export", cw_tool_export },
+		{ "profiles", cw_tool_profiles },
+		{ "exec", exec_request },
+	};
+	if (argc < 2)
+		return CW_CLI_CONTINUE;
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return subs[i].fn(argc - 1, argv + 1);
+	return CW_CLI_CONTINUE;
+}

@@ -1,0 +1,125 @@
+/* Filter generation.
+ *
+ * Layout (libseccomp emits it; checked with seccomp_export_pfc/bpf):
+ *   arch != AUDIT_ARCH_X86_64          -> KILL_PROCESS (i386 int 0x80, K5)
+ *   nr >= 0x40000000 (x32), nr != -1   -> KILL_PROCESS (libseccomp adds this
+ *                                          check for x86_64 when x32 is not
+ *                                          in the filter; it uses the
+ *                                          bad-arch action we set)
+ *   rows of handlers/table.c           -> NOTIFY / ERRNO
+ *   everything else                    -> ALLOW
+ * Integer arguments are compared on their low 32 bits only (K6). */
+#include "config.h"
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "supervisor/filter.h"
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+/* Does the profile allow this escape syscall? Decided once, here, with the
+ * same function the handler uses at run time. */
+static bool escape_allowed(struct cw_run *run, const char *name)
+{
+	struct cw_op op = { .kind = CW_OP_ESCAPE_SYSCALL, .syscall = name };
+	struct cw_decision d;
+	cw_policy_decide(run->profile, &run->ctx, &op, &d);
+	return d.verdict == CW_ALLOW || run->observe;
+}
+
+static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const struct cw_syscall *s)
+{
+	int rc = 0;
+	switch (s->rule) {
+	case CW_RULE_NONE:
+		return 0;
+	case CW_RULE_NOTIFY:
+	case CW_RULE_ESCAPE:
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	case CW_RULE_NOTIFY_ARG_SET:
+		/* A pointer: all 64 bits matter. */
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					SCMP_CMP64(s->arg, SCMP_CMP_NE, 0));
+	case CW_RULE_ESCAPE_FLAGS:
+		/* One rule per bit: (u32)arg & bit == bit. Notified whether the
+		 * profile allows it or not, so that it is recorded. */
+		for (int b = 0; b < 32 && rc == 0; b++) {
+			uint32_t bit = 1u << b;
+			if (s->mask & bit)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						      SCMP_CMP32(s->arg, SCMP_CMP_MASKED_EQ, bit, bit));
+		}
+		return rc;
+	case CW_RULE_ESCAPE_SILENT:
+		/* Denied in the filter: invisible to the supervisor, hence
+		 * never recorded (only rows where a record adds nothing). */
+		if (escape_allowed(run, s->name))
+			return 0;
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+	case CW_RULE_ENOSYS:
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	}
+	return -EINVAL;
+}
+
+int cw_filter_build(struct cw_run *run, struct sock_fprog *out)
+{
+	int rc;
+	_cleanup_close_ int mfd = -1;
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx) {
+		cw_err("seccomp_init failed");
+		return -ENOMEM;
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* the child sets it itself */
+	for (int nr = 0; rc == 0 && nr < CW_NSYSCALLS; nr++) {
+		rc = add_rules(run, ctx, nr, &cw_syscalls[nr]);
+		if (rc < 0)
+			cw_err("seccomp rule for %s: %s", cw_syscalls[nr].name, strerror(-rc));
+	}
+	if (rc < 0)
+		goto out;
+
+	mfd = memfd_create("capwatch-bpf", MFD_CLOEXEC);
+	if (mfd < 0) {
+		rc = -errno;
+		cw_err("memfd_create: %s", strerror(errno));
+		goto out;
+	}
+	rc = seccomp_export_bpf(ctx, mfd);
+	if (rc < 0) {
+		cw_err("seccomp_export_bpf: %s", strerror(-rc));
+		goto out;
+	}
+	off_t size = lseek(mfd, 0, SEEK_END);
+	if (size <= 0 || size % sizeof(struct sock_filter) || size > 65536 * 8) {
+		rc = -EINVAL;
+		cw_err("exported filter has an odd size %lld", (long long)size);
+		goto out;
+	}
+	struct sock_filter *insns = malloc((size_t)size);
+	if (!insns) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (pread(mfd, insns, (size_t)size, 0) != size) {
+		rc = -EIO;
+		free(insns);
+		cw_err("reading back the exported filter failed");
+		goto out;
+	}
+	out->filter = insns;
+	out->len = (unsigned short)(size / sizeof(struct sock_filter));
+	cw_debug("filter: %u BPF instructions", out->len);
+	rc = 0;
+out:
+	seccomp_release(ctx);
+	return rc;
+}

@@ -1,0 +1,45 @@
+#ifndef CAPWATCH_HANDLERS_COMMON_H
+#define CAPWATCH_HANDLERS_COMMON_H
+/* Helpers shared by the family handlers. */
+#include <stdint.h>
+#include "supervisor/notify.h"
+#include "supervisor/resolve.h"
+
+/* Arguments as the kernel will read them (K6): ints are the low 32 bits. */
+static inline int arg_int(const struct cw_notif *n, int i)
+{
+	return (int)(uint32_t)n->req->data.args[i];
+}
+static inline uint64_t arg_u64(const struct cw_notif *n, int i)
+{
+	return n->req->data.args[i];
+}
+
+/* Answer a notification whose arguments could not be read or resolved
+ * with the error the kernel would have given (fail closed: never CONTINUE
+ * on bytes we do not have). ESRCH: the thread is gone, the answer is moot. */
+static inline void answer_unreadable(struct cw_notif *n, int err)
+{
+	if (err == ESRCH)
+		err = EPERM;
+	cw_notif_error(n, err);
+}
+
+/* Let an allowed operation go ahead in the target itself.
+ *
+ * NOT SAFE against a concurrent rewrite: the kernel re-reads the path or
+ * address from the target's memory after we answer, so another thread (or
+ * a process sharing the page) can swap it between our check and the
+ * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
+ * The event is therefore recorded "verified": false. The hardening issue
+ * replaces this per family with emulation: openat2 + NOTIF_ADDFD|SEND for
+ * opens, supervisor-held directory fds for the path-mutating calls,
+ * pidfd_getfd'd sockets for connect/bind/send. */
+static inline void enforce_continue(struct cw_notif *n, struct cw_event *ev)
+{
+	ev->verified = false;
+	ev->err = 0;
+	cw_notif_continue(n);
+}
+
+#endif

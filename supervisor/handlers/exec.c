@@ -1,0 +1,86 @@
+/* The exec family: execve, execveat. The decision here reads memory the
+ * target can rewrite, so it is advisory; the authoritative record and check
+ * is the PTRACE_EVENT_EXEC stop in ptrace.c (kernel-notes K21). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+
+/* argv as far as the trace records it at the notification. */
+#define ARGV_MAX 64
+#define ARGV_BYTES 16384
+
+static char raw[PATH_MAX];
+static struct cw_resolved res;
+static char argv_buf[ARGV_BYTES];
+static const char *argv_ptrs[ARGV_MAX + 1];
+
+/* Best effort: a failure leaves a shorter argv in the record only. */
+static void read_argv(struct cw_notif *n, uint64_t addr)
+{
+	size_t used = 0, k = 0;
+	while (addr && k < ARGV_MAX) {
+		uint64_t p;
+		if (cw_mem_read(n->tid, addr + k * sizeof(p), &p, sizeof(p)) < 0 || !p)
+			break;
+		if (used >= sizeof(argv_buf))
+			break;
+		ssize_t len = cw_mem_read_string(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
+		if (len < 0)
+			break;
+		argv_ptrs[k++] = argv_buf + used;
+		used += (size_t)len + 1;
+	}
+	argv_ptrs[k] = NULL;
+}
+
+static void enforce_exec(struct cw_notif *n, struct cw_event *ev)
+{
+	/* Exec cannot be emulated. CONTINUE is checked afterwards: the exec
+	 * stop compares /proc/PID/exe with the policy before the new image
+	 * runs and kills it if needed. */
+	enforce_continue(n, ev);
+}
+
+void cw_handle_exec(struct cw_notif *n)
+{
+	struct cw_event ev;
+	bool at = n->req->data.nr == __NR_execveat;
+	int dirfd = at ? arg_int(n, 0) : AT_FDCWD;
+	int flags = at ? arg_int(n, 4) : 0;
+	int rflags = CW_RES_WANT_READ;
+
+	cw_event_init(&ev, n->syscall);
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		rflags |= CW_RES_NOFOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		rflags |= CW_RES_EMPTY_PATH; /* fexecve */
+	ssize_t len = cw_mem_read_string(n->tid, arg_u64(n, at ? 1 : 0), raw, sizeof(raw));
+	if (len < 0) {
+		answer_unreadable(n, (int)-len);
+		return;
+	}
+	int e = cw_resolve_path(n->tid, n->tgid, dirfd, raw, rflags, &res);
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+	read_argv(n, arg_u64(n, at ? 2 : 1));
+
+	ev.op.kind = CW_OP_EXEC;
+	ev.op.path = res.path;
+	ev.raw_path = raw;
+	ev.raw_path_len = (size_t)len;
+	ev.argv = argv_ptrs;
+	if (at) {
+		ev.dirfd = dirfd;
+		ev.has_dirfd = true;
+		ev.flags = flags;
+		ev.has_flags = true;
+	}
+	cw_event_finish(n, &ev, NULL, enforce_exec);
+}

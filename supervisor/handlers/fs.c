@@ -1,0 +1,312 @@
+/* The file family: opens (read and write intent) and the path-mutating
+ * calls. decode -> resolve -> decide -> enforce. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+#include "supervisor/run.h"
+#include "supervisor/util.h"
+#include "path.h"
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+#ifndef __O_TMPFILE
+#define __O_TMPFILE 020000000
+#endif
+
+/* Scratch buffers: one notification is handled at a time. */
+static char raw1[PATH_MAX], raw2[PATH_MAX];
+static struct cw_resolved res1, res2;
+
+static bool write_intent(long long flags)
+{
+	if (flags & O_PATH)
+		return false; /* O_PATH ignores every other flag (K18) */
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | __O_TMPFILE));
+}
+
+static bool in_workspace(struct cw_notif *n, const char *path)
+{
+	cw_path_class c = cw_path_classify(&n->run->ctx, path);
+	return c == CW_PATH_WORKSPACE || c == CW_PATH_PROTECTED;
+}
+
+/* Before an allowed write goes ahead: remember the state of what it
+ * touches (outcome.changes is computed from it at the end). */
+static void note_change(struct cw_notif *n, const struct cw_event *ev, enum cw_change_kind kind)
+{
+	if (kind == CW_CHANGE_RENAME) {
+		if (in_workspace(n, ev->op.path) || in_workspace(n, ev->op.path2))
+			cw_run_change(n->run, kind, ev->op.path, ev->op.path2);
+	} else if (ev->op.kind == CW_OP_RENAME) {
+		/* link: only the new name is created. */
+		if (in_workspace(n, ev->op.path2))
+			cw_run_change(n->run, kind, ev->op.path2, NULL);
+	} else if (in_workspace(n, ev->op.path)) {
+		cw_run_change(n->run, kind, ev->op.path, NULL);
+	}
+}
+
+static void prepare_open(struct cw_notif *n, struct cw_event *ev)
+{
+	if (ev->op.kind == CW_OP_OPEN_WRITE)
+		note_change(n, ev, CW_CHANGE_WRITE);
+}
+
+static enum cw_change_kind fs_change_kind(int nr);
+
+static void prepare_fs(struct cw_notif *n, struct cw_event *ev)
+{
+	note_change(n, ev, fs_change_kind(n->req->data.nr));
+}
+
+/* Read the path at ARG into BUF; -errno on failure. NULL is EFAULT. */
+static int read_path(struct cw_notif *n, int arg, char *buf, size_t *len)
+{
+	ssize_t r = cw_mem_read_string(n->tid, arg_u64(n, arg), buf, PATH_MAX);
+	if (r < 0)
+		return (int)r;
+	*len = (size_t)r;
+	return 0;
+}
+
+/* ---- open, openat, openat2, creat ---- */
+
+static void enforce_open(struct cw_notif *n, struct cw_event *ev)
+{
+	/* See enforce_continue(): advisory until openat2+ADDFD emulation. */
+	enforce_continue(n, ev);
+}
+
+void cw_handle_open(struct cw_notif *n)
+{
+	struct cw_event ev;
+	int nr = n->req->data.nr;
+	int dirfd = AT_FDCWD, patharg;
+	long long flags;
+
+	cw_event_init(&ev, n->syscall);
+	switch (nr) {
+	case __NR_open:
+		patharg = 0;
+		flags = arg_int(n, 1);
+		break;
+	case __NR_creat:
+		patharg = 0;
+		flags = O_CREAT | O_WRONLY | O_TRUNC;
+		break;
+	case __NR_openat:
+		dirfd = arg_int(n, 0);
+		patharg = 1;
+		flags = arg_int(n, 2);
+		break;
+	case __NR_openat2: {
+		struct open_how how;
+		uint64_t size = arg_u64(n, 3);
+		dirfd = arg_int(n, 0);
+		patharg = 1;
+		if (size < sizeof(uint64_t) * 3) {
+			cw_notif_error(n, EINVAL);
+			return;
+		}
+		/* Copy the struct once; decide on this copy only. Bigger
+		 * (future) structs: the kernel checks the tail; we read the
+		 * fields we know. */
+		int e = cw_mem_read(n->tid, arg_u64(n, 2), &how, sizeof(how));
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		flags = (long long)how.flags;
+		break;
+	}
+	default:
+		cw_notif_error(n, ENOSYS);
+		return;
+	}
+
+	size_t len = 0;
+	int e = read_path(n, patharg, raw1, &len);
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+	bool wr = write_intent(flags);
+	int rflags = 0;
+	if ((flags & O_NOFOLLOW) || ((flags & O_CREAT) && (flags & O_EXCL)))
+		rflags |= CW_RES_NOFOLLOW;
+	if (!(flags & O_PATH) && ((flags & O_ACCMODE) == O_RDONLY || (flags & O_ACCMODE) == O_RDWR))
+		rflags |= CW_RES_WANT_READ;
+	if (wr)
+		rflags |= CW_RES_WANT_WRITE;
+	e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+
+	ev.op.kind = wr ? CW_OP_OPEN_WRITE : CW_OP_OPEN_READ;
+	ev.op.path = res1.path;
+	ev.raw_path = raw1;
+	ev.raw_path_len = len;
+	ev.dirfd = dirfd;
+	ev.has_dirfd = nr == __NR_openat || nr == __NR_openat2;
+	ev.flags = flags;
+	ev.has_flags = true;
+	cw_event_finish(n, &ev, prepare_open, enforce_open);
+}
+
+/* ---- the path-mutating calls ---- */
+
+enum follow { NOFOLLOW, FOLLOW, FOLLOW_UNLESS_FLAG, NOFOLLOW_UNLESS_FLAG };
+
+struct layout {
+	signed char dirfd, path;   /* arg index; dirfd -1: AT_FDCWD */
+	signed char dirfd2, path2; /* second path; path2 -1: none */
+	signed char flags;         /* AT_* flags arg, -1: none */
+	signed char target;        /* symlink: the link text (recorded, not resolved) */
+	unsigned char kind;        /* cw_op_kind */
+	unsigned char follow;      /* of the first path's last component */
+	unsigned char change;
+	bool null_path_is_fd;      /* utimensat(fd, NULL, ...) */
+};
+
+/* Columns: dirfd, path, dirfd2, path2, flags, symlink text (arg indexes,
+ * -1 = none; dirfd -1 = AT_FDCWD), op kind, last-component rule, change,
+ * NULL path names the descriptor. A hard link (link*) makes the source
+ * writable under a second name, so both ends need the write capability. */
+#define R(d, p, d2, p2, f, t, k, fo, ch, nf) \
+	{ d, p, d2, p2, f, t, CW_OP_##k, fo, CW_CHANGE_##ch, nf }
+static const struct layout layouts[] = {
+	[__NR_unlink] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, DELETE, false),
+	[__NR_unlinkat] = R(0, 1, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, DELETE, false),
+	[__NR_rmdir] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, DELETE, false),
+	[__NR_rename] = R(-1, 0, -1, 1, -1, -1, RENAME, NOFOLLOW, RENAME, false),
+	[__NR_renameat] = R(0, 1, 2, 3, -1, -1, RENAME, NOFOLLOW, RENAME, false),
+	[__NR_renameat2] = R(0, 1, 2, 3, -1, -1, RENAME, NOFOLLOW, RENAME, false),
+	[__NR_link] = R(-1, 0, -1, 1, -1, -1, RENAME, NOFOLLOW, CREATE, false),
+	[__NR_linkat] = R(0, 1, 2, 3, 4, -1, RENAME, NOFOLLOW_UNLESS_FLAG, CREATE, false),
+	[__NR_symlink] = R(-1, 1, -1, -1, -1, 0, SYMLINK, NOFOLLOW, CREATE, false),
+	[__NR_symlinkat] = R(1, 2, -1, -1, -1, 0, SYMLINK, NOFOLLOW, CREATE, false),
+	[__NR_mkdir] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, CREATE, false),
+	[__NR_mkdirat] = R(0, 1, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, CREATE, false),
+	[__NR_mknod] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, CREATE, false),
+	[__NR_mknodat] = R(0, 1, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, CREATE, false),
+	[__NR_truncate] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_chmod] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_fchmodat] = R(0, 1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_fchmodat2] = R(0, 1, -1, -1, 3, -1, FS_WRITE, FOLLOW_UNLESS_FLAG, WRITE, false),
+	[__NR_chown] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_lchown] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, WRITE, false),
+	[__NR_fchownat] = R(0, 1, -1, -1, 4, -1, FS_WRITE, FOLLOW_UNLESS_FLAG, WRITE, false),
+	[__NR_utime] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_utimes] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_utimensat] = R(0, 1, -1, -1, 3, -1, FS_WRITE, FOLLOW_UNLESS_FLAG, WRITE, true),
+	[__NR_futimesat] = R(0, 1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, true),
+	[__NR_setxattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_lsetxattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, WRITE, false),
+	[__NR_removexattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_lremovexattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, WRITE, false),
+};
+#undef R
+
+static enum cw_change_kind fs_change_kind(int nr)
+{
+	return (enum cw_change_kind)layouts[nr].change;
+}
+
+static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
+{
+	/* See enforce_continue(): advisory until the supervisor performs
+	 * these on its own directory fds (K19). */
+	enforce_continue(n, ev);
+}
+
+void cw_handle_fs(struct cw_notif *n)
+{
+	int nr = n->req->data.nr;
+	if (nr < 0 || (size_t)nr >= CW_ARRAY_SIZE(layouts) || layouts[nr].kind == 0) {
+		/* kind 0 is OPEN_READ: no row here uses it. */
+		cw_notif_error(n, ENOSYS);
+		return;
+	}
+	const struct layout *l = &layouts[nr];
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = (cw_op_kind)l->kind;
+
+	int at_flags = l->flags >= 0 ? arg_int(n, l->flags) : 0;
+	int dirfd = l->dirfd >= 0 ? arg_int(n, l->dirfd) : AT_FDCWD;
+	int rflags = CW_RES_WANT_WRITE;
+	switch (l->follow) {
+	case NOFOLLOW: rflags |= CW_RES_NOFOLLOW; break;
+	case FOLLOW: break;
+	case FOLLOW_UNLESS_FLAG:
+		if (at_flags & AT_SYMLINK_NOFOLLOW)
+			rflags |= CW_RES_NOFOLLOW;
+		break;
+	case NOFOLLOW_UNLESS_FLAG:
+		if (!(at_flags & AT_SYMLINK_FOLLOW))
+			rflags |= CW_RES_NOFOLLOW;
+		break;
+	}
+	if (at_flags & AT_EMPTY_PATH)
+		rflags |= CW_RES_EMPTY_PATH;
+
+	int e;
+	size_t len = 0, len2 = 0;
+	if (l->null_path_is_fd && arg_u64(n, l->path) == 0) {
+		/* utimensat(fd, NULL, ...): the descriptor itself. */
+		e = cw_resolve_fd(n->tid, dirfd, &res1);
+		raw1[0] = '\0';
+	} else {
+		e = read_path(n, l->path, raw1, &len);
+		if (e == 0)
+			e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+	}
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+	ev.op.path = res1.path;
+	ev.raw_path = raw1;
+	ev.raw_path_len = len;
+	ev.dirfd = dirfd;
+	ev.has_dirfd = l->dirfd >= 0;
+	if (l->flags >= 0) {
+		ev.flags = at_flags;
+		ev.has_flags = true;
+	}
+
+	if (l->path2 >= 0) {
+		int dirfd2 = l->dirfd2 >= 0 ? arg_int(n, l->dirfd2) : AT_FDCWD;
+		e = read_path(n, l->path2, raw2, &len2);
+		if (e == 0)
+			e = cw_resolve_path(n->tid, n->tgid, dirfd2, raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &res2);
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		ev.op.path2 = res2.path;
+		ev.raw_path2 = raw2;
+		ev.raw_path2_len = len2;
+	} else if (l->target >= 0) {
+		/* symlink: the text is stored as is; what it points to is
+		 * decided when something opens through it. */
+		e = read_path(n, l->target, raw2, &len2);
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		ev.op.path2 = raw2;
+		ev.raw_path2 = raw2;
+		ev.raw_path2_len = len2;
+	}
+	cw_event_finish(n, &ev, prepare_fs, enforce_fs);
+}

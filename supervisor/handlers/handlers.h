@@ -1,0 +1,43 @@
+#ifndef CAPWATCH_HANDLERS_H
+#define CAPWATCH_HANDLERS_H
+/* The dispatch table: one row per syscall capwatch looks at, keyed by the
+ * x86_64 syscall number. The same rows build the BPF filter (filter.c) and
+ * route notifications to the family handlers (one family per file). */
+#include <stdint.h>
+#include "supervisor/notify.h"
+
+enum cw_filter_rule {
+	CW_RULE_NONE = 0,         /* not in the filter: the kernel allows it */
+	CW_RULE_NOTIFY,           /* always notified and decided */
+	CW_RULE_NOTIFY_ARG_SET,   /* notified when args[arg] != 0 (sendto with an address) */
+	CW_RULE_ESCAPE,           /* escapes supervision ("unrestricted"): notified, the
+				     handler records and denies (or allows when the profile does) */
+	CW_RULE_ESCAPE_FLAGS,     /* the same, only when (u32)args[arg] has a bit of MASK */
+	CW_RULE_ESCAPE_SILENT,    /* the same, decided in the filter: ERRNO(EPERM) when the
+				     profile denies it (hot or useless to record), ALLOW otherwise */
+	CW_RULE_ENOSYS,           /* always ERRNO(ENOSYS) in the filter */
+};
+
+typedef void (*cw_handler_fn)(struct cw_notif *n);
+
+struct cw_syscall {
+	const char *name;
+	cw_handler_fn handle;
+	enum cw_filter_rule rule;
+	uint8_t arg;
+	uint32_t mask;
+};
+
+#define CW_NSYSCALLS 512
+extern const struct cw_syscall cw_syscalls[CW_NSYSCALLS];
+
+/* Family handlers. */
+void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, creat */
+void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
+void cw_handle_exec(struct cw_notif *n);    /* exec.c */
+void cw_handle_net(struct cw_notif *n);     /* net.c */
+void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends */
+void cw_handle_proc(struct cw_notif *n);    /* proc.c: pidfd_open */
+void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
+
+#endif

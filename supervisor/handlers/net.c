@@ -1,0 +1,144 @@
+/* The network family: connect, sendto/sendmsg with an address, bind,
+ * listen. The address is copied once (addrlen exactly) and decided on that
+ * copy; the answer is CONTINUE for now (see enforce_continue()). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+#include "supervisor/util.h"
+#include "path.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static struct sockaddr_storage addr;
+static socklen_t addrlen;
+
+/* A relative AF_UNIX path is relative to the caller's cwd: make the
+ * scope absolute so that workspace rules see where it really is. */
+static void absolutize_unix(struct cw_notif *n)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] == '\0' ||
+	    un->sun_path[0] == '/')
+		return;
+	char rel[sizeof(un->sun_path) + 1];
+	size_t n2 = addrlen - off;
+	memcpy(rel, un->sun_path, n2);
+	rel[n2] = '\0';
+	struct cw_resolved base;
+	if (cw_resolve_path(n->tid, n->tgid, AT_FDCWD, ".", 0, &base) < 0)
+		return;
+	char abs[4200];
+	if (cw_path_normalize(base.path, rel, abs, sizeof(abs)) < 0 || strlen(abs) >= sizeof(un->sun_path))
+		return;
+	memset(un->sun_path, 0, sizeof(un->sun_path));
+	memcpy(un->sun_path, abs, strlen(abs));
+	addrlen = (socklen_t)(off + strlen(abs) + 1);
+}
+
+static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len)
+{
+	if (len > sizeof(addr))
+		return -EINVAL;
+	if (len < sizeof(sa_family_t))
+		return -EINVAL;
+	memset(&addr, 0, sizeof(addr));
+	int e = cw_mem_read(n->tid, ptr, &addr, (size_t)len);
+	if (e < 0)
+		return e;
+	addrlen = (socklen_t)len;
+	absolutize_unix(n);
+	return 0;
+}
+
+/* The address a listen() will expose: getsockname on a duplicate of the
+ * target's socket (an unbound socket autobinds to the wildcard, K20). */
+static int listen_addr(struct cw_notif *n, int fd)
+{
+	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+	if (pfd < 0)
+		return -errno;
+	_cleanup_close_ int sfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	if (sfd < 0)
+		return errno == EBADF ? -EBADF : -errno;
+	addrlen = sizeof(addr);
+	memset(&addr, 0, sizeof(addr));
+	if (getsockname(sfd, (struct sockaddr *)&addr, &addrlen) < 0)
+		return errno == ENOTSOCK ? -ENOTSOCK : -errno;
+	return 0;
+}
+
+static void enforce_net(struct cw_notif *n, struct cw_event *ev)
+{
+	/* See enforce_continue(): the hardening issue performs the call on a
+	 * pidfd_getfd() duplicate of the socket instead. */
+	enforce_continue(n, ev);
+}
+
+void cw_handle_net(struct cw_notif *n)
+{
+	struct cw_event ev;
+	int nr = n->req->data.nr;
+	int e = 0;
+
+	cw_event_init(&ev, n->syscall);
+	switch (nr) {
+	case __NR_connect:
+		ev.op.kind = CW_OP_CONNECT;
+		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2));
+		break;
+	case __NR_bind:
+		ev.op.kind = CW_OP_BIND;
+		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2));
+		break;
+	case __NR_sendto:
+		ev.op.kind = CW_OP_SEND;
+		if ((uint32_t)arg_u64(n, 5) == 0) {
+			/* No address to decide on: the kernel ignores it. */
+			cw_notif_continue(n);
+			return;
+		}
+		e = read_addr(n, arg_u64(n, 4), (uint32_t)arg_u64(n, 5));
+		break;
+	case __NR_sendmsg: {
+		struct msghdr mh;
+		ev.op.kind = CW_OP_SEND;
+		e = cw_mem_read(n->tid, arg_u64(n, 1), &mh, sizeof(mh));
+		if (e < 0)
+			break;
+		if (!mh.msg_name || mh.msg_namelen == 0) {
+			/* A connected socket: its connect() was decided. Nothing
+			 * recorded; this is the hot path of sendmsg users. */
+			cw_notif_continue(n);
+			return;
+		}
+		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen);
+		break;
+	}
+	case __NR_listen:
+		ev.op.kind = CW_OP_LISTEN;
+		e = listen_addr(n, arg_int(n, 0));
+		break;
+	default:
+		cw_notif_error(n, ENOSYS);
+		return;
+	}
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+	ev.op.addr = (const struct sockaddr *)&addr;
+	ev.op.addrlen = addrlen;
+	cw_event_finish(n, &ev, NULL, enforce_net);
+}

@@ -1,0 +1,135 @@
+/* The syscalls capwatch decides, ordered by risk, highest first. Anything
+ * not listed runs without a notification (reads, writes on open
+ * descriptors, mmap, ...): its capability was decided when the descriptor
+ * was obtained.
+ *
+ * Not covered yet (the hardening issue): fchmod, fchown, ftruncate,
+ * fsetxattr, fremovexattr on descriptors (the descriptor's open was
+ * decided; metadata changes through it are not), sendmmsg, and SCM_RIGHTS
+ * contents. */
+#include "config.h"
+#include <sched.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
+#include "supervisor/handlers/handlers.h"
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+#define ESCAPE(nm) [__NR_##nm] = { #nm, cw_handle_escape, CW_RULE_ESCAPE, 0, 0 }
+
+/* Namespace and tracing flags that escape the tracker or the filter's view
+ * when passed to clone()/unshare(). clone3 is ENOSYS, so glibc falls back
+ * to clone, whose flags are a register the filter can see (K25, K27). */
+#define CW_ESCAPE_CLONE_FLAGS (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
+			       CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP | CLONE_UNTRACED)
+#define CW_ESCAPE_UNSHARE_FLAGS (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
+				 CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP | CLONE_NEWTIME)
+
+const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
+	/* --- 1. Escaping supervision altogether (unrestricted). --- */
+	/* Process creation the tracker could not follow. */
+	[__NR_clone3] = { "clone3", NULL, CW_RULE_ENOSYS, 0, 0 },
+	[__NR_clone] = { "clone", cw_handle_escape, CW_RULE_ESCAPE_FLAGS, 0, CW_ESCAPE_CLONE_FLAGS },
+	[__NR_unshare] = { "unshare", cw_handle_escape, CW_RULE_ESCAPE_FLAGS, 0, CW_ESCAPE_UNSHARE_FLAGS },
+	/* A second listener would let the sandbox answer for capwatch (K14). */
+	[__NR_seccomp] = { "seccomp", cw_handle_escape, CW_RULE_ESCAPE_FLAGS, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER },
+	/* Reaching into other processes' memory, descriptors or execution:
+	 * also how a sibling would rewrite a blocked target's arguments. */
+	ESCAPE(ptrace),
+	ESCAPE(process_vm_readv),
+	ESCAPE(process_vm_writev),
+	ESCAPE(pidfd_getfd),
+	/* A second path to files and syscalls the filter does not see. */
+	ESCAPE(io_uring_setup),
+	[__NR_io_uring_enter] = { "io_uring_enter", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
+	[__NR_io_uring_register] = { "io_uring_register", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
+	ESCAPE(open_by_handle_at),
+	/* Mounts and namespaces change what a path means. */
+	ESCAPE(mount),
+	ESCAPE(umount2),
+	ESCAPE(pivot_root),
+	ESCAPE(chroot),
+	ESCAPE(setns),
+	/* The kernel itself. */
+	ESCAPE(bpf),
+	ESCAPE(init_module),
+	ESCAPE(finit_module),
+	ESCAPE(delete_module),
+	ESCAPE(kexec_load),
+	ESCAPE(kexec_file_load),
+	ESCAPE(perf_event_open),
+	/* Stalls the supervisor's memory reads (K16). */
+	ESCAPE(userfaultfd),
+	ESCAPE(keyctl),
+	ESCAPE(add_key),
+	ESCAPE(request_key),
+	/* Credentials: no_new_privs already blocks gains; a change makes the
+	 * target non-dumpable and unreadable to an unprivileged supervisor. */
+	ESCAPE(setuid),
+	ESCAPE(setgid),
+	ESCAPE(setreuid),
+	ESCAPE(setregid),
+	ESCAPE(setresuid),
+	ESCAPE(setresgid),
+	ESCAPE(setfsuid),
+	ESCAPE(setfsgid),
+	ESCAPE(setgroups),
+
+	/* --- 2. Running programs (process_spawn). --- */
+	[__NR_execve] = { "execve", cw_handle_exec, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_execveat] = { "execveat", cw_handle_exec, CW_RULE_NOTIFY, 0, 0 },
+
+	/* --- 3. The network (external_network, loopback, bindings, unix). --- */
+	[__NR_connect] = { "connect", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_sendto] = { "sendto", cw_handle_net, CW_RULE_NOTIFY_ARG_SET, 4, 0 },
+	[__NR_sendmsg] = { "sendmsg", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_bind] = { "bind", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_listen] = { "listen", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+
+	/* --- 4. Other processes (process_control outside the tree). --- */
+	[__NR_kill] = { "kill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_tkill] = { "tkill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_tgkill] = { "tgkill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_rt_sigqueueinfo] = { "rt_sigqueueinfo", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_rt_tgsigqueueinfo] = { "rt_tgsigqueueinfo", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_pidfd_send_signal] = { "pidfd_send_signal", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_pidfd_open] = { "pidfd_open", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+
+	/* --- 5. Files: writes (workspace_write, protected_metadata,
+	 * unrestricted outside) and reads (filesystem_read, secrets). --- */
+	[__NR_open] = { "open", cw_handle_open, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_openat] = { "openat", cw_handle_open, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_openat2] = { "openat2", cw_handle_open, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_creat] = { "creat", cw_handle_open, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_unlink] = { "unlink", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_unlinkat] = { "unlinkat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_rmdir] = { "rmdir", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_rename] = { "rename", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_renameat] = { "renameat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_renameat2] = { "renameat2", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_link] = { "link", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_linkat] = { "linkat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_symlink] = { "symlink", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_symlinkat] = { "symlinkat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_mkdir] = { "mkdir", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_mkdirat] = { "mkdirat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_mknod] = { "mknod", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_mknodat] = { "mknodat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_truncate] = { "truncate", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_chmod] = { "chmod", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fchmodat] = { "fchmodat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fchmodat2] = { "fchmodat2", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_chown] = { "chown", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_lchown] = { "lchown", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fchownat] = { "fchownat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_utime] = { "utime", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_utimes] = { "utimes", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_utimensat] = { "utimensat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_futimesat] = { "futimesat", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_setxattr] = { "setxattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_lsetxattr] = { "lsetxattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_removexattr] = { "removexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_lremovexattr] = { "lremovexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+};

@@ -1,0 +1,258 @@
+/* Fork and child setup. After fork(), the child only calls async-signal-safe
+ * functions on data prepared by the parent, and on any failure _exit()s
+ * with a distinct code: it never goes on unfiltered. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/seccomp.h>
+#include <unistd.h>
+#include "supervisor/launch.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+struct child_msg {
+	int32_t step;  /* CW_STEP_OK: VALUE is the listener fd number */
+	int32_t value; /* errno otherwise */
+};
+
+static const char *const step_names[] = {
+	[CW_STEP_OK] = "ok",
+	[CW_STEP_PDEATHSIG] = "prctl(PR_SET_PDEATHSIG)",
+	[CW_STEP_SESSION] = "setsid",
+	[CW_STEP_SYNC] = "synchronising with capwatch",
+	[CW_STEP_FDS] = "close_range",
+	[CW_STEP_NNP] = "prctl(PR_SET_NO_NEW_PRIVS)",
+	[CW_STEP_SECCOMP] = "seccomp(SECCOMP_SET_MODE_FILTER)",
+	[CW_STEP_EXEC] = "execve",
+};
+
+static ssize_t full_write(int fd, const void *buf, size_t n)
+{
+	ssize_t r;
+	while ((r = write(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+static ssize_t full_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+	while ((r = read(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
+static __attribute__((noreturn)) void child_fail(int st, enum cw_child_step step)
+{
+	struct child_msg m = { step, errno };
+	full_write(st, &m, sizeof(m));
+	_exit(CW_CHILD_EXIT_BASE + step);
+}
+
+static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t parent, int go, int st,
+						 const struct sock_fprog *prog,
+						 const struct cw_launch_signals *sigs)
+{
+	char c;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(st, CW_STEP_PDEATHSIG);
+	if (getppid() != parent) {
+		errno = ESRCH;
+		child_fail(st, CW_STEP_PDEATHSIG);
+	}
+	/* The command gets the signal state capwatch was started with. */
+	sigaction(SIGPIPE, &sigs->pipe, NULL);
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGTTIN, SIG_DFL);
+	signal(SIGTTOU, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &sigs->mask, NULL);
+
+	/* Without a terminal, a session of its own: the whole tree can be
+	 * signalled as one group and nothing reaches capwatch's group by
+	 * accident. With a terminal on stdin, the command stays in
+	 * capwatch's process group (the shell's foreground job), so Ctrl-C,
+	 * Ctrl-\ and Ctrl-Z reach it straight from the terminal, and it
+	 * keeps its controlling terminal (a new session would lose it). */
+	if (!run->tty_mode && setsid() < 0)
+		child_fail(st, CW_STEP_SESSION);
+
+	/* Wait until the tracker is attached. */
+	if (full_read(go, &c, 1) != 1)
+		child_fail(st, CW_STEP_SYNC);
+
+	/* Nothing capwatch holds reaches the command: every fd above 2 is
+	 * closed at exec (the sync pipes still work until then). */
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		child_fail(st, CW_STEP_FDS);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(st, CW_STEP_NNP);
+
+	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
+	if (l < 0 && errno == EINVAL) /* kernels before 5.19 */
+		l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	if (l < 0)
+		child_fail(st, CW_STEP_SECCOMP);
+
+	/* write and read are not notified: no deadlock on a listener nobody
+	 * holds yet. */
+	struct child_msg m = { CW_STEP_OK, (int32_t)l };
+	if (full_write(st, &m, sizeof(m)) != sizeof(m))
+		_exit(CW_CHILD_EXIT_BASE + CW_STEP_SYNC);
+	if (full_read(go, &c, 1) != 1)
+		_exit(CW_CHILD_EXIT_BASE + CW_STEP_SYNC);
+	/* The command must not hold the listener: whoever has it can answer
+	 * for capwatch (K14). */
+	close((int)l);
+
+	execve(run->command_path, run->opts->command, run->envp);
+	/* Denied by policy (EACCES from capwatch) or not executable. */
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Wait for the child's message while keeping its ptrace stops moving (a
+ * signal to it during setup must not deadlock us). */
+static int read_child_msg(struct cw_run *run, int st, struct child_msg *m)
+{
+	for (;;) {
+		struct pollfd p = { st, POLLIN, 0 };
+		int r = poll(&p, 1, 50);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r > 0) {
+			ssize_t n = full_read(st, m, sizeof(*m));
+			if (n == sizeof(*m))
+				return 0;
+			return -EPIPE;
+		}
+		run->tracker_ops->reap(run);
+		if (run->child_exited)
+			return -ECHILD;
+	}
+}
+
+static void child_reap_failed(struct cw_run *run)
+{
+	kill(run->child, SIGKILL);
+	while (!run->child_exited) {
+		int status;
+		pid_t p = waitpid(run->child, &status, __WALL);
+		if (p == run->child && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			run->child_exited = true;
+			run->child_status = status;
+		} else if (p < 0 && errno != EINTR) {
+			break;
+		}
+	}
+}
+
+int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw_launch_signals *sigs)
+{
+	int go[2], st[2];
+	pid_t parent = getpid();
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(st, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(go[0]); close(go[1]); close(st[0]); close(st[1]);
+		cw_err("fork: %s", strerror(-e));
+		return e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(st[0]);
+		child_main(run, parent, go[0], st[1], prog, sigs);
+	}
+	close(go[0]);
+	close(st[1]);
+	_cleanup_close_ int gofd = go[1];
+	_cleanup_close_ int stfd = st[0];
+	run->child = pid;
+
+	run->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (run->child_pidfd < 0) {
+		int e = -errno;
+		cw_err("pidfd_open: %s", strerror(errno));
+		child_reap_failed(run);
+		return e;
+	}
+
+	run->tracker_ops = &cw_tracker_ptrace;
+	int r = run->tracker_ops->attach(run, pid);
+	if (r < 0) {
+		/* Already traced (a debugger, a nested capwatch) or forbidden:
+		 * run with seccomp alone and say so in the report. */
+		snprintf(run->downgrade_reason, sizeof(run->downgrade_reason),
+			 "ptrace unavailable (PTRACE_SEIZE: %s): descendants, exec stops and "
+			 "process records are not tracked", strerror(-r));
+		run->degraded = true;
+		cw_warn("%s", run->downgrade_reason);
+		run->tracker_ops = &cw_tracker_waitonly;
+		r = run->tracker_ops->attach(run, pid);
+		if (r < 0) {
+			child_reap_failed(run);
+			return r;
+		}
+	}
+
+	char c = 1;
+	if (full_write(gofd, &c, 1) != 1) {
+		int e = -errno;
+		child_reap_failed(run);
+		return e;
+	}
+	struct child_msg m;
+	r = read_child_msg(run, stfd, &m);
+	if (r < 0 || m.step != CW_STEP_OK) {
+		if (r == 0)
+			cw_err("setting up the command failed at %s: %s",
+			       m.step > 0 && m.step <= CW_STEP_EXEC ? step_names[m.step] : "?",
+			       strerror(m.value));
+		else
+			cw_err("the command's setup did not complete (%s)", strerror(-r));
+		child_reap_failed(run);
+		return r < 0 ? r : -m.value;
+	}
+	run->listener = (int)syscall(SYS_pidfd_getfd, run->child_pidfd, m.value, 0);
+	if (run->listener < 0) {
+		int e = -errno;
+		cw_err("pidfd_getfd of the seccomp listener: %s", strerror(errno));
+		child_reap_failed(run);
+		return e;
+	}
+	if (full_write(gofd, &c, 1) != 1) {
+		int e = -errno;
+		child_reap_failed(run);
+		return e;
+	}
+	return 0;
+}

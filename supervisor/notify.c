@@ -1,0 +1,382 @@
+/* The listener and the event loop (kernel-notes K8-K13, K23).
+ *
+ * One thread, one epoll set: the seccomp listener, a signalfd (SIGCHLD for
+ * the tracker, termination signals to forward) and a timerfd for
+ * --timeout. We never block in waitpid: a tracee we would wait for may be
+ * waiting for our answer. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include "supervisor/notify.h"
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#error "linux/seccomp.h too old: SECCOMP_IOCTL_NOTIF_ADDFD missing"
+#endif
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+
+/* Buffers sized by SECCOMP_GET_NOTIF_SIZES (the kernel's structs may be
+ * larger than this header's), allocated once and reused. */
+static struct seccomp_notif *req;
+static struct seccomp_notif_resp *resp;
+static struct seccomp_notif_sizes sizes;
+
+int cw_notify_init(struct cw_run *run)
+{
+	(void)run;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
+		int e = -errno;
+		cw_err("SECCOMP_GET_NOTIF_SIZES: %s", strerror(errno));
+		return e;
+	}
+	size_t rs = sizes.seccomp_notif > sizeof(*req) ? sizes.seccomp_notif : sizeof(*req);
+	size_t ps = sizes.seccomp_notif_resp > sizeof(*resp) ? sizes.seccomp_notif_resp : sizeof(*resp);
+	sizes.seccomp_notif = (__u16)rs;
+	sizes.seccomp_notif_resp = (__u16)ps;
+	req = calloc(1, rs);
+	resp = calloc(1, ps);
+	if (!req || !resp)
+		return -ENOMEM;
+	return 0;
+}
+
+static int send_resp(struct cw_notif *n, int64_t val, int err, uint32_t flags)
+{
+	if (n->answered) {
+		cw_err("internal error: notification for %s answered twice", n->syscall);
+		return -EINPROGRESS;
+	}
+	n->answered = true;
+	memset(resp, 0, sizes.seccomp_notif_resp);
+	resp->id = n->req->id;
+	resp->val = val;
+	resp->error = err;
+	resp->flags = flags;
+	if (ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+		/* ENOENT: the target died or was interrupted meanwhile. */
+		if (errno != ENOENT)
+			cw_debug("NOTIF_SEND (%s): %s", n->syscall, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int cw_notif_continue(struct cw_notif *n)
+{
+	return send_resp(n, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+}
+
+int cw_notif_error(struct cw_notif *n, int err)
+{
+	return send_resp(n, 0, -err, 0);
+}
+
+int cw_notif_value(struct cw_notif *n, int64_t val)
+{
+	return send_resp(n, val, 0, 0);
+}
+
+int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {
+		.id = n->req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (__u32)srcfd,
+		.newfd = 0,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+	if (n->answered)
+		return -EINPROGRESS;
+	int r = ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	if (r >= 0) {
+		n->answered = true;
+		return r;
+	}
+	/* The fd could not be installed: the target is still blocked and
+	 * must get an answer from us (K12). */
+	return -errno;
+}
+
+bool cw_notif_valid(struct cw_notif *n)
+{
+	__u64 id = n->req->id;
+	return ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* --- events --- */
+
+void cw_event_init(struct cw_event *ev, const char *syscall)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->op.syscall = syscall;
+	ev->op.target_pid = 0;
+	ev->dirfd = -1;
+}
+
+bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_run *run = n->run;
+	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
+	bool allow = ev->d.verdict == CW_ALLOW;
+	/* "ask" with no terminal prompt yet (a later issue): deny, and tell
+	 * the caller to request approval. cw_policy_decide already turned
+	 * approved asks into allows. */
+	if (ev->d.verdict == CW_ASK && ev->d.next_action == CW_NEXT_NONE)
+		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	ev->enforced = !run->observe;
+	ev->allowed = allow || run->observe;
+	return ev->allowed;
+}
+
+void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
+{
+	ev->err = ev->d.err > 0 ? ev->d.err : EPERM;
+	ev->verified = true; /* a denial never lets the operation run */
+	cw_notif_error(n, ev->err);
+}
+
+void cw_event_record(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_run *run = n->run;
+	double t = cw_run_time(run);
+	bool denied = ev->d.verdict != CW_ALLOW;
+
+	run->events++;
+	struct cw_trace_op to = {
+		.seq = ++run->seq, .time = t,
+		.pid = n->tgid, .tid = n->tid, .ppid = n->ppid,
+		.source = "seccomp",
+		.op = &ev->op,
+		.raw_path = ev->raw_path, .raw_path_len = ev->raw_path_len,
+		.raw_path2 = ev->raw_path2, .raw_path2_len = ev->raw_path2_len,
+		.dirfd = ev->dirfd, .has_dirfd = ev->has_dirfd,
+		.flags = ev->flags, .has_flags = ev->has_flags,
+		.argv = ev->argv,
+		.d = &ev->d,
+		.enforced = denied ? ev->enforced : true,
+		.err = ev->err,
+		.verified = ev->verified,
+	};
+	cw_trace_op_write(&run->tj, &to);
+	cw_run_trace_emit(run);
+
+	if (ev->d.cap != CW_CAP_NONE)
+		cw_report_count_capability(run->report, ev->d.cap, ev->d.scope, ev->d.verdict);
+	if (!denied)
+		return;
+	run->denials++;
+	struct cw_proc *p = cw_tracker_find(run, n->tgid);
+	struct cw_denial_record dr = {
+		.pid = n->tgid,
+		.program = p && p->exe ? p->exe : NULL,
+		.syscall = n->syscall,
+		.d = &ev->d,
+		.time = t,
+		.enforced = ev->enforced,
+		.host = ev->op.host,
+	};
+	cw_report_add_denial(run->report, &dr);
+	if (!run->have_denial && ev->enforced) {
+		run->have_denial = true;
+		run->first_denial = ev->d;
+	}
+	/* The command's own exec denied: it never started. */
+	if (ev->enforced && n->tgid == run->child && !run->child_execed && ev->op.kind == CW_OP_EXEC)
+		run->start_denied = true;
+	cw_info("denied %s %s (%s, rule %s)", n->syscall, ev->d.scope,
+		cw_cap_name(ev->d.cap), ev->d.rule);
+}
+
+void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
+		     cw_enforce_fn enforce)
+{
+	if (!cw_notif_valid(n)) {
+		/* The target is gone or was interrupted: it will ask again if
+		 * it still can. Nothing happened, nothing to record. */
+		n->answered = true;
+		return;
+	}
+	if (cw_event_decide(n, ev)) {
+		if (prepare)
+			prepare(n, ev);
+		enforce(n, ev);
+	} else {
+		cw_event_deny(n, ev);
+	}
+	cw_event_record(n, ev);
+}
+
+/* --- the loop --- */
+
+static void handle_notification(struct cw_run *run)
+{
+	memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
+	if (ioctl(run->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		if (errno != ENOENT && errno != EINTR)
+			cw_debug("NOTIF_RECV: %s", strerror(errno));
+		return;
+	}
+	run->notifications++;
+	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
+	int nr = req->data.nr;
+	const struct cw_syscall *s = nr >= 0 && nr < CW_NSYSCALLS ? &cw_syscalls[nr] : NULL;
+	if (!s || !s->handle) {
+		/* Not ours to continue: the filter and the table disagree. */
+		n.syscall = "unknown";
+		cw_notif_error(&n, ENOSYS);
+		return;
+	}
+	n.syscall = s->name;
+	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
+	s->handle(&n);
+	if (!n.answered) {
+		/* A handler that forgot to answer fails closed. */
+		cw_err("internal error: %s left unanswered; denied", s->name);
+		cw_notif_error(&n, EPERM);
+	}
+}
+
+static void forward_signal(struct cw_run *run, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		/* Only blocked in tty mode: the terminal stopped the job. The
+		 * command got the signal itself; capwatch stops once the
+		 * command is in its group-stop (ptrace.c). */
+		if (si->ssi_code == SI_KERNEL)
+			run->stop_requested = true;
+		else if (run->child > 0)
+			kill(run->tty_mode ? run->child : -run->child, sig);
+		return;
+	}
+	/* A signal from the terminal already reached the command's group
+	 * when it shares ours; one sent by a tracee to its own group (which
+	 * includes capwatch in tty mode) must not bounce back. */
+	if (run->tty_mode && si->ssi_code == SI_KERNEL)
+		goto note;
+	if (cw_tracker_in_tree(run, (pid_t)si->ssi_pid))
+		return;
+	if (run->child > 0 && !run->child_exited) {
+		if (run->tty_mode)
+			kill(run->child, sig);
+		else
+			kill(-run->child, sig);
+	}
+note:
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+		if (!run->cancelled)
+			cw_info("received %s: passed to the command", strsignal(sig));
+		run->cancelled = true;
+	}
+}
+
+static bool run_over(struct cw_run *run)
+{
+	return run->child_exited && run->tracker_ops->alive(run) == 0;
+}
+
+int cw_notify_loop(struct cw_run *run, int sigfd)
+{
+	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
+	_cleanup_close_ int tfd = -1;
+	if (ep < 0)
+		return -errno;
+
+	struct epoll_event e = { .events = EPOLLIN, .data.u32 = 0 };
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, run->listener, &e) < 0)
+		return -errno;
+	e.data.u32 = 1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e) < 0)
+		return -errno;
+	if (run->opts->timeout > 0) {
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (tfd < 0)
+			return -errno;
+		double t = run->opts->timeout;
+		struct itimerspec its = { .it_value = { (time_t)t, (long)((t - (double)(time_t)t) * 1e9) } };
+		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+			its.it_value.tv_nsec = 1;
+		if (timerfd_settime(tfd, 0, &its, NULL) < 0)
+			return -errno;
+		e.data.u32 = 2;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e) < 0)
+			return -errno;
+	}
+
+	/* A SIGCHLD may have been consumed during setup. */
+	run->tracker_ops->reap(run);
+	double kill_deadline = 0;
+
+	while (!run_over(run)) {
+		struct epoll_event evs[8];
+		int timeout_ms = 1000;
+		int k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < k; i++) {
+			switch (evs[i].data.u32) {
+			case 0:
+				if (evs[i].events & EPOLLIN)
+					handle_notification(run);
+				else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+					/* No filtered task is left (K8). */
+					run->listener_hup = true;
+					epoll_ctl(ep, EPOLL_CTL_DEL, run->listener, NULL);
+				}
+				break;
+			case 1: {
+				struct signalfd_siginfo si;
+				while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD)
+						continue; /* reaped below */
+					forward_signal(run, &si);
+				}
+				break;
+			}
+			case 2: {
+				uint64_t x;
+				if (read(tfd, &x, sizeof(x)) == sizeof(x) && !run->timed_out) {
+					run->timed_out = true;
+					cw_warn("timeout after %gs: killing the process tree", run->opts->timeout);
+					cw_run_kill_all(run);
+					kill_deadline = cw_now() + 5;
+				}
+				break;
+			}
+			}
+		}
+		/* Cheap when nothing is pending: one waitpid(WNOHANG). */
+		run->tracker_ops->reap(run);
+		if (run->timed_out && kill_deadline && cw_now() > kill_deadline) {
+			/* Something survived SIGKILL for 5s (stuck in D state,
+			 * or invisible to us): give up waiting for it. */
+			cw_warn("processes survived the timeout kill; not waiting for them");
+			break;
+		}
+		if (run->timed_out)
+			cw_run_kill_all(run); /* late forks */
+		if (cw_now() - run->last_flush > 1.0)
+			cw_run_trace_flush(run);
+	}
+	return 0;
+}

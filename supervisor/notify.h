@@ -1,0 +1,71 @@
+#ifndef CAPWATCH_NOTIFY_H
+#define CAPWATCH_NOTIFY_H
+/* The seccomp listener and the event loop: epoll over the listener, a
+ * signalfd and a timerfd. Every received notification is answered exactly
+ * once, through the cw_notif_* calls below. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/seccomp.h>
+#include <sys/types.h>
+#include "policy.h"
+
+struct cw_run;
+
+/* One notification being handled. */
+struct cw_notif {
+	struct cw_run *run;
+	const struct seccomp_notif *req;
+	pid_t tid, tgid, ppid;
+	const char *syscall;          /* name from the dispatch table */
+	bool answered;
+};
+
+/* Answers. Each returns 0 or -errno from the kernel (-ENOENT: the target
+ * went away; nothing more to do). */
+int cw_notif_continue(struct cw_notif *n);
+int cw_notif_error(struct cw_notif *n, int err);  /* ERR > 0 */
+int cw_notif_value(struct cw_notif *n, int64_t val);
+/* Install SRCFD in the target and answer with its number (ADDFD|SEND). */
+int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec);
+/* Is the target still blocked on this notification? Call between reading
+ * its memory and using the bytes (kernel-notes K10). */
+bool cw_notif_valid(struct cw_notif *n);
+
+/* An operation seen at a notification, on its way to the trace. */
+struct cw_event {
+	struct cw_op op;
+	const char *raw_path; size_t raw_path_len;
+	const char *raw_path2; size_t raw_path2_len;
+	int dirfd; bool has_dirfd;
+	long long flags; bool has_flags;
+	const char *const *argv;
+	struct cw_decision d;
+	bool allowed;   /* the answer: the operation goes ahead */
+	bool enforced;  /* the decision took effect (false under --observe) */
+	bool verified;  /* true only when the supervisor performed the operation itself */
+	int err;        /* errno answered, 0 when allowed */
+};
+void cw_event_init(struct cw_event *ev, const char *syscall);
+
+/* Decide EV->op with the run's profile and context; under --observe a
+ * denial is recorded but not enforced. Returns EV->allowed. */
+bool cw_event_decide(struct cw_notif *n, struct cw_event *ev);
+/* Answer a denied event with its errno. */
+void cw_event_deny(struct cw_notif *n, struct cw_event *ev);
+/* Write the event to the trace and the report (after answering). */
+void cw_event_record(struct cw_notif *n, struct cw_event *ev);
+
+/* decode -> resolve -> decide -> enforce: the usual ending of a handler.
+ * PREPARE (may be NULL) runs for an allowed operation before it happens;
+ * ENFORCE answers it (CONTINUE or emulation). */
+typedef void (*cw_enforce_fn)(struct cw_notif *n, struct cw_event *ev);
+void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
+		     cw_enforce_fn enforce);
+
+/* Query SECCOMP_GET_NOTIF_SIZES and allocate the buffers. */
+int cw_notify_init(struct cw_run *run);
+/* The loop: returns when the run is over (first child gone and no tracee
+ * left). Returns 0 or -errno on a supervisor failure. */
+int cw_notify_loop(struct cw_run *run, int sigfd);
+
+#endif

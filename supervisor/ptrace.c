@@ -1,0 +1,540 @@
+/* The process tracker (kernel-notes K22-K29). PTRACE_SEIZE without
+ * per-syscall stops: only fork/vfork/clone/exec events, group-stops and
+ * signal-delivery-stops, so a traced process runs at full speed between
+ * them. All ptrace requests come from the one supervisor thread. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+#include "supervisor/ptrace.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+struct cw_tracker {
+	struct cw_proc **procs; /* every task ever seen, in order of appearance */
+	size_t nprocs, cap;
+	size_t *index;          /* open addressing: pid -> procs[i] + 1; 0 = empty */
+	size_t index_cap;       /* power of two */
+	size_t nalive;
+};
+
+static size_t hash_pid(pid_t pid, size_t cap)
+{
+	return ((size_t)(unsigned)pid * 2654435761u) & (cap - 1);
+}
+
+static int index_grow(struct cw_tracker *t)
+{
+	size_t ncap = t->index_cap ? t->index_cap * 2 : 256;
+	size_t *ni = calloc(ncap, sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	free(t->index);
+	t->index = ni;
+	t->index_cap = ncap;
+	/* Re-insert: later entries for a reused pid overwrite earlier ones. */
+	for (size_t i = 0; i < t->nprocs; i++) {
+		size_t h = hash_pid(t->procs[i]->pid, ncap);
+		while (ni[h] && t->procs[ni[h] - 1]->pid != t->procs[i]->pid)
+			h = (h + 1) & (ncap - 1);
+		ni[h] = i + 1;
+	}
+	return 0;
+}
+
+struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid)
+{
+	const struct cw_tracker *t = run->tracker;
+	if (!t || !t->index_cap)
+		return NULL;
+	size_t h = hash_pid(pid, t->index_cap);
+	while (t->index[h]) {
+		struct cw_proc *p = t->procs[t->index[h] - 1];
+		if (p->pid == pid)
+			return p;
+		h = (h + 1) & (t->index_cap - 1);
+	}
+	return NULL;
+}
+
+static struct cw_proc *proc_add(struct cw_run *run, pid_t pid)
+{
+	struct cw_tracker *t = run->tracker;
+	if ((t->nprocs + 1) * 2 > t->index_cap && index_grow(t) < 0)
+		return NULL;
+	if (t->nprocs == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		struct cw_proc **np = realloc(t->procs, ncap * sizeof(*np));
+		if (!np)
+			return NULL;
+		t->procs = np;
+		t->cap = ncap;
+	}
+	struct cw_proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->tgid = pid;
+	p->alive = true;
+	p->start = cw_run_time(run);
+	p->end = -1;
+	t->procs[t->nprocs++] = p;
+	t->nalive++;
+	size_t h = hash_pid(pid, t->index_cap);
+	while (t->index[h] && t->procs[t->index[h] - 1]->pid != pid)
+		h = (h + 1) & (t->index_cap - 1);
+	t->index[h] = t->nprocs;
+	return p;
+}
+
+static void proc_dead(struct cw_run *run, struct cw_proc *p)
+{
+	if (p->alive) {
+		p->alive = false;
+		p->end = cw_run_time(run);
+		run->tracker->nalive--;
+	}
+}
+
+int cw_tracker_new(struct cw_run *run)
+{
+	run->tracker = calloc(1, sizeof(*run->tracker));
+	if (!run->tracker || index_grow(run->tracker) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void free_argv(char **argv)
+{
+	if (!argv)
+		return;
+	for (char **a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+void cw_tracker_free(struct cw_run *run)
+{
+	struct cw_tracker *t = run->tracker;
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		free(t->procs[i]->exe);
+		free_argv(t->procs[i]->argv);
+		free(t->procs[i]);
+	}
+	free(t->procs);
+	free(t->index);
+	free(t);
+	run->tracker = NULL;
+}
+
+bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid)
+{
+	if (pid <= 0)
+		return false;
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	if (p)
+		return p->alive;
+	/* Degraded mode knows only the first child. */
+	return pid == run->child && !run->child_exited;
+}
+
+/* Tgid and PPid of TID from /proc/TID/status. */
+static void status_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	*tgid = tid;
+	*ppid = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *s = strstr(buf, "\nTgid:");
+	if (s)
+		*tgid = (pid_t)strtol(s + 6, NULL, 10);
+	s = strstr(buf, "\nPPid:");
+	if (s)
+		*ppid = (pid_t)strtol(s + 6, NULL, 10);
+}
+
+void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid)
+{
+	struct cw_proc *p = cw_tracker_find(run, tid);
+	if (p && p->alive) {
+		*tgid = p->tgid;
+		struct cw_proc *leader = p->is_thread ? cw_tracker_find(run, p->tgid) : p;
+		*ppid = leader ? leader->ppid : p->ppid;
+		return;
+	}
+	status_ids(tid, tgid, ppid);
+}
+
+/* /proc/PID/cmdline split at NUL bytes. */
+static char **read_cmdline(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	_cleanup_free_ char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= (1u << 20))
+				break; /* argv beyond 1 MiB is cut in the record */
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				return NULL;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	size_t count = 0;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			count++;
+	if (len && buf[len - 1] != '\0')
+		count++;
+	char **argv = calloc(count + 1, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	size_t k = 0, s = 0;
+	for (size_t i = 0; i <= len && k < count; i++) {
+		if (i == len || buf[i] == '\0') {
+			argv[k] = strndup(buf + s, i - s);
+			if (!argv[k]) {
+				free_argv(argv);
+				return NULL;
+			}
+			k++;
+			s = i + 1;
+		}
+	}
+	return argv;
+}
+
+static char *read_exe(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static void trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via)
+{
+	run->events++;
+	cw_trace_spawn_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid, p->pid, via);
+	cw_run_trace_emit(run);
+}
+
+static void cont(pid_t pid, int sig)
+{
+	if (ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig) < 0 && errno != ESRCH)
+		cw_debug("PTRACE_CONT %d: %s", (int)pid, strerror(errno));
+}
+
+/* A new task announced by PTRACE_EVENT_{FORK,VFORK,CLONE} in PARENT. */
+static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
+{
+	unsigned long msg = 0;
+	if (ptrace(PTRACE_GETEVENTMSG, parent->pid, 0, &msg) < 0)
+		return;
+	pid_t npid = (pid_t)msg;
+	bool thread = false;
+	if (event == PTRACE_EVENT_CLONE) {
+		/* The parent is stopped right after clone(): its registers still
+		 * hold the flags (rdi on x86_64). */
+		struct user_regs_struct regs;
+		if (ptrace(PTRACE_GETREGS, parent->pid, 0, &regs) == 0)
+			thread = regs.rdi & CLONE_THREAD;
+	}
+	struct cw_proc *c = cw_tracker_find(run, npid);
+	if (!c || !c->alive)
+		c = proc_add(run, npid);
+	if (!c)
+		return;
+	c->is_thread = thread;
+	c->tgid = thread ? parent->tgid : npid;
+	if (thread) {
+		c->ppid = parent->ppid;
+	} else {
+		c->ppid = parent->tgid;
+		/* A fork child runs the parent's image until it execs. */
+		if (parent->exe && !c->exe)
+			c->exe = strdup(parent->exe);
+		trace_spawn(run, c, event == PTRACE_EVENT_FORK ? "fork" :
+				    event == PTRACE_EVENT_VFORK ? "vfork" : "clone");
+	}
+}
+
+/* The exec stop: the new image has not run an instruction yet. Record what
+ * the kernel actually executed, and check it against the policy: the
+ * notification-time check read memory the target could rewrite; this one
+ * reads the kernel's own record (kernel-notes K21). */
+static void on_exec(struct cw_run *run, struct cw_proc *p)
+{
+	unsigned long former = 0;
+	if (ptrace(PTRACE_GETEVENTMSG, p->pid, 0, &former) == 0 && (pid_t)former != p->pid) {
+		/* A non-leader thread exec'd and took over the leader's pid. */
+		struct cw_proc *f = cw_tracker_find(run, (pid_t)former);
+		if (f)
+			proc_dead(run, f);
+	}
+	free(p->exe);
+	p->exe = read_exe(p->pid);
+	free_argv(p->argv);
+	p->argv = read_cmdline(p->pid);
+	if (p->pid == run->child)
+		run->child_execed = true;
+	run->events++;
+	cw_trace_exec_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid,
+			    p->exe, (const char *const *)p->argv, "unknown");
+	cw_run_trace_emit(run);
+
+	if (!p->exe)
+		return;
+	struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = p->exe };
+	struct cw_decision d;
+	cw_policy_decide(run->profile, &run->ctx, &op, &d);
+	if (d.verdict != CW_ALLOW && !run->observe) {
+		/* Denied at notification time we would not be here, so the
+		 * image changed under us (or it is a script's interpreter that
+		 * the profile does not allow). Kill before it runs. */
+		kill(p->pid, SIGKILL);
+		cw_run_note(run, p->pid, "warning", "exec of %s denied at the exec stop (%s): killed",
+			    p->exe, d.rule);
+		run->denials++;
+		struct cw_denial_record dr = {
+			.pid = p->pid, .program = p->exe, .syscall = "execve", .d = &d,
+			.time = cw_run_time(run), .enforced = true,
+		};
+		cw_report_add_denial(run->report, &dr);
+		if (!run->have_denial) {
+			run->have_denial = true;
+			run->first_denial = d;
+		}
+	}
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_status(struct cw_run *run, pid_t pid, int status)
+{
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	if (!p || !p->alive) {
+		/* Its own stop arrived before the parent's fork event. */
+		p = proc_add(run, pid);
+		if (!p)
+			return;
+		status_ids(pid, &p->tgid, &p->ppid);
+		p->is_thread = p->tgid != pid;
+	}
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		proc_dead(run, p);
+		p->exited = WIFEXITED(status);
+		p->code = p->exited ? WEXITSTATUS(status) : 0;
+		p->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		if (!p->is_thread) {
+			run->events++;
+			cw_trace_exit_write(&run->tj, ++run->seq, cw_run_time(run), pid, p->code, p->signal);
+			cw_run_trace_emit(run);
+		}
+		if (pid == run->child) {
+			run->child_exited = true;
+			run->child_status = status;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+
+	int event = (unsigned)status >> 16;
+	int sig = WSTOPSIG(status);
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_task(run, p, event);
+		cont(pid, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		on_exec(run, p);
+		cont(pid, 0);
+		return;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig)) {
+			/* Group-stop: LISTEN keeps it stopped the way job
+			 * control expects, and lets SIGCONT resume it. */
+			p->group_stopped = true;
+			if (ptrace(PTRACE_LISTEN, pid, 0, 0) < 0 && errno != ESRCH)
+				cw_debug("PTRACE_LISTEN %d: %s", (int)pid, strerror(errno));
+			if (pid == run->child && run->tty_mode && run->stop_requested) {
+				/* The terminal stopped the job: stop capwatch too, so
+				 * that the shell sees the job stopped (it waits for
+				 * capwatch, not for the command). SIGCONT from `fg`
+				 * resumes capwatch and the command's group alike. */
+				run->stop_requested = false;
+				cw_run_trace_flush(run);
+				raise(SIGSTOP);
+			}
+			return;
+		}
+		/* The first stop of an auto-attached task, or a re-trap after
+		 * SIGCONT ended a group-stop. */
+		p->group_stopped = false;
+		cont(pid, 0);
+		return;
+	default:
+		break;
+	}
+	/* Signal-delivery-stop: deliver the signal as if we were not here. */
+	cont(pid, sig);
+}
+
+/* --- ptrace back end --- */
+
+static int ptrace_attach(struct cw_run *run, pid_t child)
+{
+	long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+		    PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+	if (ptrace(PTRACE_SEIZE, child, 0, (void *)opts) < 0)
+		return -errno;
+	struct cw_proc *p = proc_add(run, child);
+	if (!p)
+		return -ENOMEM;
+	p->ppid = getpid();
+	return 0;
+}
+
+static void ptrace_reap(struct cw_run *run)
+{
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			return;
+		on_status(run, pid, status);
+	}
+}
+
+static size_t ptrace_alive(const struct cw_run *run)
+{
+	return run->tracker->nalive;
+}
+
+static void ptrace_kill_all(struct cw_run *run, int sig)
+{
+	struct cw_tracker *t = run->tracker;
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i]->alive && !t->procs[i]->is_thread)
+			kill(t->procs[i]->pid, sig);
+	if (!run->tty_mode && run->child > 0)
+		kill(-run->child, sig);
+}
+
+const struct cw_tracker_ops cw_tracker_ptrace = {
+	.name = "ptrace",
+	.attach = ptrace_attach,
+	.reap = ptrace_reap,
+	.alive = ptrace_alive,
+	.kill_all = ptrace_kill_all,
+};
+
+/* --- wait-only back end (degraded: no ptrace) --- */
+
+static int waitonly_attach(struct cw_run *run, pid_t child)
+{
+	struct cw_proc *p = proc_add(run, child);
+	if (!p)
+		return -ENOMEM;
+	p->ppid = getpid();
+	return 0;
+}
+
+static void waitonly_reap(struct cw_run *run)
+{
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(run->child, &status, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (pid == run->child)
+		on_status(run, pid, status);
+}
+
+static size_t waitonly_alive(const struct cw_run *run)
+{
+	/* Descendants are invisible: the listener's EPOLLHUP tells when the
+	 * last filtered task is gone. */
+	return (run->child_exited ? 0 : 1) + (run->listener_hup || run->listener < 0 ? 0 : 1);
+}
+
+static void waitonly_kill_all(struct cw_run *run, int sig)
+{
+	if (run->child > 0) {
+		kill(run->child, sig);
+		if (!run->tty_mode)
+			kill(-run->child, sig);
+	}
+}
+
+const struct cw_tracker_ops cw_tracker_waitonly = {
+	.name = "wait",
+	.attach = waitonly_attach,
+	.reap = waitonly_reap,
+	.alive = waitonly_alive,
+	.kill_all = waitonly_kill_all,
+};
+
+void cw_tracker_report(struct cw_run *run)
+{
+	struct cw_tracker *t = run->tracker;
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct cw_proc *p = t->procs[i];
+		if (p->is_thread)
+			continue;
+		struct cw_proc_record r = {
+			.pid = p->pid, .ppid = p->ppid, .exe = p->exe,
+			.argv = (const char *const *)p->argv,
+			.start = p->start, .end = p->alive ? -1 : p->end,
+			.exited = p->exited, .code = p->code, .signal = p->signal,
+			.preload = "unknown",
+		};
+		cw_report_add_process(run->report, &r);
+	}
+}

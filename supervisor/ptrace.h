@@ -1,0 +1,53 @@
+#ifndef CAPWATCH_PTRACE_H
+#define CAPWATCH_PTRACE_H
+/* The process tracker: who is in the supervised tree, their argv/exe,
+ * start/end and exit. Two back ends behind one ops struct: ptrace (the
+ * normal case: fork/clone/exec events, every descendant known) and wait-only
+ * (degraded: ptrace could not be attached, only the first child is known). */
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct cw_run;
+
+struct cw_proc {
+	pid_t pid;          /* tid for threads */
+	pid_t tgid;
+	pid_t ppid;
+	bool is_thread;
+	bool alive;
+	double start, end;
+	char *exe;          /* at the exec stop; owned */
+	char **argv;        /* at the exec stop; owned, NULL-terminated */
+	bool exited;
+	int code;
+	int signal;
+	bool group_stopped;
+};
+
+struct cw_tracker_ops {
+	const char *name;
+	/* Attach to the first child before it installs its filter. -errno
+	 * when this back end cannot be used. */
+	int (*attach)(struct cw_run *run, pid_t child);
+	/* Reap and handle every pending wait status (SIGCHLD arrived). */
+	void (*reap)(struct cw_run *run);
+	/* Number of supervised tasks still alive. */
+	size_t (*alive)(const struct cw_run *run);
+	/* Send SIG to every known process (by pid, setsid'd ones included). */
+	void (*kill_all)(struct cw_run *run, int sig);
+};
+
+extern const struct cw_tracker_ops cw_tracker_ptrace;
+extern const struct cw_tracker_ops cw_tracker_waitonly;
+
+int cw_tracker_new(struct cw_run *run);
+void cw_tracker_free(struct cw_run *run);
+struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid);
+/* Is PID (a process or thread id) a live member of the supervised tree? */
+bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid);
+/* Add every process (not threads) to the report. */
+void cw_tracker_report(struct cw_run *run);
+/* The thread group and parent of TID (from the table, else /proc). */
+void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid);
+
+#endif

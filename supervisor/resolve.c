@@ -1,0 +1,400 @@
+/* Target memory and path resolution in the target's context. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "supervisor/resolve.h"
+#include "supervisor/util.h"
+#include "path.h"
+
+#define PAGE 4096u
+
+int cw_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	if (len == 0)
+		return 0;
+	if (addr == 0)
+		return -EFAULT;
+	while (done < len) {
+		struct iovec local = { (char *)buf + done, len - done };
+		struct iovec remote = { (void *)(uintptr_t)(addr + done), len - done };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == ESRCH ? -ESRCH : -EFAULT;
+		}
+		if (n == 0)
+			return -EFAULT;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t cw_mem_read_string(pid_t tid, uint64_t addr, char *buf, size_t size)
+{
+	size_t done = 0;
+
+	if (addr == 0)
+		return -EFAULT;
+	while (done < size) {
+		/* Never read across a page boundary in one go: the next page
+		 * may be unmapped although the string ends before it. */
+		uint64_t a = addr + done;
+		size_t chunk = PAGE - (size_t)(a % PAGE);
+		if (chunk > size - done)
+			chunk = size - done;
+		struct iovec local = { buf + done, chunk };
+		struct iovec remote = { (void *)(uintptr_t)a, chunk };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == ESRCH ? -ESRCH : -EFAULT;
+		}
+		if (n == 0)
+			return -EFAULT;
+		char *nul = memchr(buf + done, '\0', (size_t)n);
+		if (nul)
+			return nul - buf;
+		done += (size_t)n;
+	}
+	return -ENAMETOOLONG;
+}
+
+/* readlink into OUT with NUL; -errno on failure, -ENAMETOOLONG if cut. */
+static int readlink_str(const char *link, char *out, size_t outsz)
+{
+	ssize_t n = readlink(link, out, outsz - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+static void strip_deleted(char *p)
+{
+	static const char suffix[] = " (deleted)";
+	size_t n = strlen(p), s = sizeof(suffix) - 1;
+	if (n > s && strcmp(p + n - s, suffix) == 0)
+		p[n - s] = '\0';
+}
+
+/* Access mode of descriptor FD of PID from /proc/PID/fdinfo/FD ("flags:"
+ * octal). Returns O_RDONLY/O_WRONLY/O_RDWR, or -1 when unknown. */
+static int fd_accmode(const char *pid, const char *fd)
+{
+	char p[96], buf[512];
+	snprintf(p, sizeof(p), "/proc/%s/fdinfo/%s", pid, fd);
+	int f = open(p, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	ssize_t n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *fl = strstr(buf, "flags:");
+	if (!fl)
+		return -1;
+	return (int)(strtoul(fl + 6, NULL, 8) & O_ACCMODE);
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* Is OUT (a resolved prefix) exactly "/proc/<digits>/fd" or
+ * "/proc/<digits>/task/<digits>/fd"? Then the next component is a magic
+ * descriptor link. On success PIDOUT receives "<pid>" or "<pid>/task/<tid>". */
+static bool is_proc_fd_dir(const char *out, char *pidout, size_t pidsz)
+{
+	if (strncmp(out, "/proc/", 6) != 0)
+		return false;
+	const char *p = out + 6;
+	size_t n = strcspn(p, "/");
+	if (!all_digits(p, n))
+		return false;
+	const char *q = p + n;
+	if (strncmp(q, "/task/", 6) == 0) {
+		size_t m = strcspn(q + 6, "/");
+		if (!all_digits(q + 6, m))
+			return false;
+		q += 6 + m;
+	}
+	if (strcmp(q, "/fd") != 0)
+		return false;
+	size_t len = (size_t)(q - p);
+	if (len >= pidsz)
+		return false;
+	memcpy(pidout, p, len);
+	pidout[len] = '\0';
+	return true;
+}
+
+static int append(char *out, size_t outsz, const char *comp, size_t n)
+{
+	size_t len = strlen(out);
+	size_t need = len + (len > 1 ? 1 : 0) + n + 1;
+	if (need > outsz)
+		return -ENAMETOOLONG;
+	if (len > 1)
+		out[len++] = '/';
+	memcpy(out + len, comp, n);
+	out[len + n] = '\0';
+	return 0;
+}
+
+static void pop(char *out)
+{
+	char *s = strrchr(out, '/');
+	if (!s || s == out)
+		strcpy(out, "/");
+	else
+		*s = '\0';
+}
+
+/* The walk. OUT holds the resolved prefix (absolute, no trailing slash);
+ * REST is what is left to resolve. Each symlink replaces the component by
+ * its text in REST (absolute text restarts at "/"). */
+static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path, int flags,
+		struct cw_resolved *res)
+{
+	char rest[PATH_MAX * 2];
+	char link[PATH_MAX];
+	int hops = 0;
+
+	if (strlen(path) >= sizeof(rest))
+		return -ENAMETOOLONG;
+	strcpy(rest, path);
+	res->exists = true;
+	res->is_symlink = false;
+
+	char *r = rest;
+	for (;;) {
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		size_t n = strcspn(r, "/");
+		char *next = r + n;
+		while (*next == '/')
+			next++;
+		bool last = *next == '\0';
+		bool trailing_slash = last && r[n] == '/';
+
+		if (n == 1 && r[0] == '.') {
+			r = next;
+			continue;
+		}
+		if (n == 2 && r[0] == '.' && r[1] == '.') {
+			pop(out);
+			r = next;
+			continue;
+		}
+		/* Once a component is missing, the rest is kept as written: the
+		 * kernel would fail or create exactly that name. */
+		if (!res->exists) {
+			int e = append(out, outsz, r, n);
+			if (e < 0)
+				return e;
+			r = next;
+			continue;
+		}
+
+		/* /proc/self and /proc/thread-self name the supervisor when we
+		 * look them up: substitute the target. */
+		const char *subst = NULL;
+		char subst_buf[64];
+		if (strcmp(out, "/proc") == 0) {
+			if (n == 4 && memcmp(r, "self", 4) == 0) {
+				snprintf(subst_buf, sizeof(subst_buf), "/proc/%d", (int)tgid);
+				subst = subst_buf;
+			} else if (n == 11 && memcmp(r, "thread-self", 11) == 0) {
+				snprintf(subst_buf, sizeof(subst_buf), "/proc/%d/task/%d", (int)tgid, (int)tid);
+				subst = subst_buf;
+			}
+		}
+
+		char fdpid[48];
+		bool fd_link = !subst && is_proc_fd_dir(out, fdpid, sizeof(fdpid)) && all_digits(r, n);
+
+		int e = append(out, outsz, r, n);
+		if (e < 0)
+			return e;
+
+		bool follow = !last || trailing_slash || !(flags & CW_RES_NOFOLLOW);
+		if (subst) {
+			if (strlen(subst) >= sizeof(link))
+				return -ENAMETOOLONG;
+			strcpy(link, subst);
+		} else {
+			struct stat st;
+			if (lstat(out, &st) < 0) {
+				if (errno == ENOENT || errno == ENOTDIR) {
+					res->exists = false;
+					r = next;
+					continue;
+				}
+				/* EACCES and friends: keep the lexical name. */
+				res->exists = false;
+				r = next;
+				continue;
+			}
+			if (!S_ISLNK(st.st_mode)) {
+				r = next;
+				continue;
+			}
+			if (!follow) {
+				res->is_symlink = true;
+				r = next;
+				continue;
+			}
+			e = readlink_str(out, link, sizeof(link));
+			if (e < 0)
+				return e;
+			strip_deleted(link);
+			if (fd_link) {
+				/* A descriptor of the target reopened by path. If
+				 * it already grants the access asked for, the open
+				 * gains nothing: name it /dev/fd/N (no capability).
+				 * Otherwise decide on the object behind it. */
+				const char *fdnum = out + strlen(out) - n;
+				int acc = fd_accmode(fdpid, fdnum);
+				bool wr = flags & CW_RES_WANT_WRITE, rd = flags & CW_RES_WANT_READ;
+				bool covered = acc >= 0 && last &&
+					(!wr || acc == O_WRONLY || acc == O_RDWR) &&
+					(!rd || acc == O_RDONLY || acc == O_RDWR);
+				if (link[0] != '/' || covered) {
+					char num[16];
+					snprintf(num, sizeof(num), "%.*s", (int)n, fdnum);
+					snprintf(out, outsz, "/dev/fd/%s", num);
+					return 0;
+				}
+			} else if (link[0] != '/' && strncmp(out, "/proc/", 6) == 0 &&
+				   (strstr(out, "/cwd") || strstr(out, "/root") || strstr(out, "/exe"))) {
+				/* Other magic links to non-path objects. */
+				r = next;
+				continue;
+			}
+		}
+		if (++hops > 40)
+			return -ELOOP;
+		/* New rest = link text + "/" + remaining. */
+		char tmp[PATH_MAX * 2];
+		int k = snprintf(tmp, sizeof(tmp), "%s%s%s", link, *next ? "/" : "", next);
+		if (k < 0 || (size_t)k >= sizeof(tmp))
+			return -ENAMETOOLONG;
+		strcpy(rest, tmp);
+		r = rest;
+		if (link[0] == '/')
+			strcpy(out, "/");
+		else
+			pop(out);
+	}
+	return 0;
+}
+
+static int base_of(pid_t tid, int dirfd, char *out, size_t outsz, bool need_dir)
+{
+	char p[64];
+	int e;
+	if (dirfd == AT_FDCWD) {
+		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)tid);
+		e = readlink_str(p, out, outsz);
+		if (e < 0)
+			return e == -ENOENT ? -ESRCH : e;
+	} else {
+		if (dirfd < 0)
+			return -EBADF;
+		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)tid, dirfd);
+		e = readlink_str(p, out, outsz);
+		if (e < 0)
+			return e == -ENOENT ? -EBADF : e;
+		if (need_dir) {
+			struct stat st;
+			if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+		}
+	}
+	strip_deleted(out);
+	if (out[0] != '/')
+		return need_dir ? -ENOTDIR : 1; /* 1: not a path object */
+	return 0;
+}
+
+int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
+		    struct cw_resolved *res)
+{
+	char *out = res->path;
+	size_t outsz = sizeof(res->path);
+
+	if (!*path) {
+		if (!(flags & CW_RES_EMPTY_PATH))
+			return -ENOENT;
+		if (dirfd == AT_FDCWD) {
+			int e = base_of(tid, AT_FDCWD, out, outsz, false);
+			res->exists = true;
+			return e < 0 ? e : 0;
+		}
+		return cw_resolve_fd(tid, dirfd, res);
+	}
+	if (path[0] == '/') {
+		strcpy(out, "/");
+	} else {
+		char base[PATH_MAX];
+		int e = base_of(tid, dirfd, base, sizeof(base), true);
+		if (e < 0)
+			return e;
+		/* The base came from the kernel and is already resolved. */
+		e = cw_path_normalize(NULL, base, out, outsz);
+		if (e < 0)
+			return e;
+	}
+	int e = walk(tid, tgid, out, outsz, path, flags, res);
+	if (e < 0)
+		return e;
+	if (strncmp(out, "/dev/fd/", 8) == 0)
+		return 0;
+	char norm[sizeof(res->path)];
+	e = cw_path_normalize(NULL, out, norm, sizeof(norm));
+	if (e < 0)
+		return e;
+	strcpy(out, norm);
+	return 0;
+}
+
+int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *res)
+{
+	int e = base_of(tid, fd, res->path, sizeof(res->path), false);
+	res->exists = true;
+	res->is_symlink = false;
+	if (e < 0)
+		return e;
+	if (e == 1) {
+		snprintf(res->path, sizeof(res->path), "/dev/fd/%d", fd);
+		return 0;
+	}
+	char norm[sizeof(res->path)];
+	e = cw_path_normalize(NULL, res->path, norm, sizeof(norm));
+	if (e < 0)
+		return e;
+	strcpy(res->path, norm);
+	return 0;
+}

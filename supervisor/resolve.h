@@ -1,0 +1,49 @@
+#ifndef CAPWATCH_RESOLVE_H
+#define CAPWATCH_RESOLVE_H
+/* Reading the target's memory and resolving its paths in its own context
+ * (kernel-notes K16, K17). Everything here is advisory input to a decision:
+ * the target can change its memory and the filesystem after we looked. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Copy a NUL-terminated string of at most SIZE bytes (NUL included) from
+ * ADDR in TID's memory, one page at a time. Returns its length, -EFAULT for
+ * NULL or unreadable memory (never an empty string in its place),
+ * -ENAMETOOLONG when no NUL is found within SIZE bytes, -ESRCH when the
+ * thread is gone. */
+ssize_t cw_mem_read_string(pid_t tid, uint64_t addr, char *buf, size_t size);
+
+/* Copy exactly LEN bytes. Returns 0, -EFAULT or -ESRCH. */
+int cw_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
+
+/* How to resolve the last component. */
+#define CW_RES_NOFOLLOW   0x1 /* act on a final symlink itself */
+#define CW_RES_EMPTY_PATH 0x2 /* "" names DIRFD itself (AT_EMPTY_PATH) */
+#define CW_RES_WANT_READ  0x4 /* the op reads: for reopened /proc/PID/fd/N */
+#define CW_RES_WANT_WRITE 0x8 /* the op writes: for reopened /proc/PID/fd/N */
+
+struct cw_resolved {
+	char path[4200];   /* normalized absolute path, or "/dev/fd/N" for an
+			      already-open object that grants nothing new */
+	bool exists;       /* the final object existed when we looked */
+	bool is_symlink;   /* ... and was a symlink (NOFOLLOW) */
+};
+
+/* Resolve PATH as the kernel would for thread TID of process TGID: relative
+ * to its cwd (DIRFD == AT_FDCWD) or to its descriptor DIRFD, through
+ * symlinks in every component but the last (and the last too unless
+ * CW_RES_NOFOLLOW), with ".." applied after symlink resolution and
+ * "/proc/self", "/proc/thread-self" naming the target. A missing final part
+ * is kept lexically (creations). Returns 0 or -errno the kernel would have
+ * returned for an unusable base (EBADF, ENOTDIR, ENOENT for "", ELOOP,
+ * ENAMETOOLONG). */
+int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
+		    struct cw_resolved *out);
+
+/* The object behind descriptor FD of TID, as a path (for fd-based metadata
+ * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */
+int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *out);
+
+#endif

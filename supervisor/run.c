@@ -1,0 +1,872 @@
+/* One run: set up (profile, workspace, scratch, environment, outputs),
+ * launch, loop, then the outcome, the report and the exit status
+ * (contract sections 1 and 4). The report is written on every path out of
+ * here once its destination is open. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "supervisor/run.h"
+#include "supervisor/filter.h"
+#include "supervisor/launch.h"
+#include "supervisor/log.h"
+#include "supervisor/notify.h"
+#include "supervisor/profile_load.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/util.h"
+
+extern char **environ;
+
+#define TRACE_BUF (256 * 1024)
+
+double cw_run_time(const struct cw_run *run)
+{
+	return cw_now() - run->t0;
+}
+
+/* ---- the trace ---- */
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void cw_run_trace_flush(struct cw_run *run)
+{
+	run->last_flush = cw_now();
+	if (run->trace_fd < 0 || run->tlen == 0)
+		return;
+	if (write_all(run->trace_fd, run->tbuf, run->tlen) < 0 && !run->trace_failed) {
+		run->trace_failed = true;
+		cw_err("writing the trace failed: %s", strerror(errno));
+	}
+	run->tlen = 0;
+}
+
+void cw_run_trace_emit(struct cw_run *run)
+{
+	struct cw_jbuf *j = &run->tj;
+	if (run->trace_fd >= 0 && !j->oom) {
+		if (run->tlen + j->len + 1 > run->tcap)
+			cw_run_trace_flush(run);
+		if (j->len + 1 > run->tcap) {
+			/* A line bigger than the buffer: write it directly. */
+			write_all(run->trace_fd, j->buf, j->len);
+			write_all(run->trace_fd, "\n", 1);
+		} else {
+			memcpy(run->tbuf + run->tlen, j->buf, j->len);
+			run->tlen += j->len;
+			run->tbuf[run->tlen++] = '\n';
+		}
+	}
+	cw_jbuf_reset(j);
+}
+
+void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cw_log(strcmp(level, "warning") == 0 ? CW_LOG_WARNING : CW_LOG_INFO, "%s", msg);
+	run->events++;
+	cw_trace_note_write(&run->tj, ++run->seq, cw_run_time(run), pid, level, msg);
+	cw_run_trace_emit(run);
+}
+
+/* ---- changes ---- */
+
+struct change {
+	char *path, *path2;     /* path2: rename target */
+	enum cw_change_kind kind;
+	bool existed;
+	struct stat before;
+};
+
+struct cw_changes {
+	struct change *v;
+	size_t n, cap;
+	size_t *index; /* open addressing on path (renames are not indexed) */
+	size_t index_cap;
+};
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int changes_grow(struct cw_changes *c)
+{
+	size_t ncap = c->index_cap ? c->index_cap * 2 : 1024;
+	size_t *ni = calloc(ncap, sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i].kind == CW_CHANGE_RENAME)
+			continue;
+		size_t h = hash_str(c->v[i].path) & (ncap - 1);
+		while (ni[h])
+			h = (h + 1) & (ncap - 1);
+		ni[h] = i + 1;
+	}
+	free(c->index);
+	c->index = ni;
+	c->index_cap = ncap;
+	return 0;
+}
+
+void cw_run_change(struct cw_run *run, enum cw_change_kind kind, const char *path, const char *path2)
+{
+	struct cw_changes *c = run->changes;
+	if (!c || !path)
+		return;
+	size_t *slot = NULL;
+	if (kind != CW_CHANGE_RENAME) {
+		if ((c->n + 1) * 2 > c->index_cap && changes_grow(c) < 0)
+			return;
+		size_t h = hash_str(path) & (c->index_cap - 1);
+		while (c->index[h]) {
+			if (strcmp(c->v[c->index[h] - 1].path, path) == 0)
+				return; /* first touch decides the "before" state */
+			h = (h + 1) & (c->index_cap - 1);
+		}
+		slot = &c->index[h];
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct change *nv = realloc(c->v, ncap * sizeof(*nv));
+		if (!nv)
+			return;
+		c->v = nv;
+		c->cap = ncap;
+	}
+	struct change *ch = &c->v[c->n];
+	memset(ch, 0, sizeof(*ch));
+	ch->kind = kind;
+	ch->path = strdup(path);
+	ch->path2 = path2 ? strdup(path2) : NULL;
+	if (!ch->path || (path2 && !ch->path2)) {
+		free(ch->path);
+		free(ch->path2);
+		return;
+	}
+	ch->existed = lstat(path, &ch->before) == 0;
+	c->n++;
+	if (slot)
+		*slot = c->n;
+}
+
+static bool same_state(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
+	       a->st_mode == b->st_mode &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* outcome.changes: the net effect on disk of the writes capwatch let
+ * through, so that a write that failed (or was undone) leaves nothing. */
+static void changes_report(struct cw_run *run)
+{
+	struct cw_changes *c = run->changes;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		struct change *ch = &c->v[i];
+		struct stat now;
+		bool exists = lstat(ch->path, &now) == 0;
+		if (ch->kind == CW_CHANGE_RENAME) {
+			struct stat st2;
+			if (ch->existed && !exists && ch->path2 && lstat(ch->path2, &st2) == 0)
+				cw_report_add_change(run->report, "renamed", ch->path, ch->path2);
+			continue;
+		}
+		if (!ch->existed && exists)
+			cw_report_add_change(run->report, "created", ch->path, NULL);
+		else if (ch->existed && !exists)
+			cw_report_add_change(run->report, "deleted", ch->path, NULL);
+		else if (ch->existed && exists && !same_state(&ch->before, &now))
+			cw_report_add_change(run->report, "modified", ch->path, NULL);
+	}
+}
+
+static void changes_free(struct cw_changes *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].path);
+		free(c->v[i].path2);
+	}
+	free(c->v);
+	free(c->index);
+	free(c);
+}
+
+/* ---- setup helpers ---- */
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int push_str(char ***arr, size_t *n, char *s)
+{
+	if (!s)
+		return -ENOMEM;
+	char **a = realloc(*arr, (*n + 2) * sizeof(*a));
+	if (!a) {
+		free(s);
+		return -ENOMEM;
+	}
+	a[(*n)++] = s;
+	a[*n] = NULL;
+	*arr = a;
+	return 0;
+}
+
+/* An absolute, normalized name for a file that may not exist yet. */
+static char *abs_name(const char *cwd, const char *file)
+{
+	char real[PATH_MAX], out[PATH_MAX + 16];
+	if (realpath(file, real))
+		return strdup(real);
+	if (cw_path_normalize(cwd, file, out, sizeof(out)) < 0)
+		return NULL;
+	return strdup(out);
+}
+
+/* Find COMMAND like execvp does. Returns 0 with *OUT, -ENOENT (127) or
+ * -EACCES (126). */
+static int find_command(const char *cmd, const char *path_env, char **out)
+{
+	struct stat st;
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0)
+			return (errno == ENOENT || errno == ENOTDIR) ? -ENOENT : -EACCES;
+		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0)
+			return -EACCES;
+		*out = strdup(cmd);
+		return *out ? 0 : -ENOMEM;
+	}
+	const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+	bool seen_eacces = false;
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		char buf[PATH_MAX];
+		int k;
+		if (n == 0)
+			k = snprintf(buf, sizeof(buf), "./%s", cmd); /* empty entry: cwd */
+		else
+			k = snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, cmd);
+		if (k > 0 && (size_t)k < sizeof(buf) && stat(buf, &st) == 0) {
+			if (!S_ISDIR(st.st_mode) && access(buf, X_OK) == 0) {
+				*out = strdup(buf);
+				return *out ? 0 : -ENOMEM;
+			}
+			seen_eacces = true;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return seen_eacces ? -EACCES : -ENOENT;
+}
+
+static bool env_kept(const char *entry, const struct cw_options *o)
+{
+	static const char *const keep[] = { "PATH", "HOME", "LANG", "TERM", "TZ", "USER", "LOGNAME" };
+	size_t n = strcspn(entry, "=");
+	if (n == 6 && strncmp(entry, "TMPDIR", 6) == 0)
+		return false; /* replaced by the scratch directory */
+	for (size_t i = 0; i < CW_ARRAY_SIZE(keep); i++)
+		if (strlen(keep[i]) == n && strncmp(entry, keep[i], n) == 0)
+			return true;
+	if (n >= 3 && strncmp(entry, "LC_", 3) == 0)
+		return true;
+	for (size_t i = 0; i < o->nenv_pass; i++)
+		if (strlen(o->env_pass[i]) == n && strncmp(entry, o->env_pass[i], n) == 0)
+			return true;
+	return false;
+}
+
+static int build_env(struct cw_run *run, bool full)
+{
+	size_t n = 0;
+	for (char **e = environ; *e; e++) {
+		if (full ? strncmp(*e, "TMPDIR=", 7) == 0 : !env_kept(*e, run->opts))
+			continue;
+		if (push_str(&run->envp, &n, strdup(*e)) < 0)
+			return -ENOMEM;
+	}
+	if (run->scratch) {
+		char *t;
+		if (asprintf(&t, "TMPDIR=%s", run->scratch) < 0 || push_str(&run->envp, &n, t) < 0)
+			return -ENOMEM;
+	}
+	if (!run->envp)
+		run->envp = calloc(1, sizeof(char *));
+	return run->envp ? 0 : -ENOMEM;
+}
+
+/* Comma-separated names of the variables the sanitizer would drop. */
+static char *dropped_env_names(const struct cw_run *run)
+{
+	size_t cap = 256, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (char **e = environ; *e; e++) {
+		if (env_kept(*e, run->opts))
+			continue;
+		size_t n = strcspn(*e, "=");
+		if (len + n + 2 > cap) {
+			cap = (len + n + 2) * 2;
+			char *ns = realloc(s, cap);
+			if (!ns) {
+				free(s);
+				return NULL;
+			}
+			s = ns;
+		}
+		if (len)
+			s[len++] = ',';
+		memcpy(s + len, *e, n);
+		len += n;
+		s[len] = '\0';
+	}
+	return s;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void remove_scratch(struct cw_run *run)
+{
+	if (!run->scratch)
+		return;
+	if (run->opts->keep_scratch) {
+		cw_info("scratch directory kept: %s", run->scratch);
+		return;
+	}
+	/* FTW_PHYS: never follow a symlink the command left behind. */
+	nftw(run->scratch, rm_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static int open_output(const char *file)
+{
+	return open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+}
+
+static void rfc3339_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- outcome ---- */
+
+struct outcome {
+	const char *state, *kind;
+	bool has_exit;
+	int code, signal;
+	const struct cw_decision *denial;
+	int status; /* capwatch's exit status */
+};
+
+static void write_report(struct cw_run *run, const struct outcome *o)
+{
+	if (!run->report)
+		return;
+	const char *layers_full[] = { "seccomp-bpf", "seccomp-unotify", "ptrace", NULL };
+	const char *layers_degraded[] = { "seccomp-bpf", "seccomp-unotify", NULL };
+	struct cw_enforcement enf = {
+		.backend = "seccomp-unotify+ptrace",
+		.level = run->observe ? "observe" : "enforce",
+		.degraded = run->degraded,
+		.downgrade_reason = run->degraded ? run->downgrade_reason : "",
+		.layers = run->degraded ? layers_degraded : layers_full,
+	};
+	cw_report_set_enforcement(run->report, &enf);
+	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
+	cw_tracker_report(run);
+	changes_report(run);
+	cw_report_set_stats(run->report, run->events, run->notifications, cw_run_time(run));
+	_cleanup_free_ char *text = cw_report_render(run->report);
+	if (!text) {
+		cw_err("rendering the report failed (out of memory)");
+		return;
+	}
+	if (run->report_fd >= 0) {
+		if (write_all(run->report_fd, text, strlen(text)) < 0)
+			cw_err("writing the report failed: %s", strerror(errno));
+	}
+}
+
+static void finish_trace(struct cw_run *run, const struct outcome *o)
+{
+	if (run->trace_fd < 0)
+		return;
+	cw_trace_summary_write(&run->tj, ++run->seq, cw_run_time(run), run->events, run->denials,
+			       o->state, o->kind, cw_run_time(run));
+	cw_run_trace_emit(run);
+	cw_run_trace_flush(run);
+}
+
+/* Outcome for a run that never started the command. */
+static int end_unstarted(struct cw_run *run, const char *state, const char *kind,
+			 const struct cw_decision *denial, int status)
+{
+	struct outcome o = { .state = state, .kind = kind, .denial = denial, .status = status };
+	write_report(run, &o);
+	finish_trace(run, &o);
+	return status;
+}
+
+static void compute_outcome(struct cw_run *run, struct outcome *o)
+{
+	int st = run->child_status;
+	memset(o, 0, sizeof(*o));
+	if (run->start_denied && !run->child_execed) {
+		o->state = "denied";
+		o->kind = "policy_denied";
+		o->denial = &run->first_denial;
+		o->status = CW_EXIT_CANNOT_EXEC;
+		return;
+	}
+	if (!run->child_execed && WIFEXITED(st) &&
+	    (WEXITSTATUS(st) == CW_EXIT_CANNOT_EXEC || WEXITSTATUS(st) == CW_EXIT_NOT_FOUND)) {
+		/* execve failed in the child although the command looked
+		 * runnable (ENOEXEC, a vanished file...). */
+		o->state = "failed";
+		o->kind = "executable_not_found";
+		o->status = WEXITSTATUS(st);
+		return;
+	}
+	o->has_exit = true;
+	if (WIFSIGNALED(st)) {
+		o->signal = WTERMSIG(st);
+		o->status = 128 + o->signal;
+	} else {
+		o->code = WEXITSTATUS(st);
+		o->status = o->code;
+	}
+	if (run->timed_out) {
+		o->state = "cancelled";
+		o->kind = "timed_out";
+		o->status = CW_EXIT_TIMEOUT;
+	} else if (run->have_denial) {
+		o->state = "denied";
+		o->kind = "enforcement_denied";
+		o->denial = &run->first_denial;
+	} else if (run->cancelled) {
+		o->state = "cancelled";
+		o->kind = "cancelled";
+	} else if (run->degraded) {
+		o->state = "completed";
+		o->kind = "enforcement_degraded";
+	} else if (o->status == 0) {
+		o->state = "completed";
+		o->kind = "success";
+	} else {
+		o->state = "failed";
+		o->kind = "application_failure";
+	}
+}
+
+static void set_run(struct cw_run *run, const char *profile)
+{
+	cw_report_set_run(run->report, profile, run->opts->command[0],
+			  (const char *const *)run->opts->command + 1, run->cwd,
+			  run->ctx.roots, run->ctx.nroots);
+	run->report_run_set = true;
+}
+
+void cw_run_kill_all(struct cw_run *run)
+{
+	if (run->tracker_ops)
+		run->tracker_ops->kill_all(run, SIGKILL);
+	else if (run->child > 0)
+		kill(run->child, SIGKILL);
+}
+
+/* After a supervisor failure with the command running: kill everything and
+ * reap what we can, briefly. */
+static void kill_and_drain(struct cw_run *run)
+{
+	cw_run_kill_all(run);
+	double deadline = cw_now() + 5;
+	while (run->tracker_ops && run->tracker_ops->alive(run) && cw_now() < deadline) {
+		/* The listener is closed first so that nothing waits on us. */
+		run->tracker_ops->reap(run);
+		usleep(10000);
+	}
+}
+
+static void run_free(struct cw_run *run)
+{
+	cw_tracker_free(run);
+	changes_free(run->changes);
+	if (run->profile)
+		cw_profile_free(run->profile);
+	if (run->report)
+		cw_report_free(run->report);
+	cw_jbuf_free(&run->tj);
+	free(run->tbuf);
+	for (size_t i = 0; i < run->ctx.nroots; i++)
+		free(run->roots[i]);
+	free(run->roots);
+	for (size_t i = 0; i < run->nprotected; i++)
+		free(run->protected_files[i]);
+	free(run->protected_files);
+	if (run->envp)
+		for (char **e = run->envp; *e; e++)
+			free(*e);
+	free(run->envp);
+	free(run->scratch);
+	free(run->cwd);
+	free(run->command_path);
+	free(run->profile_name);
+	if (run->report_fd >= 0)
+		close(run->report_fd);
+	if (run->trace_fd >= 0)
+		close(run->trace_fd);
+	if (run->listener >= 0)
+		close(run->listener);
+	if (run->child_pidfd >= 0)
+		close(run->child_pidfd);
+}
+
+int cw_run_main(const struct cw_options *opts)
+{
+	struct cw_run r = { 0 };
+	struct cw_run *run = &r;
+	struct cw_profile_files pfiles = { 0 };
+	struct sock_fprog prog = { 0 };
+	struct cw_launch_signals sigs;
+	_cleanup_close_ int sigfd = -1;
+	int status = CW_EXIT_FAILURE;
+	int e;
+	char err_reason[256] = "";
+
+	run->opts = opts;
+	run->t0 = cw_now();
+	run->last_flush = run->t0;
+	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
+	run->observe = opts->observe;
+	cw_jbuf_init(&run->tj);
+	cw_log_set_level(opts->verbosity < 0 ? CW_LOG_ERROR :
+			 opts->verbosity == 0 ? CW_LOG_WARNING :
+			 opts->verbosity == 1 ? CW_LOG_INFO : CW_LOG_DEBUG);
+
+	/* The signal state the command must inherit, before we change ours. */
+	sigprocmask(SIG_SETMASK, NULL, &sigs.mask);
+	sigaction(SIGPIPE, NULL, &sigs.pipe);
+	signal(SIGPIPE, SIG_IGN); /* a closed report/trace pipe is an error, not death */
+
+	char cwdbuf[PATH_MAX];
+	if (!getcwd(cwdbuf, sizeof(cwdbuf))) {
+		cw_err("cannot determine the current directory: %s", strerror(errno));
+		goto out;
+	}
+	run->cwd = strdup(cwdbuf);
+
+	/* 1. Where the report goes: first, so that every later failure is
+	 * reported. */
+	run->report = cw_report_new();
+	if (!run->report || !run->cwd) {
+		cw_err("out of memory");
+		goto out;
+	}
+	if (opts->report) {
+		run->report_fd = open_output(opts->report);
+		if (run->report_fd < 0) {
+			cw_err("%s: %s", opts->report, strerror(errno));
+			goto out;
+		}
+		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->report)) < 0)
+			goto oom;
+	} else if (opts->report_fd >= 0) {
+		int fl = fcntl(opts->report_fd, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			cw_err("--report-fd %d: %s", opts->report_fd,
+			       fl < 0 ? strerror(errno) : "descriptor is not open for writing");
+			goto out;
+		}
+		run->report_fd = fcntl(opts->report_fd, F_DUPFD_CLOEXEC, 3);
+		close(opts->report_fd); /* the command must not inherit it */
+		if (run->report_fd < 0) {
+			cw_err("--report-fd %d: %s", opts->report_fd, strerror(errno));
+			goto out;
+		}
+		char link[64], target[PATH_MAX];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", run->report_fd);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0 && target[0] == '/') {
+			target[n] = '\0';
+			if (push_str(&run->protected_files, &run->nprotected, strdup(target)) < 0)
+				goto oom;
+		}
+	}
+
+	/* 2. The workspace roots, the scratch directory, the context. */
+	size_t nroots = 0;
+	for (size_t i = 0; i < (opts->nworkspaces ? opts->nworkspaces : 1); i++) {
+		const char *w = opts->nworkspaces ? opts->workspaces[i] : run->cwd;
+		char real[PATH_MAX];
+		struct stat st;
+		if (!realpath(w, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			cw_err("--workspace %s: %s", w, errno ? strerror(errno) : "not a directory");
+			snprintf(err_reason, sizeof(err_reason), "workspace %s unusable", w);
+			goto setup_failed;
+		}
+		if (push_str(&run->roots, &nroots, strdup(real)) < 0)
+			goto oom;
+	}
+	run->ctx.roots = (const char *const *)run->roots;
+	run->ctx.nroots = nroots;
+
+	/* 3. The profile. */
+	e = cw_profile_load(opts->profile, &run->profile, &pfiles);
+	if (e < 0) {
+		snprintf(err_reason, sizeof(err_reason), "profile %s could not be loaded", opts->profile);
+		goto setup_failed;
+	}
+	for (size_t i = 0; i < pfiles.n; i++)
+		if (push_str(&run->protected_files, &run->nprotected, strdup(pfiles.paths[i])) < 0)
+			goto oom;
+	run->profile_name = xstrdup(cw_profile_name(run->profile));
+
+	if (opts->trace) {
+		run->trace_fd = open_output(opts->trace);
+		if (run->trace_fd < 0) {
+			cw_err("%s: %s", opts->trace, strerror(errno));
+			snprintf(err_reason, sizeof(err_reason), "trace file unusable");
+			goto setup_failed;
+		}
+		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->trace)) < 0)
+			goto oom;
+		run->tcap = TRACE_BUF;
+		run->tbuf = malloc(run->tcap);
+		if (!run->tbuf)
+			goto oom;
+	}
+
+	const char *tmp = getenv("TMPDIR");
+	char tmpl[PATH_MAX];
+	snprintf(tmpl, sizeof(tmpl), "%s/capwatch-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!mkdtemp(tmpl)) { /* mkdtemp creates it 0700 */
+		cw_err("cannot create a scratch directory %s: %s", tmpl, strerror(errno));
+		snprintf(err_reason, sizeof(err_reason), "scratch directory could not be created");
+		goto setup_failed;
+	}
+	char realtmp[PATH_MAX];
+	run->scratch = strdup(realpath(tmpl, realtmp) ? realtmp : tmpl);
+	if (!run->scratch)
+		goto oom;
+
+	run->ctx.scratch = run->scratch;
+	run->ctx.home = getenv("HOME");
+	run->ctx.protected_files = (const char *const *)run->protected_files;
+	run->ctx.nprotected = run->nprotected;
+	run->ctx.approve_risk = opts->approve_risk != NULL;
+	run->ctx.approve_reason = opts->approve_risk;
+	run->ctx.grants = opts->grants;
+	run->ctx.ngrants = opts->ngrants;
+	run->changes = calloc(1, sizeof(*run->changes));
+	if (!run->changes || cw_tracker_new(run) < 0)
+		goto oom;
+
+	set_run(run, run->profile_name ? run->profile_name : opts->profile);
+
+	if (run->trace_fd >= 0) {
+		struct utsname u;
+		char start[32];
+		uname(&u);
+		rfc3339_now(start, sizeof(start));
+		struct cw_trace_header h = {
+			.profile = run->profile_name, .roots = run->ctx.roots, .nroots = run->ctx.nroots,
+			.command = opts->command[0], .args = (const char *const *)opts->command + 1,
+			.kernel = u.release, .start = start, .scratch = run->scratch, .home = run->ctx.home,
+			.protected_files = run->ctx.protected_files, .nprotected = run->ctx.nprotected,
+			.backend = "seccomp-unotify+ptrace", .level = run->observe ? "observe" : "enforce",
+		};
+		cw_trace_header_write(&run->tj, &h);
+		cw_run_trace_emit(run);
+	}
+
+	/* 4. Before starting: is the command there, may it start at all? */
+	e = find_command(opts->command[0], getenv("PATH"), &run->command_path);
+	if (e == -ENOMEM)
+		goto oom;
+	if (e < 0) {
+		cw_err("%s: %s", opts->command[0], e == -ENOENT ? "command not found" : "cannot execute (permission denied or not a regular file)");
+		status = end_unstarted(run, "failed", "executable_not_found", NULL,
+				       e == -ENOENT ? CW_EXIT_NOT_FOUND : CW_EXIT_CANNOT_EXEC);
+		goto out;
+	}
+	char abs_cmd[PATH_MAX + 16];
+	if (cw_path_normalize(run->cwd, run->command_path, abs_cmd, sizeof(abs_cmd)) < 0)
+		snprintf(abs_cmd, sizeof(abs_cmd), "%s", run->command_path);
+	if (!cw_profile_allows_start(run->profile)) {
+		struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = abs_cmd };
+		struct cw_decision d;
+		cw_policy_decide(run->profile, &run->ctx, &op, &d);
+		if (d.verdict == CW_ALLOW) {
+			/* The profile says no start, the rule says allow: trust
+			 * the stricter one. */
+			d.verdict = CW_DENY;
+			d.cap = CW_CAP_PROCESS_SPAWN;
+			snprintf(d.reason, sizeof(d.reason), "profile %s does not let any command start", run->profile_name);
+		}
+		struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = &d,
+					       .time = cw_run_time(run), .enforced = true };
+		cw_report_add_denial(run->report, &dr);
+		run->denials++;
+		cw_err("profile %s: %s is not allowed to start (%s)", run->profile_name, opts->command[0], d.rule);
+		status = end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC);
+		goto out;
+	}
+	bool full_env = false;
+	if (opts->inherit_env) {
+		_cleanup_free_ char *names = dropped_env_names(run);
+		struct cw_op op = { .kind = CW_OP_ENV, .syscall = "execve", .env_names = names ? names : "" };
+		struct cw_decision d;
+		cw_policy_decide(run->profile, &run->ctx, &op, &d);
+		cw_report_count_capability(run->report, d.cap, d.scope, d.verdict);
+		if (d.verdict != CW_ALLOW && !run->observe) {
+			if (d.next_action == CW_NEXT_NONE && d.verdict == CW_ASK)
+				d.next_action = CW_NEXT_REQUEST_APPROVAL;
+			struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = &d,
+						       .time = cw_run_time(run), .enforced = true };
+			cw_report_add_denial(run->report, &dr);
+			run->denials++;
+			cw_err("--inherit-env denied by profile %s (%s)", run->profile_name, d.rule);
+			status = end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC);
+			goto out;
+		}
+		full_env = true;
+	}
+	if (build_env(run, full_env) < 0)
+		goto oom;
+
+	/* 5. The filter, the signals, the launch. */
+	if (cw_filter_build(run, &prog) < 0) {
+		snprintf(err_reason, sizeof(err_reason), "seccomp filter could not be built");
+		goto setup_failed;
+	}
+	if (cw_notify_init(run) < 0) {
+		snprintf(err_reason, sizeof(err_reason), "seccomp notifications unavailable");
+		goto setup_failed;
+	}
+	run->tty_mode = isatty(STDIN_FILENO);
+	sigset_t mask;
+	sigemptyset(&mask);
+	int fwd[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+	for (size_t i = 0; i < CW_ARRAY_SIZE(fwd); i++)
+		sigaddset(&mask, fwd[i]);
+	if (run->tty_mode) {
+		sigaddset(&mask, SIGTSTP);
+		sigaddset(&mask, SIGTTIN);
+		sigaddset(&mask, SIGTTOU);
+	}
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0) {
+		cw_err("signalfd: %s", strerror(errno));
+		snprintf(err_reason, sizeof(err_reason), "signalfd failed");
+		goto setup_failed;
+	}
+
+	cw_run_trace_flush(run);
+	e = cw_launch(run, &prog, &sigs);
+	if (e < 0) {
+		snprintf(err_reason, sizeof(err_reason), "launching the command failed: %s", strerror(-e));
+		goto setup_failed;
+	}
+	if (run->degraded)
+		cw_run_note(run, run->child, "warning", "%s", run->downgrade_reason);
+
+	/* 6. The run. */
+	e = cw_notify_loop(run, sigfd);
+	if (e < 0) {
+		cw_err("event loop failed: %s", strerror(-e));
+		close(run->listener); /* pending notifications fail with ENOSYS */
+		run->listener = -1;
+		kill_and_drain(run);
+		snprintf(err_reason, sizeof(err_reason), "supervisor failure: %s", strerror(-e));
+		if (!run->child_exited)
+			goto setup_failed;
+	}
+	if (run->tracker_ops->alive(run))
+		kill_and_drain(run);
+
+	{
+		struct outcome o;
+		compute_outcome(run, &o);
+		write_report(run, &o);
+		finish_trace(run, &o);
+		status = o.status;
+	}
+	goto out;
+
+oom:
+	cw_err("out of memory");
+	snprintf(err_reason, sizeof(err_reason), "out of memory");
+setup_failed:
+	if (run->child > 0 && !run->child_exited)
+		kill_and_drain(run);
+	{
+		if (!run->report_run_set)
+			set_run(run, opts->profile);
+		struct outcome o = { .state = "failed", .kind = "sandbox_setup_failure", .status = CW_EXIT_FAILURE };
+		if (err_reason[0])
+			cw_debug("setup failure: %s", err_reason);
+		write_report(run, &o);
+		finish_trace(run, &o);
+	}
+	status = CW_EXIT_FAILURE;
+out:
+	remove_scratch(run);
+	free(prog.filter);
+	cw_profile_files_free(&pfiles);
+	run_free(run);
+	return status;
+}

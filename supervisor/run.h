@@ -1,0 +1,100 @@
+#ifndef CAPWATCH_RUN_H
+#define CAPWATCH_RUN_H
+/* The state of one supervised run, shared by the launcher, the event loop,
+ * the tracker and the handlers. One instance per capwatch process; the
+ * supervisor is single-threaded (every ptrace request must come from the
+ * thread that seized). */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include "policy.h"
+#include "report.h"
+#include "trace.h"
+#include "jbuf.h"
+#include "supervisor/cli.h"
+
+struct cw_tracker;
+struct cw_tracker_ops;
+struct cw_changes;
+
+struct cw_run {
+	/* --- configuration, fixed before the command starts --- */
+	const struct cw_options *opts;
+	cw_profile *profile;
+	char *profile_name;           /* as reported */
+	struct cw_context ctx;
+	char **roots;                 /* owned; ctx.roots points here */
+	char **protected_files;       /* owned; ctx.protected_files points here */
+	size_t nprotected;
+	char *scratch;                /* the run's TMPDIR (owned), or NULL */
+	char *cwd;
+	char *command_path;           /* COMMAND resolved in PATH */
+	char **envp;                  /* the command's environment */
+	bool observe;                 /* --observe: decide, record, deny nothing */
+	bool tty_mode;                /* the command shares capwatch's process group */
+
+	/* --- outputs --- */
+	cw_report *report;
+	bool report_run_set;
+	int report_fd;                /* -1: no report */
+	int trace_fd;                 /* -1: no trace */
+	struct cw_jbuf tj;            /* one trace line, reused */
+	char *tbuf;                   /* trace write buffer */
+	size_t tlen, tcap;
+	double last_flush;
+	bool trace_failed;
+
+	/* --- counters --- */
+	double t0;                    /* monotonic start */
+	uint64_t seq;                 /* last trace sequence number */
+	uint64_t events;              /* op + process events */
+	uint64_t notifications;       /* seccomp notifications received */
+	uint64_t denials;
+	bool have_denial;
+	struct cw_decision first_denial;
+	bool start_denied;            /* the command's own exec was denied */
+
+	/* --- the process tree --- */
+	pid_t child;                  /* the first child (the command) */
+	int child_pidfd;
+	bool child_exited;
+	int child_status;             /* wait status */
+	bool child_execed;            /* the command's exec happened */
+	const struct cw_tracker_ops *tracker_ops;
+	struct cw_tracker *tracker;
+	int listener;                 /* seccomp listener, -1 when closed */
+	bool listener_hup;
+	bool timed_out;
+	bool cancelled;               /* capwatch was told to stop (SIGTERM...) */
+	bool degraded;
+	char downgrade_reason[256];
+	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */
+
+	struct cw_changes *changes;
+};
+
+/* Seconds since the run started. */
+double cw_run_time(const struct cw_run *run);
+
+/* Append the line in run->tj to the trace (buffered). */
+void cw_run_trace_emit(struct cw_run *run);
+void cw_run_trace_flush(struct cw_run *run);
+/* A "note" line and a log message at LEVEL "warning"/"info". */
+void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Changes to the workspace (outcome.changes). Called before an allowed
+ * write continues, with the state of PATH before it. The final list is
+ * computed at the end of the run from what is on disk then, so a write that
+ * failed leaves no change behind. */
+enum cw_change_kind { CW_CHANGE_WRITE, CW_CHANGE_DELETE, CW_CHANGE_CREATE, CW_CHANGE_RENAME };
+void cw_run_change(struct cw_run *run, enum cw_change_kind kind, const char *path, const char *path2);
+
+/* Kill every supervised process (SIGKILL by pid) and say why. */
+void cw_run_kill_all(struct cw_run *run);
+
+/* The whole run after argument parsing: returns the exit status. */
+int cw_run_main(const struct cw_options *opts);
+
+#endif
