@@ -118,6 +118,62 @@ static size_t vlen(const char *const *v)
 	return n;
 }
 
+/* The reader refuses lines over 1 MiB (trace_read.c), so the writer keeps
+ * every line well below that: argv is the one unbounded input (up to
+ * ARG_MAX), and at most CW_TRACE_ARGV_MAX of its bytes are written (each
+ * byte costs at most 6 bytes of JSON, escaped or as U+FFFD plus hex).
+ * Whole elements are kept while they fit; the one that crosses the limit
+ * is cut, the rest dropped, and "<key>_truncated": true says so. */
+#define CW_TRACE_ARGV_MAX (128 * 1024)
+
+static void kv_argv(struct cw_jbuf *j, const char *key, const char *const *v, size_t n)
+{
+	size_t i, keep = 0, used = 0, lastlen = 0, l;
+	bool cut = false, lossy = false;
+	char hk[64];
+
+	for (i = 0; i < n; i++) {
+		l = v[i] ? strlen(v[i]) : 0;
+		if (used + l > CW_TRACE_ARGV_MAX) {
+			lastlen = CW_TRACE_ARGV_MAX - used;
+			keep = i + 1;
+			cut = true;
+			break;
+		}
+		used += l;
+		keep = i + 1;
+		lastlen = l;
+	}
+	if (!cut) {
+		cw_jbuf_arr_bytes(j, key, v, n);
+		return;
+	}
+	cw_jbuf_key(j, key);
+	cw_jbuf_arr_begin(j);
+	for (i = 0; i < keep; i++) {
+		l = i + 1 == keep ? lastlen : (v[i] ? strlen(v[i]) : 0);
+		cw_jbuf_strn(j, v[i] ? v[i] : "", l);
+		if (!cw_utf8_valid(v[i] ? v[i] : "", l))
+			lossy = true;
+	}
+	cw_jbuf_arr_end(j);
+	if (lossy) {
+		snprintf(hk, sizeof(hk), "%s_hex", key);
+		cw_jbuf_key(j, hk);
+		cw_jbuf_arr_begin(j);
+		for (i = 0; i < keep; i++) {
+			l = i + 1 == keep ? lastlen : (v[i] ? strlen(v[i]) : 0);
+			if (!cw_utf8_valid(v[i] ? v[i] : "", l))
+				cw_jbuf_hex(j, v[i], l);
+			else
+				cw_jbuf_null(j);
+		}
+		cw_jbuf_arr_end(j);
+	}
+	snprintf(hk, sizeof(hk), "%s_truncated", key);
+	cw_jbuf_kv_bool(j, hk, true);
+}
+
 static void common(struct cw_jbuf *j, const char *type, uint64_t seq, double t)
 {
 	cw_jbuf_obj_begin(j);
@@ -173,7 +229,7 @@ void cw_trace_header_write(struct cw_jbuf *j, const struct cw_trace_header *h)
 	cw_jbuf_key(j, "command");
 	cw_jbuf_obj_begin(j);
 	kv_cbytes(j, "name", h->command);
-	cw_jbuf_arr_bytes(j, "args", h->args, vlen(h->args));
+	kv_argv(j, "args", h->args, vlen(h->args));
 	cw_jbuf_obj_end(j);
 	cw_jbuf_kv_str(j, "kernel", h->kernel);
 	cw_jbuf_kv_str(j, "start", h->start);
@@ -225,7 +281,7 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 	if (have_addr)
 		kv_cbytes(j, "addr", addr);
 	if (e->argv)
-		cw_jbuf_arr_bytes(j, "argv", e->argv, vlen(e->argv));
+		kv_argv(j, "argv", e->argv, vlen(e->argv));
 	cw_jbuf_obj_end(j);
 
 	if (op) {
@@ -286,7 +342,7 @@ void cw_trace_exec_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, int
 	cw_jbuf_kv_int(j, "pid", pid);
 	cw_jbuf_kv_int(j, "ppid", ppid);
 	kv_cbytes(j, "exe", exe);
-	cw_jbuf_arr_bytes(j, "argv", argv, vlen(argv));
+	kv_argv(j, "argv", argv, vlen(argv));
 	cw_jbuf_kv_str(j, "preload", preload ? preload : "unknown");
 	cw_jbuf_obj_end(j);
 }

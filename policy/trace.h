@@ -24,6 +24,9 @@
  *   note    {"type":"note","seq","time","pid","level":"warning","message":..}  (degradations, dropped preload data)
  *   summary {"type":"summary","seq","time","events":N,"denials":N,"outcome":{state,kind},"elapsed":S}
  * Strings from the target go through cw_jbuf_kv_bytes (see jbuf.h).
+ * argv/args arrays hold at most 128 KiB of bytes so that every line stays
+ * far below the reader's 1 MiB limit; when cut, "argv_truncated": true
+ * (or "args_truncated") follows the array.
  * "seq" starts at 1 and increases by 1 over every non-header line. */
 #include <stdbool.h>
 #include <stddef.h>

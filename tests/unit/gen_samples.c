@@ -102,6 +102,18 @@ static void write_trace(void)
 	emit(f, &j);
 	cw_trace_exec_write(&j, ++seq, 0.002, 100, 99, "/usr/bin/cc", argv_cc, "present");
 	emit(f, &j);
+	{
+		/* an argv over the 128 KiB the trace keeps: cut, and flagged */
+		static char big[3][60 * 1024 + 1];
+		const char *argv_big[] = { "ld", big[0], big[1], big[2], NULL };
+		int k;
+
+		for (k = 0; k < 3; k++)
+			memset(big[k], 'a' + k, sizeof(big[k]) - 1);
+		big[2][100] = (char)0xff;
+		cw_trace_exec_write(&j, ++seq, 0.0025, 100, 99, "/usr/bin/ld", argv_big, "unknown");
+		emit(f, &j);
+	}
 
 	/* open for writing a non-UTF-8, newline-carrying name in the workspace */
 	memset(&op, 0, sizeof(op));

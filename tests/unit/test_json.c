@@ -807,6 +807,59 @@ static void test_trace_process_lines(void **state)
 	cw_jbuf_free(&j);
 }
 
+/* argv up to ARG_MAX must still give a line the reader accepts */
+static void test_trace_huge_argv(void **state)
+{
+	size_t el = 100 * 1024, total = 0;
+	char *a = malloc(el + 1), *b = malloc(el + 1), *c = malloc(el + 1);
+	const char *argv[] = { "cc", NULL, NULL, NULL, NULL };
+	struct cw_jbuf j;
+	char err[256];
+	cJSON *ev, *arr, *it;
+
+	assert_true(a && b && c);
+	memset(a, 'a', el);
+	a[el] = '\0';
+	memset(b, '\n', el); /* 6 bytes of JSON each */
+	b[7] = (char)0xff;
+	b[el] = '\0';
+	memset(c, 'c', el);
+	c[el] = '\0';
+	argv[1] = a;
+	argv[2] = b;
+	argv[3] = c;
+	cw_jbuf_init(&j);
+	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, "unknown");
+	assert_false(j.oom);
+	check_line_clean(j.buf, j.len);
+	assert_true(j.len < 1024 * 1024);
+	ev = cw_trace_parse_line(j.buf, j.len, 10, err, sizeof(err));
+	if (!ev)
+		fail_msg("%s", err);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ev, "argv_truncated")));
+	arr = cJSON_GetObjectItem(ev, "argv");
+	assert_int_equal(cJSON_GetArraySize(arr), 3); /* c dropped, b cut */
+	assert_string_equal(cJSON_GetArrayItem(arr, 1)->valuestring, a);
+	cJSON_ArrayForEach(it, arr)
+		total += strlen(it->valuestring);
+	/* b's U+FFFD is 3 bytes for one byte of input */
+	assert_int_equal(total, 128 * 1024 + 2);
+	assert_int_equal(strlen(cJSON_GetArrayItem(cJSON_GetObjectItem(ev, "argv_hex"), 2)->valuestring),
+			 2 * (128 * 1024 - 2 - el));
+	cJSON_Delete(ev);
+
+	/* short argv: no flag */
+	argv[1] = "-c";
+	argv[2] = NULL;
+	cw_jbuf_reset(&j);
+	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, "unknown");
+	assert_null(strstr(j.buf, "truncated"));
+	cw_jbuf_free(&j);
+	free(a);
+	free(b);
+	free(c);
+}
+
 static void expect_parse_error(const char *line, size_t len, unsigned long lineno, const char *want)
 {
 	char err[256] = "", num[32];
@@ -1170,6 +1223,7 @@ int main(void)
 		cmocka_unit_test(test_trace_op_roundtrip),
 		cmocka_unit_test(test_trace_header_roundtrip),
 		cmocka_unit_test(test_trace_process_lines),
+		cmocka_unit_test(test_trace_huge_argv),
 		cmocka_unit_test(test_trace_parse_errors),
 		cmocka_unit_test(test_event_to_op_errors),
 		cmocka_unit_test(test_report_full),
