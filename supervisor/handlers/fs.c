@@ -16,9 +16,9 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
-#ifndef __O_TMPFILE
-#define __O_TMPFILE 020000000
-#endif
+/* The kernel's own O_TMPFILE bit (glibc's __O_TMPFILE also has
+ * O_DIRECTORY in it, which every directory open sets). */
+#define CW_O_TMPFILE_BIT 020000000
 
 /* Scratch buffers: one notification is handled at a time. */
 static char raw1[PATH_MAX], raw2[PATH_MAX];
@@ -28,7 +28,7 @@ static bool write_intent(long long flags)
 {
 	if (flags & O_PATH)
 		return false; /* O_PATH ignores every other flag (K18) */
-	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | __O_TMPFILE));
+	return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT));
 }
 
 static bool in_workspace(struct cw_notif *n, const char *path)

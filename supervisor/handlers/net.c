@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -45,6 +46,22 @@ static void absolutize_unix(struct cw_notif *n)
 	memset(un->sun_path, 0, sizeof(un->sun_path));
 	memcpy(un->sun_path, abs, strlen(abs));
 	addrlen = (socklen_t)(off + strlen(abs) + 1);
+}
+
+static int missing_unix_path(void)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)&addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] != '/')
+		return 0;
+	char p[sizeof(un->sun_path) + 1];
+	size_t n = addrlen - off;
+	memcpy(p, un->sun_path, n);
+	p[n] = '\0';
+	struct stat st;
+	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
+		return errno;
+	return 0;
 }
 
 static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len)
@@ -137,6 +154,17 @@ void cw_handle_net(struct cw_notif *n)
 	if (e < 0) {
 		answer_unreadable(n, -e);
 		return;
+	}
+	if (ev.op.kind == CW_OP_CONNECT || ev.op.kind == CW_OP_SEND) {
+		/* A unix socket path that does not exist cannot be reached:
+		 * answer as the kernel would (glibc probes nscd this way on
+		 * every name lookup). Answered by us, not CONTINUEd, so a
+		 * socket created meanwhile is not reached either. */
+		e = missing_unix_path();
+		if (e) {
+			cw_notif_error(n, e);
+			return;
+		}
 	}
 	ev.op.addr = (const struct sockaddr *)&addr;
 	ev.op.addrlen = addrlen;

@@ -4,6 +4,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,9 +104,84 @@ void cw_handle_proc(struct cw_notif *n)
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }
 
+/* Real, effective, saved and filesystem ids from a "Uid:"/"Gid:" line. */
+static bool read_ids(pid_t tid, const char *key, long ids[4])
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	char *p = strstr(buf, key);
+	if (!p)
+		return false;
+	p += strlen(key);
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		ids[i] = strtol(p, &end, 10);
+		if (end == p)
+			return false;
+		p = end;
+	}
+	return true;
+}
+
+/* id arguments are 32-bit; -1 means "leave unchanged". */
+static bool same(uint32_t v, long cur)
+{
+	return v == (uint32_t)-1 || (long)v == cur;
+}
+
+/* Does this set*id call leave every credential as it is? Programs such as
+ * make call setresuid(-1, -1, -1) or setfsuid(-1) (a query) routinely;
+ * only real changes are worth a decision. The arguments are registers, so
+ * the check is exact. */
+static bool setid_is_noop(struct cw_notif *n)
+{
+	int nr = n->req->data.nr;
+	bool gid = nr == __NR_setgid || nr == __NR_setregid || nr == __NR_setresgid || nr == __NR_setfsgid;
+	long c[4];
+	uint32_t a0 = (uint32_t)arg_u64(n, 0), a1 = (uint32_t)arg_u64(n, 1), a2 = (uint32_t)arg_u64(n, 2);
+
+	if (nr == __NR_setgroups)
+		return false;
+	if (!read_ids(n->tid, gid ? "Gid:" : "Uid:", c))
+		return false;
+	switch (nr) {
+	case __NR_setuid:
+	case __NR_setgid:
+		return (long)a0 == c[0] && (long)a0 == c[1] && (long)a0 == c[2] && (long)a0 == c[3];
+	case __NR_setreuid:
+	case __NR_setregid:
+		if (!same(a0, c[0]) || !same(a1, c[1]))
+			return false;
+		/* The saved id follows the effective one in some cases. */
+		if (a0 != (uint32_t)-1 || (a1 != (uint32_t)-1 && (long)a1 != c[0]))
+			return c[2] == c[1] && c[3] == c[1];
+		return true;
+	case __NR_setresuid:
+	case __NR_setresgid:
+		return same(a0, c[0]) && same(a1, c[1]) && same(a2, c[2]) &&
+		       (a1 == (uint32_t)-1 || c[3] == c[1]);
+	case __NR_setfsuid:
+	case __NR_setfsgid:
+		return same(a0, c[3]);
+	}
+	return false;
+}
+
 void cw_handle_escape(struct cw_notif *n)
 {
 	struct cw_event ev;
+	if (setid_is_noop(n)) {
+		cw_notif_continue(n);
+		return;
+	}
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
 	ev.flags = (long long)n->req->data.args[n->req->data.nr == __NR_seccomp ? 1 : 0];
