@@ -11,13 +11,18 @@
  *            "home":..,"protected":[..],"enforcement":{..}}
  *   op      {"type":"op","seq":N,"time":S,"pid":..,"tid":..,"ppid":..,
  *            "source":"seccomp","syscall":"openat","op":"open_write",
- *            "args":{"path":..,"dirfd":..,"flags":..,"addr":..,"argv":[..]},
+ *            "args":{"path":..,"path2":..,"dirfd":..,"flags":..,"addr":..,"argv":[..]},
  *            "resolved":"/abs/path"|"203.0.113.7:80","resolved2":..,
- *            "host":..,"target_pid":..,"target_in_tree":..,
- *            "capability":"workspace_write"|null,"secret":false,"scope":..,
- *            "decision":"allow|deny|ask","profile_decision":..,"rule":..,
+ *            "host":..,"target_pid":..,"target_in_tree":..,"env_names":..,
+ *            "capability":"workspace_write"|null,"secret":false,"flagged":false,
+ *            "scope":..,"decision":"allow|deny|ask","profile_decision":..,"rule":..,
  *            "reason":..,"source_of_decision":"configured_policy",
- *            "enforced":true,"errno":"EACCES"|null,"verified":false}
+ *            "next_action":"none|request_approval|...",
+ *            "enforced":true,"errno":"EACCES"|N|null,"verified":false}
+ *           args members appear only when given; "resolved" is the address
+ *           for connect/send/bind/listen and the normalized path otherwise;
+ *           target_pid/target_in_tree only for signal and proc_access; an
+ *           errno without a name is written as its number.
  *   spawn   {"type":"spawn","seq","time","pid","ppid","tid","via":"fork|vfork|clone"}
  *   exec    {"type":"exec","seq","time","pid","ppid","exe":..,"argv":[..],"preload":"present|absent|unknown"}
  *   exit    {"type":"exit","seq","time","pid","code":N|null,"signal":"SIGKILL"|null}
