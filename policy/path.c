@@ -262,52 +262,103 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 
 /* ---- globs --------------------------------------------------------------- */
 
-/* S0 is the start of the subject, to know whether S sits at a component
- * start. Backtracking is bounded by the subject length per star; profile
- * globs are short. */
-static bool gmatch(const char *g, const char *s, const char *s0)
+/* The glob is compiled to tokens and run as an NFA over the subject: time
+ * O(|glob| x |path|), no recursion, no backtracking. (A backtracking
+ * matcher is exponential in the number of stars, and the path is chosen
+ * by the supervised program.) */
+enum { T_LIT, T_ANY1, T_STAR, T_DSTAR };
+
+static void glob_closure(const unsigned char *kind, const char *lit, size_t nt,
+			 unsigned char *st, bool at_component_start)
 {
-	for (;;) {
-		char c = *g;
-		if (c == '\0')
-			return *s == '\0';
-		if (c == '*' && g[1] == '*') {
-			while (*g == '*')
-				g++;
-			/* "**\/" at a component start may stand for no directory */
-			if (*g == '/' && (s == s0 || s[-1] == '/') && gmatch(g + 1, s, s0))
-				return true;
-			for (const char *t = s; ; t++) {
-				if (gmatch(g, t, s0))
-					return true;
-				if (!*t)
-					return false;
+	/* epsilon moves only go forward, so one ascending pass suffices */
+	for (size_t i = 0; i < nt; i++) {
+		if (!st[i])
+			continue;
+		if (kind[i] == T_STAR || kind[i] == T_DSTAR)
+			st[i + 1] = 1;
+		/* "**" followed by "/" at a component start may stand for no directory */
+		if (kind[i] == T_DSTAR && at_component_start && i + 1 < nt &&
+		    kind[i + 1] == T_LIT && lit[i + 1] == '/')
+			st[i + 2] = 1;
+	}
+}
+
+static bool gmatch(const char *g, const char *s)
+{
+	unsigned char kind[CW_GLOB_MAX];
+	char lit[CW_GLOB_MAX];
+	unsigned char a[CW_GLOB_MAX + 1], b[CW_GLOB_MAX + 1];
+	size_t nt = 0;
+
+	kind[0] = T_LIT; /* only to quiet -Wmaybe-uninitialized for the empty glob */
+	lit[0] = '\0';
+	for (const char *p = g; *p; ) {
+		if (nt >= CW_GLOB_MAX)
+			return false; /* rejected by the profile parser long before */
+		if (*p == '*') {
+			if (p[1] == '*') {
+				while (*p == '*')
+					p++;
+				kind[nt++] = T_DSTAR;
+			} else {
+				p++;
+				kind[nt++] = T_STAR;
 			}
-		}
-		if (c == '*') {
-			g++;
-			for (const char *t = s; ; t++) {
-				if (gmatch(g, t, s0))
-					return true;
-				if (!*t || *t == '/')
-					return false;
-			}
-		}
-		/* a trailing slash-double-star also names the directory itself */
-		if (c == '/' && *s == '\0' && strcmp(g, "/**") == 0)
-			return true;
-		if (c == '?') {
-			if (!*s || *s == '/')
-				return false;
-			g++, s++;
 			continue;
 		}
-		if (c == '\\' && g[1])
-			c = *++g;
-		if (*s != c)
-			return false;
-		g++, s++;
+		if (*p == '?') {
+			p++;
+			kind[nt++] = T_ANY1;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		kind[nt] = T_LIT;
+		lit[nt++] = *p++;
 	}
+
+	unsigned char *cur = a, *nxt = b;
+	memset(cur, 0, nt + 1);
+	cur[0] = 1;
+	glob_closure(kind, lit, nt, cur, true);
+	for (const char *t = s; *t; t++) {
+		char c = *t;
+		bool any = false;
+		memset(nxt, 0, nt + 1);
+		for (size_t i = 0; i < nt; i++) {
+			if (!cur[i])
+				continue;
+			switch (kind[i]) {
+			case T_LIT:
+				if (c == lit[i])
+					nxt[i + 1] = 1, any = true;
+				break;
+			case T_ANY1:
+				if (c != '/')
+					nxt[i + 1] = 1, any = true;
+				break;
+			case T_STAR:
+				if (c != '/')
+					nxt[i] = 1, any = true;
+				break;
+			case T_DSTAR:
+				nxt[i] = 1, any = true;
+				break;
+			}
+		}
+		if (!any)
+			return false;
+		glob_closure(kind, lit, nt, nxt, c == '/');
+		unsigned char *tmp = cur;
+		cur = nxt;
+		nxt = tmp;
+	}
+	if (cur[nt])
+		return true;
+	/* a trailing slash-double-star also names the directory itself */
+	return nt >= 2 && cur[nt - 2] && kind[nt - 2] == T_LIT && lit[nt - 2] == '/' &&
+	       kind[nt - 1] == T_DSTAR;
 }
 
 bool cw_path_glob_match(const struct cw_context *ctx, const char *glob, const char *path)
@@ -324,7 +375,7 @@ bool cw_path_glob_match(const struct cw_context *ctx, const char *glob, const ch
 			return path[hl] == '\0';
 		if (path[hl] != '/' && !(path[hl] == '\0' && strcmp(glob + 1, "/**") == 0))
 			return false;
-		return gmatch(glob + 1, path + hl, path + hl);
+		return gmatch(glob + 1, path + hl);
 	}
-	return gmatch(glob, path, path);
+	return gmatch(glob, path);
 }

@@ -42,4 +42,8 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path);
  * a leading "~/" is ctx->home. */
 bool cw_path_glob_match(const struct cw_context *ctx, const char *glob, const char *path);
 
+/* Longest glob (in tokens) cw_path_glob_match handles; longer ones match
+ * nothing, and the profile parser rejects them. */
+#define CW_GLOB_MAX 4096
+
 #endif

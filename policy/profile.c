@@ -173,6 +173,8 @@ const char *cw_scope_invalid(int slot, const char *s)
 {
 	if (!s || !*s)
 		return "empty scope";
+	if (strlen(s) >= CW_GLOB_MAX)
+		return "scope too long";
 	switch (slot_kind(slot)) {
 	case SK_PATH:
 		return is_path_glob(s) ? NULL : "expected an absolute path glob (\"/...\", \"~/...\" or \"**/...\")";
@@ -553,7 +555,7 @@ static void quote(char *out, size_t outsz, const char *s)
 	}
 	out[o++] = '"';
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (o + 8 >= outsz || o > 80) {
+		if (o + 8 >= outsz) {
 			memcpy(out + o, "...", 3);
 			o += 3;
 			break;
@@ -573,8 +575,12 @@ static void jpath_text(const struct pctx *pc, int np, char *out, size_t outsz)
 	out[0] = '\0';
 	for (int d = 0; d < np && o < outsz; d++) {
 		int n;
-		if (pc->path[d].key)
-			n = snprintf(out + o, outsz - o, "%s%s", d ? "." : "", pc->path[d].key);
+		if (pc->path[d].key) {
+			char q[128];
+			quote(q, sizeof q, pc->path[d].key);
+			q[strlen(q) - 1] = '\0'; /* without the quotes */
+			n = snprintf(out + o, outsz - o, "%s%s", d ? "." : "", q + 1);
+		}
 		else
 			n = snprintf(out + o, outsz - o, "[%d]", pc->path[d].index);
 		if (n < 0)
@@ -702,9 +708,11 @@ static int parse_rule(struct pctx *pc, int slot, const cJSON *v, struct cw_slot_
 	};
 	for (const cJSON *m = v->child; m; m = m->next) {
 		set_step(pc, 2, m->string, occurrence_in(v, m));
-		if (has_duplicate(v, m))
-			return fail_at(pc, 3, "duplicate key \"%s\" in capabilities.%s",
-				       m->string, cw_slot_name(slot));
+		if (has_duplicate(v, m)) {
+			char q[128];
+			quote(q, sizeof q, m->string);
+			return fail_at(pc, 3, "duplicate key %s in capabilities.%s", q, cw_slot_name(slot));
+		}
 		if (strcmp(m->string, "default") == 0) {
 			int rc = parse_verdict(pc, 3, m, slot, &r->def);
 			if (rc < 0)
@@ -762,8 +770,11 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 	if (!out || (!text && len))
 		return -EINVAL;
 	*out = NULL;
-	if (!origin)
-		origin = "<profile>";
+	/* the origin is a file name: any bytes; keep the message one line */
+	char origin_buf[512];
+	quote(origin_buf, sizeof origin_buf, origin ? origin : "<profile>");
+	origin_buf[strlen(origin_buf) - 1] = '\0';
+	origin = origin_buf + 1;
 	struct pctx pc = { .text = text ? text : "", .len = len, .origin = origin,
 			   .err = err, .errsz = errsz };
 	if (memchr(pc.text, '\0', len)) {
@@ -817,7 +828,9 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 	for (const cJSON *m = root->child; m; m = m->next) {
 		set_step(&pc, 0, m->string, occurrence_in(root, m));
 		if (has_duplicate(root, m)) {
-			rc = fail_at(&pc, 1, "duplicate key \"%s\"", m->string);
+			char q[128];
+			quote(q, sizeof q, m->string);
+			rc = fail_at(&pc, 1, "duplicate key %s", q);
 			goto out;
 		}
 		size_t k;
@@ -933,7 +946,9 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		for (const cJSON *m = jcaps->child; m; m = m->next) {
 			set_step(&pc, 1, m->string, occurrence_in(jcaps, m));
 			if (has_duplicate(jcaps, m)) {
-				rc = fail_at(&pc, 2, "duplicate capability \"%s\"", m->string);
+				char q[128];
+				quote(q, sizeof q, m->string);
+				rc = fail_at(&pc, 2, "duplicate capability %s", q);
 				goto out;
 			}
 			int slot = cw_slot_from_name(m->string);

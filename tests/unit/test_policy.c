@@ -921,11 +921,29 @@ static void test_glob(void **state)
 		{ "*", "name", true },
 		{ "NPM_*", "NPM_TOKEN", true },
 		{ "NPM_*", "XNPM_TOKEN", false },
+		{ "/a/**/b/**", "/a/b", true },
+		{ "/a/**/b/**", "/a/x/b/y/z", true },
+		{ "/a/**/b", "/a/xb", false },
+		{ "/a**", "/a/b/c", true },
+		{ "/a/*/**", "/a/b", true },
+		{ "/a/*/**", "/a", false },
+		{ "", "", true },
+		{ "", "/", false },
+		{ "/a\\", "/a\\", true },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (cw_path_glob_match(&ctx, t[i].glob, t[i].path) != t[i].want)
 			fail_msg("glob(%s, %s) != %d", t[i].glob, t[i].path, t[i].want);
 	assert_false(cw_path_glob_match(NULL, "~/x", "/home/u/x"));
+
+	/* Many stars against a long path the target chose: must stay linear
+	 * (a backtracking matcher takes hours here). */
+	static char longpath[4096];
+	for (size_t i = 0; i + 2 < sizeof longpath; i += 2)
+		memcpy(longpath + i, "/a", 2);
+	assert_false(cw_path_glob_match(NULL, "**/a/**/a/**/a/**/a/**/a/**/a/**/b", longpath));
+	assert_false(cw_path_glob_match(NULL, "/*a*a*a*a*a*a*a*a*a*a*b", longpath));
+	assert_true(cw_path_glob_match(NULL, "**/a/**/a/**/a/**/a/**/a/**/a/**", longpath));
 }
 
 /* ---- addresses ------------------------------------------------------------------- */
