@@ -242,6 +242,8 @@ void cw_trace_header_write(struct cw_jbuf *j, const struct cw_trace_header *h)
 	cw_jbuf_kv_str(j, "backend", h->backend);
 	cw_jbuf_kv_str(j, "level", h->level);
 	cw_jbuf_obj_end(j);
+	if (h->cwd)
+		kv_cbytes(j, "cwd", h->cwd);
 	cw_jbuf_obj_end(j);
 }
 

@@ -8,7 +8,7 @@
  *   header  {"type":"header","schema":"capwatch.trace/v1","version":1,
  *            "profile":..,"roots":[..],"command":{"name":..,"args":[..]},
  *            "kernel":"6.18.44","start":"2026-11-30T00:31:35Z","scratch":..,
- *            "home":..,"protected":[..],"enforcement":{..}}
+ *            "home":..,"protected":[..],"enforcement":{..},"cwd":..}
  *   op      {"type":"op","seq":N,"time":S,"pid":..,"tid":..,"ppid":..,
  *            "source":"seccomp","syscall":"openat","op":"open_write",
  *            "args":{"path":..,"path2":..,"dirfd":..,"flags":..,"addr":..,"argv":[..]},
@@ -51,6 +51,7 @@ struct cw_trace_header {
 	const char *scratch, *home;
 	const char *const *protected_files; size_t nprotected;
 	const char *backend, *level;    /* "seccomp-unotify+ptrace", "enforce|observe" */
+	const char *cwd;                /* the command's working directory; NULL: not written */
 };
 void cw_trace_header_write(struct cw_jbuf *j, const struct cw_trace_header *h);
 

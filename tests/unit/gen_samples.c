@@ -83,7 +83,7 @@ static void write_trace(void)
 		.profile = "verify", .roots = roots, .nroots = 2, .command = "/bin/sh", .args = args,
 		.kernel = "6.18.44", .start = "2026-11-30T00:31:35Z", .scratch = "/tmp/capwatch.X1",
 		.home = "/home/user", .protected_files = prot, .nprotected = 2,
-		.backend = "seccomp-unotify+ptrace", .level = "enforce",
+		.backend = "seccomp-unotify+ptrace", .level = "enforce", .cwd = "/ws/sub\xfe",
 	};
 	struct sockaddr_in sin;
 	struct sockaddr_in6 sin6;

@@ -28,7 +28,7 @@ want = {"header", "op", "spawn", "exec", "exit", "note", "summary"}
 assert types == want, types
 text = open(d + "/trace.jsonl", encoding="utf-8").read()
 for k in ("resolved_hex", "resolved2_hex", "addr_hex", "argv_hex", "roots_hex", "protected_hex",
-          "args_hex", "message_hex", "argv_truncated", "\\n", "\\u001b"):
+          "args_hex", "message_hex", "argv_truncated", "cwd_hex", "\\n", "\\u001b"):
     assert k in text, k
 rep = open(d + "/report.json", encoding="utf-8").read()
 for k in ("workingDirectory_hex", "args_hex", "argv_hex", "scope_hex", "path_hex", "to_hex",

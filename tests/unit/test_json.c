@@ -703,7 +703,7 @@ static void test_trace_header_roundtrip(void **state)
 		.command = "/bin/sh", .args = args, .kernel = "6.18.44",
 		.start = "2026-11-30T00:31:35Z", .scratch = "/tmp/cw.\x80", .home = "/home/u",
 		.protected_files = prot, .nprotected = 2,
-		.backend = "seccomp-unotify+ptrace", .level = "enforce",
+		.backend = "seccomp-unotify+ptrace", .level = "enforce", .cwd = "/ws/one/sub",
 	};
 	struct cw_jbuf j;
 	struct cw_context ctx;
@@ -718,6 +718,7 @@ static void test_trace_header_roundtrip(void **state)
 	if (!hdr)
 		fail_msg("%s", err);
 	assert_string_equal(cJSON_GetObjectItem(hdr, "schema")->valuestring, CW_TRACE_SCHEMA);
+	assert_string_equal(cJSON_GetObjectItem(hdr, "cwd")->valuestring, "/ws/one/sub");
 	assert_int_equal(cJSON_GetObjectItem(hdr, "version")->valueint, 1);
 	cmd = cJSON_GetObjectItem(hdr, "command");
 	assert_string_equal(cJSON_GetObjectItem(cmd, "name")->valuestring, "/bin/sh");
