@@ -214,8 +214,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		snprintf(run->downgrade_reason, sizeof(run->downgrade_reason),
 			 "ptrace unavailable (PTRACE_SEIZE: %s): descendants, exec stops and "
 			 "process records are not tracked", strerror(-r));
-		run->degraded = true;
-		cw_warn("%s", run->downgrade_reason);
+		run->degraded = true; /* logged and traced by the run */
 		run->tracker_ops = &cw_tracker_waitonly;
 		r = run->tracker_ops->attach(run, pid);
 		if (r < 0) {
