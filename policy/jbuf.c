@@ -423,19 +423,20 @@ void cw_jbuf_double(struct cw_jbuf *j, double v)
 	bool neg = v < 0;
 	int k;
 
-	if (!isfinite(v) || (v >= 9.0e12 || v <= -9.0e12)) {
-		/* times and durations never get here; keep the output valid */
-		if (!isfinite(v)) {
-			cw_jbuf_null(j);
-			return;
-		}
-		put_raw_value(j, neg ? "-9000000000000.000000" : "9000000000000.000000",
-			      neg ? 21 : 20);
+	if (!isfinite(v) || v >= 1.8e19 || v <= -1.8e19) {
+		cw_jbuf_null(j); /* not representable as a JSON number we write */
 		return;
 	}
-	scaled = (unsigned long long)((neg ? -v : v) * 1e6 + 0.5);
-	ip = scaled / 1000000;
-	fr = scaled % 1000000;
+	if (v >= 9.0e12 || v <= -9.0e12) {
+		/* beyond microsecond precision of a double: integral anyway */
+		ip = (unsigned long long)(neg ? -v : v);
+		fr = 0;
+		scaled = 1;
+	} else {
+		scaled = (unsigned long long)((neg ? -v : v) * 1e6 + 0.5);
+		ip = scaled / 1000000;
+		fr = scaled % 1000000;
+	}
 	p = b + sizeof(b);
 	*--p = '\0';
 	for (k = 0; k < 6; k++) {

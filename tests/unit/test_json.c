@@ -263,6 +263,10 @@ static void test_nesting_and_commas(void **state)
 	cw_jbuf_double(&j, -0.0000004);
 	cw_jbuf_key(&j, "v");
 	cw_jbuf_double(&j, 0.0 / 0.0);
+	cw_jbuf_key(&j, "w");
+	cw_jbuf_double(&j, -1e13);
+	cw_jbuf_key(&j, "x");
+	cw_jbuf_double(&j, 1e300);
 	cw_jbuf_obj_end(&j);
 	cw_jbuf_key(&j, "o");
 	cw_jbuf_obj_begin(&j);
@@ -271,7 +275,8 @@ static void test_nesting_and_commas(void **state)
 	cw_jbuf_obj_end(&j);
 	assert_string_equal(j.buf,
 		"{\"a\":[1,{\"b\":null},[],-9223372036854775808,18446744073709551615],"
-		"\"c\":{\"d\":true,\"e\":false,\"t\":1.500000,\"u\":0.000000,\"v\":null},"
+		"\"c\":{\"d\":true,\"e\":false,\"t\":1.500000,\"u\":0.000000,\"v\":null,"
+		"\"w\":-10000000000000.000000,\"x\":null},"
 		"\"o\":{},\"argv\":[\"cc\",\"-o\",\"x\xef\xbf\xbd\"],"
 		"\"argv_hex\":[null,null,\"78ff\"]}");
 	assert_int_equal(j.depth, 0);
