@@ -645,7 +645,8 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 				    !strcmp(r->dens[i].rule, rule))
 					match = &r->dens[i];
 			if (match) {
-				add_str(c, dn, "syscall", match->syscall);
+				if (match->syscall)
+					add_str(c, dn, "syscall", match->syscall);
 				add_num(c, dn, "pid", match->pid);
 				add_bytes(c, dn, "program", match->program);
 			}
