@@ -23,6 +23,18 @@ static void say(char *buf, size_t sz, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Text from the target (a host name) or the command line in a reason:
+ * printable ASCII only, so that nobody can forge a log line with it. */
+static void printable(char *dst, size_t sz, const char *src, size_t max)
+{
+	size_t o = 0;
+	for (size_t i = 0; src[i] && i < max && o + 1 < sz; i++) {
+		unsigned char c = (unsigned char)src[i];
+		dst[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	}
+	dst[o] = '\0';
+}
+
 static bool is_file_op(cw_op_kind k)
 {
 	return k == CW_OP_OPEN_READ || k == CW_OP_OPEN_WRITE || k == CW_OP_FS_WRITE ||
@@ -111,8 +123,11 @@ static int by_profile(const cw_profile *p, const struct cw_context *ctx, const s
 	out->source = CW_SOURCE_CONFIGURED_POLICY;
 	/* the host name is the target's own claim: recorded, never matched */
 	if (op->host && (cap == CW_CAP_EXTERNAL_NETWORK || cap == CW_CAP_ISOLATED_LOOPBACK ||
-			 cap == CW_CAP_HOST_VISIBLE_BINDING))
-		snprintf(host, sizeof host, " (host %.128s)", op->host);
+			 cap == CW_CAP_HOST_VISIBLE_BINDING)) {
+		char h[129];
+		printable(h, sizeof h, op->host, 128);
+		say(host, sizeof host, " (host %s)", h);
+	}
 
 	const char *verb = v == CW_ALLOW ? "allows" : v == CW_DENY ? "denies" : "asks before";
 	say(out->reason, sizeof out->reason, "%s %s %s%s%s", pname, verb, what, detail, host);
@@ -120,12 +135,13 @@ static int by_profile(const cw_profile *p, const struct cw_context *ctx, const s
 	if (v == CW_ASK && ctx) {
 		const struct cw_grant *g = NULL;
 		if (ctx->approve_risk) {
+			char why[101];
+			printable(why, sizeof why, ctx->approve_reason ? ctx->approve_reason : "", 100);
 			out->verdict = CW_ALLOW;
 			say(out->rule, sizeof out->rule, "approval:approve-risk");
 			say(out->reason, sizeof out->reason,
-				 "%s asks before %s%s%s; approved by --approve-risk: %.100s",
-				 pname, what, detail, host,
-				 ctx->approve_reason ? ctx->approve_reason : "");
+				 "%s asks before %s%s%s; approved by --approve-risk: %s",
+				 pname, what, detail, host, why);
 		} else if ((g = matching_grant(ctx, cap, slot, secret, out->scope, addr, addrlen))) {
 			out->verdict = CW_ALLOW;
 			say(out->rule, sizeof out->rule, "approval:--approve %s%s%.150s",

@@ -8,6 +8,8 @@
  *     "extends": "verify",                 optional: a built-in name, or a
  *                                          profile file (resolved by the caller)
  *     "notes": "why this profile exists",  optional
+ *     "flagSensitive": true,               optional, inherited (observe: true)
+ *     "$schema": "...",                    optional, ignored
  *     "capabilities": {                    optional; slot name -> rule
  *       "external_network": "deny",        shorthand for {"default": "deny"}
  *       "workspace_write": {
@@ -24,7 +26,12 @@
  * globs (process_spawn), address scopes (cw_addr_scope_match) or host:port
  * names (network kinds), pids are not scoped, syscall names (unrestricted),
  * variable names (environment).
- * A child's scope lists replace the parent's for that slot only when given.
+ * A child's scope lists replace the parent's for that slot only when given
+ * (each of deny/ask/allow separately); a profile without "extends" starts
+ * from deny everywhere. Unknown and duplicate keys are errors.
+ * Host-name scopes ("pkgs.example.com:443") are validated and kept, but
+ * cw_policy_decide never matches them: the only names it sees are the
+ * target's own claims (struct cw_op.host).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +50,9 @@ int cw_profile_builtin(const char *name, cw_profile **out);
 
 /* Called by cw_profile_parse for an "extends" that is not a built-in name:
  * must return a parsed profile for REF (e.g. by loading a file relative to
- * the child profile's directory) or -errno with a message in ERR. */
+ * the child profile's directory) or -errno with a message in ERR.
+ * DEPTH is the one to pass on to cw_profile_parse for REF. The message is
+ * embedded in the caller's: "child.json:2: extends \"base.json\": MESSAGE". */
 typedef int (*cw_profile_resolver)(void *opaque, const char *ref, int depth,
 				   cw_profile **out, char *err, size_t errsz);
 
@@ -75,9 +84,9 @@ bool cw_profile_flags_sensitive(const cw_profile *p);
  * extends). Caller frees. NULL on allocation failure. */
 char *cw_profile_to_json(const cw_profile *p);
 
-/* Match OP's scope text against the slot's scope lists.
- * Fills RULE ("verify:workspace_write:default",
- * "ci-build:external_network:allow[1]") and returns the verdict.
+/* Match OP's scope text against the slot's scope lists: deny scopes, then
+ * ask, then allow, then the default. Fills RULE ("verify:workspace_write:default",
+ * "ci-build:external_network:allow[1]", zero-based index) and returns the verdict.
  * Used only by cw_policy_decide. */
 struct cw_context;
 cw_verdict cw_profile_match(const cw_profile *p, const struct cw_context *ctx, int slot,

@@ -722,6 +722,11 @@ static void test_reason_text(void **state)
 	assert_non_null(strstr(d.reason, "pkgs.example.com"));
 	assert_int_equal(d.source, CW_SOURCE_APPROVAL);
 	assert_int_equal(d.profile_verdict, CW_ASK);
+	/* a host name is the target's text: it cannot put a line break in the reason */
+	op.host = "evil\ncapwatch: forged";
+	assert_int_equal(cw_policy_decide(profile(state, "verify"), &ctx, &op, &d), 0);
+	assert_null(strchr(d.reason, '\n'));
+	assert_non_null(strstr(d.reason, "evil?capwatch: forged"));
 
 	struct cw_op w = { .kind = CW_OP_OPEN_WRITE, .path = "/work/ws/x" };
 	assert_int_equal(cw_policy_decide(profile(state, "readonly"), &ctx, &w, &d), 0);
