@@ -8,3 +8,4 @@ EXTRA_DIST += tests/lib.sh
 include $(srcdir)/tests/unit/policy.mk
 include $(srcdir)/tests/unit/json.mk
 include $(srcdir)/tests/integration/local.mk
+include $(srcdir)/tests/tools/local.mk

@@ -925,7 +925,7 @@ int cw_run_load(struct cw_run *r, bool allow_report)
 			cw_tool_msg("%s: %s", r->file, strerror(-ret));
 			return ret;
 		}
-		doc = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+		doc = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* the NUL too: cJSON requires it in the length */
 		if (!doc || !cJSON_IsObject(doc)) {
 			size_t line = 1;
 			const char *p, *at = cJSON_GetErrorPtr();
@@ -1087,7 +1087,66 @@ int cw_tool_profile_load(const char *name, cw_profile **out)
 	return r;
 }
 
+int cw_tool_profile_parse_text(const char *text, size_t len, const char *origin, cw_profile **out,
+			       char *err, size_t errsz)
+{
+	struct resolve_ctx rc = { .dir = NULL };
+
+	err[0] = '\0';
+	return cw_profile_parse(text, len, origin, profile_resolver, &rc, 0, out, err, errsz);
+}
+
 /* ---- misc ---- */
+
+/* Length of the valid UTF-8 sequence at S (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+char *cw_tool_utf8_fix(const char *s, char repl)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			*o++ = repl;
+			p++;
+			continue;
+		}
+		memcpy(o, p, n);
+		o += n;
+		p += n;
+	}
+	*o = '\0';
+	return out;
+}
 
 char *cw_tool_argv_join(char *const *argv, size_t max)
 {

@@ -171,7 +171,16 @@ double cw_run_rel(const struct cw_run *r, double t);
  * line ("capwatch: FILE:LINE: ...") and returns -errno. */
 int cw_tool_profile_load(const char *name_or_file, cw_profile **out);
 
+/* Parse profile TEXT (e.g. a generated one); file-based extends are
+ * resolved relative to the current directory. ERR gets one line. */
+int cw_tool_profile_parse_text(const char *text, size_t len, const char *origin, cw_profile **out,
+			       char *err, size_t errsz);
+
 /* ---- misc ---- */
+/* S with every byte of an invalid UTF-8 sequence replaced by REPL
+ * (malloc'd). Used where bytes must become JSON text that still matches:
+ * a '?' glob matches any one byte. */
+char *cw_tool_utf8_fix(const char *s, char repl);
 /* Shell-ish quoting of an argv for display (malloc'd; control chars as \xNN). */
 char *cw_tool_argv_join(char *const *argv, size_t max);
 /* Directory part of PATH (malloc'd): "/a/b/c" -> "/a/b", "/a" -> "/". */

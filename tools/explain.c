@@ -402,7 +402,7 @@ int cw_tool_explain(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+ha", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ha", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': x.all = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;

@@ -68,7 +68,7 @@ static int on_header(void *opaque, const cJSON *hdr, unsigned long lineno)
 	(void)lineno;
 	snprintf(rp->recorded_profile, sizeof(rp->recorded_profile), "%s", pname ? pname : "?");
 	rp->run.header = cJSON_Duplicate(hdr, 1);
-	if (cw_trace_header_to_context(hdr, &rp->ctx, err, sizeof(err)) < 0) {
+	if (cw_trace_header_to_context(rp->run.header, &rp->ctx, err, sizeof(err)) < 0) {
 		cw_tool_msg("%s:%lu: %s", rp->file, lineno, err);
 		rp->fatal = CW_TOOL_EXIT_BADINPUT;
 		return 1;
@@ -285,7 +285,7 @@ int cw_tool_replay(int argc, char **argv)
 	memset(&rp, 0, sizeof(rp));
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hp:r:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hp:r:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': rp.profarg = optarg; break;
 		case 'r': rp.reportfile = optarg; break;
@@ -326,11 +326,13 @@ int cw_tool_replay(int argc, char **argv)
 		       rp.bad + st.bad);
 	else if (st.truncated || !st.summary)
 		printf("the trace is incomplete (the run was killed or did not finish): results are partial\n");
-	printf("limits: operations denied in the recorded run never happened, so what the command\n"
-	       "would have done after them is unknown; replay re-decides only what was recorded");
 	if (rp.recorded_denied)
-		printf(" (%lu operations were denied when recorded)", rp.recorded_denied);
-	printf(".\n");
+		printf("limits: %lu operation%s denied in the recorded run never happened, so what the\n"
+		       "command would have done after them is unknown; replay re-decides only what was recorded.\n",
+		       rp.recorded_denied, rp.recorded_denied == 1 ? "" : "s");
+	else
+		printf("limits: replay re-decides only what was recorded; an operation denied in a run never\n"
+		       "happens, so what a command does after a denial is unknown (none was denied here).\n");
 	ret = rp.changed ? CW_TOOL_EXIT_CHANGED : CW_TOOL_EXIT_OK;
 	if (rp.report) {
 		cw_run_link(&rp.run);

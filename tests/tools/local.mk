@@ -1,0 +1,19 @@
+# Tests of the trace tools (replay, explain, learn, diff, export, profiles).
+# gen_trace writes synthetic traces with the policy library's own writers;
+# cwtool runs the tools without the supervisor (used when capwatch does not
+# dispatch subcommands yet). Included from tests/local.mk.
+check_PROGRAMS += tests/tools/gen_trace tests/tools/cwtool
+tests_tools_gen_trace_SOURCES = tests/tools/gen_trace.c
+tests_tools_gen_trace_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_tools_gen_trace_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
+tests_tools_cwtool_SOURCES = tests/tools/cwtool.c $(CW_TOOLS_SOURCES)
+tests_tools_cwtool_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+tests_tools_cwtool_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
+
+CW_TOOLS_TESTS = \
+	tests/tools/test_replay.sh tests/tools/test_explain.sh \
+	tests/tools/test_learn.sh tests/tools/test_diff.sh \
+	tests/tools/test_export.sh tests/tools/test_profiles.sh \
+	tests/tools/test_badinput.sh tests/tools/test_e2e.sh
+TESTS += $(CW_TOOLS_TESTS)
+EXTRA_DIST += $(CW_TOOLS_TESTS) tests/tools/lib.sh

@@ -1,0 +1,82 @@
+#!/bin/sh
+# explain summarises a trace (and a report): tree, capabilities, denials.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tools/lib.sh"
+cw_tmpdir
+set -e
+"$GEN" build verify >"$T/b.jsonl"
+run_cw "$T/out" "$T/err" explain "$T/b.jsonl"
+expect_rc 0 "explain"
+# summary
+has "$T/out" "under profile \"verify\""
+has "$T/out" "run: 5 processes"
+has "$T/out" "outcome: denied / enforcement_denied"
+has "$T/out" "denials: 3"
+# tree: children indented under their parents
+grep -q "^  100 /usr/bin/sh: sh -c 'make && ./test.sh' \[exit 1\]" "$T/out" || fail "root of the tree"
+grep -q "^    101 /usr/bin/make: make \[exit 0\]" "$T/out" || fail "child of the tree"
+grep -q "^      102 /usr/bin/gcc: gcc -c a.c -o out/a.o \[exit 0\]" "$T/out" || fail "grandchild of the tree"
+# capabilities per process
+has "$T/out" "102 gcc: filesystem_read 9 scopes (9 uses), workspace_write 2 scopes (2 uses)"
+# denials with their rules
+has "$T/out" "pid 104 test.sh openat unrestricted /etc/hosts: deny"
+has "$T/out" "rule verify:unrestricted:default"
+has "$T/out" "rule verify:filesystem_read_secret:default"
+has "$T/out" "curl connect external_network 203.0.113.7:80"
+# not a terminal: no colour
+if grep -q "$(printf '\033')" "$T/out"; then fail "colour when stdout is not a tty"; fi
+
+# a hostile path cannot reach the terminal as control characters
+"$GEN" script verify >"$T/s.jsonl"
+python3 - "$T/s.jsonl" <<'P'
+import sys
+p = sys.argv[1]
+lines = open(p).read().splitlines()
+lines[-2] = lines[-2]  # keep
+lines.insert(2, '{"type":"note","seq":99,"time":0.5,"pid":200,"level":"warning","message":"evil \\u001b]0;pwned\\u0007 title"}')
+open(p, "w").write("\n".join(lines) + "\n")
+P
+run_cw "$T/out" "$T/err" explain "$T/s.jsonl"
+expect_rc 0 "explain of a hostile trace"
+if grep -q "$(printf '\033')" "$T/out"; then fail "an escape character reached the output"; fi
+has "$T/out" '\x1b]0;pwned'
+
+# a report: processes and denials from the report itself
+cat >"$T/r.json" <<'R'
+{
+  "schema": "capwatch.report/v1", "policyVersion": 1, "profile": "readonly",
+  "command": {"name": "./build.sh", "args": ["all"]},
+  "outcome": {"state": "denied", "kind": "enforcement_denied", "exit": {"code": 2}},
+  "denials": [{"pid": 11, "program": "/usr/bin/curl", "syscall": "connect",
+               "capability": "external_network", "scope": "203.0.113.7:443",
+               "rule": "readonly:external_network:default", "time": 0.2, "host": "example.com"}],
+  "processes": [{"pid": 10, "ppid": 1, "argv": ["./build.sh", "all"], "exe": "/ws/build.sh",
+                 "exit": {"code": 2}, "start": 0, "end": 0.3},
+                {"pid": 11, "ppid": 10, "argv": ["curl", "https://example.com/"], "exe": "/usr/bin/curl",
+                 "exit": {"code": 7}, "start": 0.1, "end": 0.25}],
+  "capabilitiesUsed": [{"kind": "external_network", "scope": "203.0.113.7:443", "count": 1}],
+  "stats": {"events": 10, "notifications": 5, "elapsed": 0.3}
+}
+R
+run_cw "$T/out" "$T/err" explain "$T/r.json"
+expect_rc 0 "explain of a report"
+has "$T/out" "report of \`./build.sh all\` under profile \"readonly\""
+grep -q "^    11 /usr/bin/curl: curl https://example.com/ \[exit 7\]" "$T/out" || fail "report tree"
+has "$T/out" "rule readonly:external_network:default; host example.com"
+
+# a big trace: quick, and the summary stays short
+"$GEN" big 50000 verify >"$T/big.jsonl"
+start=$(date +%s)
+run_cw "$T/out" "$T/err" explain "$T/big.jsonl"
+end=$(date +%s)
+expect_rc 0 "explain of a 50,000-event trace"
+[ $((end - start)) -le 10 ] || fail "explain took $((end - start)) s on 50,000 events"
+# the summary (up to the first blank line) fits in about 20 lines
+n=$(awk 'NF == 0 { exit } { n++ } END { print n }' "$T/out")
+[ "$n" -le 22 ] || fail "summary is $n lines"
+has "$T/out" "programs (3): "
+has "$T/out" "... and "
+[ "$(wc -l <"$T/out")" -le 200 ] || fail "explain printed $(wc -l <"$T/out") lines for a big trace"
+run_cw "$T/out" "$T/err" explain --all "$T/big.jsonl"
+[ "$(grep -c '^  seq ' "$T/out")" -eq 50 ] || fail "--all shows every denial"
+exit 0

@@ -1,0 +1,87 @@
+#!/bin/sh
+# learn writes a least-privilege profile that cw_profile_parse accepts and
+# under which a replay of the same trace denies nothing.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/tools/lib.sh"
+cw_tmpdir
+set -e
+
+# a run under the observe profile: everything was allowed
+"$GEN" build observe >"$T/o.jsonl"
+run_cw "$T/l.json" "$T/err" learn "$T/o.jsonl"
+expect_rc 0 "learn"
+# valid JSON in the profile format, accepted by cw_profile_parse
+"$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/l.json" || fail "not JSON"
+run_cw "$T/out" "$T/err" profiles "$T/l.json"
+expect_rc 0 "cw_profile_parse rejects the learned profile: $(cat "$T/err")"
+# replayed over its own trace: nothing changes, nothing is denied
+run_cw "$T/out" "$T/err" replay --profile "$T/l.json" "$T/o.jsonl"
+expect_rc 0 "replay under the learned profile"
+has "$T/out" "would change: 0"
+# generalisation: headers in a tree, objects in one directory, workspace root
+has "$T/l.json" '"/usr/include/**"'
+has "$T/l.json" '"/ws/out/*"'
+has "$T/l.json" '"/ws/**"'
+has "$T/l.json" '"/proc/*/status"'
+# exact where it matters: secrets, programs, addresses
+has "$T/l.json" '"/home/u/.ssh/id_rsa"'
+has "$T/l.json" '"/usr/bin/gcc"'
+has "$T/l.json" '"203.0.113.7:80"'
+has "$T/l.json" '"127.0.0.1:8080"'
+# notes say why
+has "$T/l.json" '"seen 2 times: gcc"'
+# least privilege: what was not seen is denied
+get() { json_get "$T/l.json" "$1"; }
+[ "$(get 'd["capabilities"]["process_control"]["default"]')" = deny ] || fail "process_control not denied"
+[ "$(get 'd["capabilities"]["workspace_write"]["default"]')" = deny ] || fail "workspace_write default"
+# ...so a different run is denied: the learned profile is narrower than observe
+"$GEN" build2 observe >"$T/o2.jsonl"
+run_cw "$T/out" "$T/err" replay --profile "$T/l.json" "$T/o2.jsonl"
+expect_rc 1 "replay of another run under the learned profile"
+has "$T/out" "/usr/bin/wget: allow -> deny"
+has "$T/out" "198.51.100.9:443: allow -> deny"
+
+# learning while enforcing: --observe with a base profile records denials
+# that were not enforced; learn includes them
+"$GEN" build verify observe >"$T/vo.jsonl"
+run_cw "$T/l2.json" "$T/err" learn "$T/vo.jsonl"
+expect_rc 0 "learn from an --observe run"
+has "$T/l2.json" '"/etc/hosts"'
+run_cw "$T/out" "$T/err" replay --profile "$T/l2.json" "$T/vo.jsonl"
+has "$T/out" "allow -> deny: 0"
+hasnt "$T/out" "-> deny ("
+
+# an enforced run: what was refused is not learned, and a replay takes the
+# recorded decisions again
+"$GEN" build verify >"$T/v.jsonl"
+run_cw "$T/l3.json" "$T/err" learn "$T/v.jsonl"
+expect_rc 0 "learn from an enforced run"
+hasnt "$T/l3.json" '"/etc/hosts"'
+has "$T/l3.json" "include-denied"
+run_cw "$T/out" "$T/err" replay --profile "$T/l3.json" "$T/v.jsonl"
+expect_rc 0 "replay of an enforced run under its learned profile"
+
+# --base: extends the base and adds only what it lacks
+run_cw "$T/l4.json" "$T/err" learn --base verify --name ci "$T/vo.jsonl"
+expect_rc 0 "learn --base"
+[ "$(json_get "$T/l4.json" 'd["extends"]')" = verify ] || fail "extends"
+[ "$(json_get "$T/l4.json" 'd["name"]')" = ci ] || fail "name"
+has "$T/l4.json" '"/etc/hosts"'
+hasnt "$T/l4.json" '"/usr/include/**"'
+run_cw "$T/out" "$T/err" replay --profile "$T/l4.json" "$T/vo.jsonl"
+has "$T/out" "allow -> deny: 0"
+
+# paths that are not UTF-8 or hold glob characters still match exactly
+"$GEN" bytes observe >"$T/by.jsonl"
+run_cw "$T/l5.json" "$T/err" learn "$T/by.jsonl"
+expect_rc 0 "learn with odd bytes"
+has "$T/l5.json" '"/srv/star\\*dir/q\\?.txt"'
+has "$T/l5.json" '"/opt/caf?/??.txt"'
+has "$T/l5.json" '"/ws/new/name.txt"'
+run_cw "$T/out" "$T/err" replay --profile "$T/l5.json" "$T/by.jsonl"
+expect_rc 0 "replay with odd bytes"
+
+run_cw "$T/out" "$T/err" learn --help
+expect_rc 0 "learn --help"
+has "$T/out" "Usage: capwatch learn"
+exit 0
