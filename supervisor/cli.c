@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "supervisor/cli.h"
-#include "tools/tools.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -210,10 +209,17 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 			char *end;
 			errno = 0;
 			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > INT_MAX)
-				return usage_error(err, "--report-fd: not a descriptor number: \"%s\"", optarg), cw_options_free(o), CW_EXIT_FAILURE;
-			if (v <= 2)
-				return usage_error(err, "--report-fd %s: the report never goes to stdin, stdout or stderr", optarg), cw_options_free(o), CW_EXIT_FAILURE;
+			if (errno || end == optarg || *end || v < 0 || v > INT_MAX) {
+				usage_error(err, "--report-fd: not a descriptor number: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			if (v <= 2) {
+				/* The report never shares a stream with the command. */
+				usage_error(err, "--report-fd %s: the report never goes to stdin, stdout or stderr", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
 			o->report_fd = (int)v;
 			break;
 		}
@@ -299,6 +305,11 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 			return CW_EXIT_FAILURE;
 		}
 	}
+	if (o->report && o->report_fd >= 0) {
+		usage_error(err, "--report and --report-fd are exclusive%s", "");
+		cw_options_free(o);
+		return CW_EXIT_FAILURE;
+	}
 	if (optind >= argc) {
 		usage_error(err, "no command given: capwatch [OPTIONS] -- COMMAND [ARG...]%s", "");
 		cw_options_free(o);
@@ -320,34 +331,4 @@ oom:
 	fputs("capwatch: out of memory\n", err);
 	cw_options_free(o);
 	return CW_EXIT_FAILURE;
-}
-
-static int exec_request(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fputs("capwatch: exec --request is not implemented yet\n", stderr);
-	return CW_EXIT_FAILURE;
-}
-
-int cw_cli_dispatch_subcommand(int argc, char **argv)
-{
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} subs[] = {
-		{ "replay", cw_tool_replay },
-		{ "explain", cw_tool_explain },
-		{ "learn", cw_tool_learn },
-		{ "diff", cw_tool_diff },
-		{ "export", cw_tool_export },
-		{ "profiles", cw_tool_profiles },
-		{ "exec", exec_request },
-	};
-	if (argc < 2)
-		return CW_CLI_CONTINUE;
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		if (strcmp(argv[1], subs[i].name) == 0)
-			return subs[i].fn(argc - 1, argv + 1);
-	return CW_CLI_CONTINUE;
 }

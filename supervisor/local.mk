@@ -4,7 +4,7 @@ bin_PROGRAMS += capwatch
 capwatch_SOURCES = \
 	supervisor/main.c \
 	supervisor/util.h \
-	supervisor/cli.h supervisor/cli.c \
+	supervisor/cli.h supervisor/cli.c supervisor/cli_sub.c \
 	supervisor/log.h supervisor/log.c \
 	supervisor/profile_load.h supervisor/profile_load.c \
 	supervisor/run.h supervisor/run.c \
@@ -22,3 +22,10 @@ capwatch_SOURCES = \
 	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)
+
+# The run-form command line, tested without a kernel.
+check_PROGRAMS += supervisor/tests/test_cli
+TESTS += supervisor/tests/test_cli
+supervisor_tests_test_cli_SOURCES = supervisor/tests/test_cli.c supervisor/cli.c supervisor/cli.h
+supervisor_tests_test_cli_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+supervisor_tests_test_cli_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
