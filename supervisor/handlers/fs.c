@@ -4,7 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include "supervisor/handlers/handlers.h"
@@ -78,10 +82,102 @@ static int read_path(struct cw_notif *n, int arg, char *buf, size_t *len)
 
 /* ---- open, openat, openat2, creat ---- */
 
+/* What enforce_open needs beyond the event: set by cw_handle_open. */
+static struct {
+	unsigned long long flags; /* as the kernel will see them */
+	unsigned long long mode;
+	bool emulable;            /* openat2 with resolve flags or a bigger struct: no */
+} cur_open;
+
+/* The flags open(2)/openat(2) keep (the kernel drops the others silently,
+ * openat2 would refuse them). */
+#define CW_VALID_OPEN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | \
+			     O_NONBLOCK | O_DSYNC | O_SYNC | FASYNC | O_DIRECT | O_LARGEFILE | \
+			     O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | \
+			     CW_O_TMPFILE_BIT)
+
+static int target_umask(pid_t tid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	char *u = strstr(buf, "\nUmask:");
+	if (!u)
+		return -EIO;
+	return (int)(strtoul(u + 7, NULL, 8) & 0777);
+}
+
+/* Only regular files and directories (or a file about to be created) are
+ * opened by capwatch: a device's open has side effects and /dev/tty would
+ * be capwatch's terminal; /proc would be opened with capwatch's ptrace
+ * rights over the target (kernel-notes K18). */
+static bool emulable_object(const char *path)
+{
+	if (strncmp(path, "/proc/", 6) == 0 || strcmp(path, "/proc") == 0 ||
+	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/sys/", 5) == 0)
+		return false;
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT;
+	return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode);
+}
+
+/* Emulation (kernel-notes K18): capwatch opens the path it decided on,
+ * with RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS so that a symlink swapped
+ * in after the decision makes the open fail (ELOOP) instead of landing
+ * elsewhere, then installs the descriptor in the target and answers in one
+ * step (ADDFD|SEND). The bytes the target can still rewrite are never read
+ * again. capwatch runs with the target's uid and gids (the command inherits
+ * them and set*id changes are denied), so the open is checked with the
+ * same credentials; the target's umask is applied to creations. */
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
-	/* See enforce_continue(): advisory until openat2+ADDFD emulation. */
-	enforce_continue(n, ev);
+	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
+	    !emulable_object(ev->op.path)) {
+		/* --observe, pseudo-devices, /proc: see enforce_continue(). */
+		enforce_continue(n, ev);
+		return;
+	}
+	struct open_how how = {
+		.flags = cur_open.flags | O_NOCTTY | O_CLOEXEC,
+		.mode = cur_open.mode,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
+		int um = target_umask(n->tid);
+		if (um < 0) {
+			enforce_continue(n, ev);
+			return;
+		}
+		how.mode &= ~(unsigned long long)um;
+	}
+	if (how.flags & O_PATH)
+		how.flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	ev->verified = true;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
+	if (fd < 0) {
+		ev->err = errno;
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
+	close(fd);
+	if (r >= 0) {
+		ev->err = 0;
+	} else if (r == -ENOENT) {
+		/* The target went away: nothing was installed. */
+		n->answered = true;
+	} else {
+		/* EMFILE and friends: the target is still waiting for us. */
+		ev->err = -r;
+		cw_notif_error(n, ev->err);
+	}
 }
 
 void cw_handle_open(struct cw_notif *n)
@@ -90,21 +186,26 @@ void cw_handle_open(struct cw_notif *n)
 	int nr = n->req->data.nr;
 	int dirfd = AT_FDCWD, patharg;
 	long long flags;
+	unsigned long long open_how_resolve = 0;
 
 	cw_event_init(&ev, n->syscall);
+	memset(&cur_open, 0, sizeof(cur_open));
 	switch (nr) {
 	case __NR_open:
 		patharg = 0;
 		flags = arg_int(n, 1);
+		cur_open.mode = (uint32_t)arg_u64(n, 2);
 		break;
 	case __NR_creat:
 		patharg = 0;
 		flags = O_CREAT | O_WRONLY | O_TRUNC;
+		cur_open.mode = (uint32_t)arg_u64(n, 1);
 		break;
 	case __NR_openat:
 		dirfd = arg_int(n, 0);
 		patharg = 1;
 		flags = arg_int(n, 2);
+		cur_open.mode = (uint32_t)arg_u64(n, 3);
 		break;
 	case __NR_openat2: {
 		struct open_how how;
@@ -124,11 +225,29 @@ void cw_handle_open(struct cw_notif *n)
 			return;
 		}
 		flags = (long long)how.flags;
+		cur_open.mode = how.mode;
+		open_how_resolve = how.resolve;
 		break;
 	}
 	default:
 		cw_notif_error(n, ENOSYS);
 		return;
+	}
+
+	if (nr == __NR_openat2) {
+		/* openat2 keeps its flags and resolve rules exactly; they are
+		 * only emulated in the plain case. */
+		cur_open.flags = (unsigned long long)flags;
+		cur_open.emulable = arg_u64(n, 3) == sizeof(struct open_how) && open_how_resolve == 0;
+	} else {
+		/* As the kernel does for open/openat: unknown bits dropped,
+		 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
+		flags &= CW_VALID_OPEN_FLAGS;
+		if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)))
+			cur_open.mode = 0;
+		cur_open.mode &= 07777;
+		cur_open.flags = (unsigned long long)flags;
+		cur_open.emulable = true;
 	}
 
 	size_t len = 0;
