@@ -3,6 +3,7 @@
  * signal-delivery-stops, so a traced process runs at full speed between
  * them. All ptrace requests come from the one supervisor thread. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -295,6 +296,30 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 	}
 }
 
+/* Does PID hold a seccomp listener descriptor? */
+static bool holds_listener(pid_t pid)
+{
+	char dir[64], link[384], target[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found = strcmp(target, "anon_inode:seccomp notify") == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 /* The exec stop: the new image has not run an instruction yet. Record what
  * the kernel actually executed, and check it against the policy: the
  * notification-time check read memory the target could rewrite; this one
@@ -307,6 +332,12 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		struct cw_proc *f = cw_tracker_find(run, (pid_t)former);
 		if (f)
 			proc_dead(run, f);
+	}
+	if (p->pid == run->child && !run->child_execed && holds_listener(p->pid)) {
+		/* Whoever holds the listener can answer for capwatch (K14). */
+		kill(p->pid, SIGKILL);
+		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
+		return;
 	}
 	free(p->exe);
 	p->exe = read_exe(p->pid);
