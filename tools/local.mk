@@ -6,3 +6,37 @@ CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
 
 # Helper scripts:
 dist_noinst_SCRIPTS += tools/install-deps
+
+# `make fuzz-trace`: libFuzzer over the trace reader (tools/fuzz_trace.c) with
+# AddressSanitizer, for FUZZ_TRACE_SECONDS. Not part of `make check`. Needs
+# clang and its fuzzer runtime (Debian 12: apt-get install clang
+# libclang-rt-14-dev). The corpus is seeded with the test fixtures and kept
+# in tools/fuzz-corpus of the build tree; crashes land in tools/.
+EXTRA_DIST += tools/fuzz_trace.c
+FUZZ_TRACE_SECONDS = 60
+CW_FUZZ_CC = clang
+CW_FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-DHAVE_CONFIG_H -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/policy $(CJSON_CFLAGS)
+CLEANFILES += tools/fuzz_trace tools/fuzz-probe tools/fuzz-probe.c
+.PHONY: fuzz-trace
+fuzz-trace: tests/tools/gen_trace
+	@command -v $(CW_FUZZ_CC) >/dev/null 2>&1 || { \
+		echo "fuzz-trace: $(CW_FUZZ_CC) not found; install it: apt-get install clang libclang-rt-14-dev" >&2; exit 1; }
+	@$(MKDIR_P) tools
+	@printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' \
+		>tools/fuzz-probe.c
+	@$(CW_FUZZ_CC) -fsanitize=fuzzer,address tools/fuzz-probe.c -o tools/fuzz-probe 2>/dev/null || { \
+		echo "fuzz-trace: $(CW_FUZZ_CC) cannot link -fsanitize=fuzzer: its runtime is missing." >&2; \
+		echo "  Debian 12: apt-get install libclang-rt-14-dev (match your clang version:" >&2; \
+		echo "  apt-cache search libclang-rt lists the packages)" >&2; exit 1; }
+	$(CW_FUZZ_CC) $(CW_FUZZ_FLAGS) $(srcdir)/tools/fuzz_trace.c $(srcdir)/tools/common.c \
+		$(addprefix $(srcdir)/,$(filter %.c,$(policy_libcwpolicy_la_SOURCES))) \
+		$(CJSON_LIBS) -o tools/fuzz_trace
+	@$(MKDIR_P) tools/fuzz-corpus
+	@for s in "build verify" "build2 observe" "script verify" "bytes observe" "build verify observe"; do \
+		tests/tools/gen_trace $$s >"tools/fuzz-corpus/seed-$$(echo $$s | tr ' ' -).jsonl" || exit 1; \
+	done
+	cd tools && ./fuzz_trace -max_total_time=$(FUZZ_TRACE_SECONDS) -close_fd_mask=3 -max_len=16384 \
+		-timeout=10 -rss_limit_mb=2048 fuzz-corpus
