@@ -126,7 +126,39 @@ static int add_sample(struct learn *L, const cJSON *ev, int slot, const char *sc
 		return -ENOMEM;
 	if (e->count++)
 		return 0;
-	cJSON_AddItemToArray(L->samples, cJSON_Duplicate(ev, 1));
+	/* keep only what cw_trace_event_to_op reads: a large trace has many
+	 * distinct operations */
+	{
+		static const char *const keep[] = {
+			"type", "op", "syscall", "resolved", "resolved_hex", "resolved2", "resolved2_hex",
+			"args", "host", "target_pid", "target_in_tree", "env_names", NULL,
+		};
+		cJSON *t = cJSON_CreateObject();
+		size_t i;
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; keep[i]; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, keep[i]);
+
+			if (!v)
+				continue;
+			if (!strcmp(keep[i], "args")) {
+				/* of the raw arguments only the address is used */
+				cJSON *a = cJSON_AddObjectToObject(t, "args");
+				const cJSON *ad = cJSON_GetObjectItemCaseSensitive(v, "addr");
+				const cJSON *ah = cJSON_GetObjectItemCaseSensitive(v, "addr_hex");
+
+				if (a && ad)
+					cJSON_AddItemToObject(a, "addr", cJSON_Duplicate(ad, 1));
+				if (a && ah)
+					cJSON_AddItemToObject(a, "addr_hex", cJSON_Duplicate(ah, 1));
+				continue;
+			}
+			cJSON_AddItemToObject(t, keep[i], cJSON_Duplicate(v, 1));
+		}
+		cJSON_AddItemToArray(L->samples, t);
+	}
 	return 0;
 }
 
