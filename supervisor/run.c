@@ -799,7 +799,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->tty_mode = isatty(STDIN_FILENO);
 	sigset_t mask;
 	sigemptyset(&mask);
-	int fwd[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+	int fwd[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };
 	for (size_t i = 0; i < CW_ARRAY_SIZE(fwd); i++)
 		sigaddset(&mask, fwd[i]);
 	if (run->tty_mode) {

@@ -84,6 +84,8 @@ static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len)
 static int listen_addr(struct cw_notif *n, int fd)
 {
 	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+	if (pfd < 0 && errno == EINVAL) /* before 6.9: process pidfds only */
+		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
 	if (pfd < 0)
 		return -errno;
 	_cleanup_close_ int sfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
