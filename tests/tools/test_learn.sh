@@ -12,6 +12,7 @@ run_cw "$T/l.json" "$T/err" learn "$T/o.jsonl"
 expect_rc 0 "learn"
 # valid JSON in the profile format, accepted by cw_profile_parse
 "$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/l.json" || fail "not JSON"
+validate profile "$T/l.json"
 run_cw "$T/out" "$T/err" profiles "$T/l.json"
 expect_rc 0 "cw_profile_parse rejects the learned profile: $(cat "$T/err")"
 # replayed over its own trace: nothing changes, nothing is denied
@@ -66,6 +67,7 @@ run_cw "$T/l4.json" "$T/err" learn --base verify --name ci "$T/vo.jsonl"
 expect_rc 0 "learn --base"
 [ "$(json_get "$T/l4.json" 'd["extends"]')" = verify ] || fail "extends"
 [ "$(json_get "$T/l4.json" 'd["name"]')" = ci ] || fail "name"
+validate profile "$T/l4.json"
 has "$T/l4.json" '"/etc/hosts"'
 hasnt "$T/l4.json" '"/usr/include/**"'
 run_cw "$T/out" "$T/err" replay --profile "$T/l4.json" "$T/vo.jsonl"

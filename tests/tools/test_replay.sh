@@ -47,6 +47,9 @@ has "$T/out" "isolated_loopback 127.0.0.1:8080: allow -> deny (nonet:isolated_lo
 [ "$(json_get "$T/r.json" 'd["outcome"]["kind"]')" = "enforcement_denied" ] || fail "report outcome"
 [ "$(json_get "$T/r.json" 'len(d["processes"])')" = 5 ] || fail "report processes"
 json_get "$T/r.json" '[x for x in d["denials"]]' | grep -q "127.0.0.1:8080" || fail "report denial"
+validate report "$T/r.json"
+# the fixtures themselves follow the trace schema
+validate trace "$T/b.jsonl" lines
 
 # a bad profile file: exit 125 with file:line
 printf '{"name": "x",\n "capabilities": {"netwrk": "deny"}}\n' >"$T/bad.json"
