@@ -321,6 +321,12 @@ int cw_tool_replay(int argc, char **argv)
 	printf("\"\n");
 	printf("would change: %lu (allow -> deny: %lu, deny -> allow: %lu, other: %lu); unchanged: %lu\n",
 	       rp.changed, rp.a2d, rp.d2a, rp.other, rp.same);
+	if (!cw_profile_allows_start(rp.prof)) {
+		printf("under \"");
+		cw_tool_put(stdout, cw_profile_name(rp.prof));
+		printf("\" the command would not start at all (outcome policy_denied): none of the\n"
+		       "operations above would happen\n");
+	}
 	if (rp.bad || st.bad)
 		printf("skipped: %lu corrupt lines (see the messages above); results are partial\n",
 		       rp.bad + st.bad);

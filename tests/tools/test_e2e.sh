@@ -30,6 +30,16 @@ set -e
 [ "$rc" -eq 0 ] || { cat "$T/err2" >&2; fail "the run under the learned profile failed (exit $rc)"; }
 [ "$(cat "$T/out2")" = hi ] || fail "the second run printed: $(cat "$T/out2")"
 [ "$(json_get "$T/r.json" 'len(d["denials"])')" = 0 ] || { cat "$T/r.json" >&2; fail "denials under the learned profile"; }
+# the other tools read what the supervisor wrote
+run_cw "$T/out" "$T/err" explain "$T/t.jsonl"
+expect_rc 0 "explain of a real trace"
+has "$T/out" "/usr/bin/cat: cat f [exit 0]"
+run_cw "$T/out" "$T/err" explain "$T/r.json"
+expect_rc 0 "explain of a real report"
+has "$T/out" "/usr/bin/cat: cat f [exit 0]"
+run_cw "$T/out" "$T/err" export --format chrome "$T/t.jsonl"
+expect_rc 0 "export of a real trace"
+"$PYTHON3" -c 'import json,sys; assert json.load(open(sys.argv[1]))["traceEvents"]' "$T/out" || fail "chrome export of a real trace"
 # and the second run is nothing new compared with the first
 run_cw "$T/out" "$T/err" diff "$T/t.jsonl" "$T/t2.jsonl"
 expect_rc 0 "diff of two runs of the same command"

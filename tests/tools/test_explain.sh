@@ -26,6 +26,17 @@ has "$T/out" "curl connect external_network 203.0.113.7:80"
 # not a terminal: no colour
 if grep -q "$(printf '\033')" "$T/out"; then fail "colour when stdout is not a tty"; fi
 
+# on a terminal: colour, unless NO_COLOR is set
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$CW' explain '$T/b.jsonl'" /dev/null >"$T/tty" 2>&1 || true
+	grep -q "$(printf '\033')\[" "$T/tty" || fail "no colour on a terminal"
+	NO_COLOR=1 script -qec "'$CW' explain '$T/b.jsonl'" /dev/null >"$T/tty" 2>&1 || true
+	has "$T/tty" "process tree"
+	if grep -q "$(printf '\033')" "$T/tty"; then fail "colour on a terminal with NO_COLOR set"; fi
+else
+	echo "note: script(1) missing, colour on a terminal not checked" >&2
+fi
+
 # a hostile path cannot reach the terminal as control characters
 "$GEN" script verify >"$T/s.jsonl"
 python3 - "$T/s.jsonl" <<'P'

@@ -35,6 +35,12 @@ has "$T/out" "connect external_network 203.0.113.7:80: ask -> allow"
 has "$T/out" "what followed is unknown"
 has "$T/out" "deny -> allow: 3"
 
+# none: the command would not even start
+run_cw "$T/out" "$T/err" replay --profile none "$T/b.jsonl"
+expect_rc 1 "replay under none"
+has "$T/out" "execve process_spawn /usr/bin/sh: allow -> deny (none:process_spawn:default)"
+has "$T/out" "would not start at all"
+
 # a profile file, and --report writes a section 4 report of the replay
 cat >"$T/p.json" <<'P'
 {"name": "nonet", "extends": "verify", "capabilities": {"isolated_loopback": "deny"}}
