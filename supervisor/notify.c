@@ -137,8 +137,10 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 	/* "ask" with no terminal prompt yet (a later issue): deny, and tell
 	 * the caller to request approval. cw_policy_decide already turned
 	 * approved asks into allows. */
-	if (ev->d.verdict == CW_ASK && ev->d.next_action == CW_NEXT_NONE)
+	if (ev->d.verdict == CW_ASK) {
+		ev->d.verdict = CW_DENY; /* what happened; profile_verdict keeps "ask" */
 		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	}
 	ev->enforced = !run->observe;
 	ev->allowed = allow || run->observe;
 	return ev->allowed;

@@ -772,8 +772,10 @@ int cw_run_main(const struct cw_options *opts)
 		cw_policy_decide(run->profile, &run->ctx, &op, &d);
 		cw_report_count_capability(run->report, d.cap, d.scope, d.verdict);
 		if (d.verdict != CW_ALLOW && !run->observe) {
-			if (d.next_action == CW_NEXT_NONE && d.verdict == CW_ASK)
+			if (d.verdict == CW_ASK) {
+				d.verdict = CW_DENY; /* no prompt yet: an unanswered ask */
 				d.next_action = CW_NEXT_REQUEST_APPROVAL;
+			}
 			struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = &d,
 						       .time = cw_run_time(run), .enforced = true };
 			cw_report_add_denial(run->report, &dr);
