@@ -298,9 +298,14 @@ int cw_tr_read_stream(FILE *f, const char *name, cw_tr_fn on_header, cw_tr_fn on
 		if (!ev) {
 			if (!have_header) {
 				/* without a header nothing after it can be trusted */
-				cw_tool_msg("%s:%lu: not a capwatch trace: %s", name, st->lines,
-					    strncmp(err, "line ", 5) ? err : strchr(err, ':') ? strchr(err, ':') + 2 : err);
-				r = strstr(err, "newer") ? -EPROTONOSUPPORT : -EINVAL;
+				const char *m = strncmp(err, "line ", 5) ? err : strchr(err, ':') ? strchr(err, ':') + 2 : err;
+
+				r = strstr(err, "is newer than") ? -EPROTONOSUPPORT : -EINVAL;
+				if (r == -EPROTONOSUPPORT)
+					cw_tool_msg("%s:%lu: %s (it reads %s); use a newer capwatch", name, st->lines, m,
+						    CW_TRACE_SCHEMA);
+				else
+					cw_tool_msg("%s:%lu: not a capwatch trace: %s", name, st->lines, m);
 				goto out;
 			}
 			if (last_unterminated) {
@@ -1062,7 +1067,8 @@ static int profile_resolver(void *opaque, const char *ref, int depth, cw_profile
 		snprintf(err, errsz, "path too long: \"%s\"", ref);
 		return -ENAMETOOLONG;
 	}
-	return load_file(path, depth + 1, out, err, errsz);
+	/* DEPTH is already the depth of the profile being loaded */
+	return load_file(path, depth, out, err, errsz);
 }
 
 int cw_tool_profile_load(const char *name, cw_profile **out)

@@ -42,6 +42,8 @@ static const char usage_text[] =
 	"\n"
 	"Options:\n"
 	"  --base NAME|FILE   extend this profile; add only what it does not already allow\n"
+	"                     (a FILE is written to \"extends\" as given: a relative path is\n"
+	"                     read from the directory of the learned profile)\n"
 	"  --name NAME        the profile's name (default \"learned\")\n"
 	"  --include-denied   also allow operations that were denied and enforced\n"
 	"  -h, --help         show this help\n"
