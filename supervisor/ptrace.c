@@ -129,9 +129,14 @@ void cw_tracker_free(struct cw_run *run)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nprocs; i++) {
-		free(t->procs[i]->exe);
-		free_argv(t->procs[i]->argv);
-		free(t->procs[i]);
+		struct cw_proc *p = t->procs[i];
+		while (p) {
+			struct cw_proc *prev = p->prev_image;
+			free(p->exe);
+			free_argv(p->argv);
+			free(p);
+			p = prev;
+		}
 	}
 	free(t->procs);
 	free(t->index);
@@ -339,6 +344,24 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
+	if (p->execed) {
+		/* The pid runs a new program (a script's "exec python ...", a
+		 * shell's last command): the previous one gets its own record,
+		 * ended now, without an exit status. */
+		struct cw_proc *old = calloc(1, sizeof(*old));
+		if (old) {
+			*old = *p;
+			old->alive = false;
+			old->end = cw_run_time(run);
+			old->exited = false;
+			old->signal = 0;
+			p->prev_image = old;
+			p->exe = NULL;
+			p->argv = NULL;
+			p->start = old->end;
+		}
+	}
+	p->execed = true;
 	free(p->exe);
 	p->exe = read_exe(p->pid);
 	free_argv(p->argv);
@@ -550,22 +573,34 @@ const struct cw_tracker_ops cw_tracker_waitonly = {
 	.kill_all = waitonly_kill_all,
 };
 
+static void report_one(struct cw_run *run, const struct cw_proc *p);
+
 void cw_tracker_report(struct cw_run *run)
 {
 	struct cw_tracker *t = run->tracker;
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nprocs; i++) {
-		struct cw_proc *p = t->procs[i];
-		if (p->is_thread)
+		if (t->procs[i]->is_thread)
 			continue;
-		struct cw_proc_record r = {
-			.pid = p->pid, .ppid = p->ppid, .exe = p->exe,
-			.argv = (const char *const *)p->argv,
-			.start = p->start, .end = p->alive ? -1 : p->end,
-			.exited = p->exited, .code = p->code, .signal = p->signal,
-			.preload = "unknown",
-		};
-		cw_report_add_process(run->report, &r);
+		/* Oldest image first. */
+		struct cw_proc *chain[64];
+		size_t n = 0;
+		for (struct cw_proc *p = t->procs[i]; p && n < CW_ARRAY_SIZE(chain); p = p->prev_image)
+			chain[n++] = p;
+		while (n--)
+			report_one(run, chain[n]);
 	}
+}
+
+static void report_one(struct cw_run *run, const struct cw_proc *p)
+{
+	struct cw_proc_record r = {
+		.pid = p->pid, .ppid = p->ppid, .exe = p->exe,
+		.argv = (const char *const *)p->argv,
+		.start = p->start, .end = p->alive ? -1 : p->end,
+		.exited = p->exited, .code = p->code, .signal = p->signal,
+		.preload = "unknown",
+	};
+	cw_report_add_process(run->report, &r);
 }

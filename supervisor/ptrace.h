@@ -22,6 +22,9 @@ struct cw_proc {
 	int code;
 	int signal;
 	bool group_stopped;
+	bool execed;        /* exe/argv come from its own exec, not from fork */
+	struct cw_proc *prev_image; /* earlier programs this pid exec'd (owned),
+				       newest first: one report record each */
 };
 
 struct cw_tracker_ops {
