@@ -204,7 +204,9 @@ static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 		 * A refused ask stays an ask, so that the learned profile takes
 		 * the recorded decision again (and prompts where it can). */
 		L->excluded++;
-		if (!strcmp(dec, "ask") && (scope = cw_j_bytes(ev, "scope"))) {
+		if ((!strcmp(dec, "ask") || (cw_j_str(ev, "profile_decision") &&
+					      !strcmp(cw_j_str(ev, "profile_decision"), "ask"))) &&
+		    (scope = cw_j_bytes(ev, "scope"))) {
 			char *fx = scope[0] == '/' ? path_glob(scope) : cw_tool_utf8_fix(scope, '?');
 
 			r = fx && cw_sset_bump(&L->asked[slot], fx) ? 0 : -ENOMEM;

@@ -27,17 +27,21 @@ static const char usage_text[] =
 	"policy code the supervisor uses, and print what would change: one line per\n"
 	"operation whose decision differs,\n"
 	"  seq N pid P SYSCALL CAPABILITY SCOPE: allow -> deny (RULE)\n"
+	"(the new decision may read \"ask\": without a terminal that denies too),\n"
 	"then the counts.\n"
 	"\n"
 	"Options:\n"
 	"  --profile NAME|FILE  profile to replay under (default: the trace's own profile)\n"
 	"  --report FILE        also write a capwatch.report/v1 report of the replayed decisions\n"
+	"  --approve-risk       turn every ask into allow, as `capwatch --approve-risk` does\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"Limits: an operation denied in the recorded run never happened, so what the\n"
 	"command would have done after it is unknown; replay re-decides only what was\n"
 	"recorded. The run context (workspace roots, scratch dir, home, protected files)\n"
-	"is the one recorded in the trace header.\n"
+	"is the one recorded in the trace header. Replay has no terminal: an \"ask\" is\n"
+	"an unanswered ask, which denies, as in a run without a terminal; approvals given\n"
+	"to the recorded run (--approve) are not applied.\n"
 	"\n"
 	"Bad input: a corrupt line in the middle is reported as TRACE:LINE and skipped;\n"
 	"a cut-short last line (killed run) gives a warning and partial results.\n"
@@ -50,10 +54,10 @@ struct replay {
 	cw_profile *prof;
 	char recorded_profile[256];
 	struct cw_context ctx;
-	bool have_ctx;
+	bool have_ctx, approve_risk;
 	struct cw_run run;
 	cw_report *report;
-	unsigned long ops, same, changed, a2d, d2a, other, bad, recorded_denied;
+	unsigned long ops, same, changed, a2d, d2a, bad, recorded_denied, recorded_approved;
 	bool have_first_denial;
 	struct cw_decision first_denial;
 	int fatal; /* exit status requested by a callback */
@@ -74,6 +78,10 @@ static int on_header(void *opaque, const cJSON *hdr, unsigned long lineno)
 		return 1;
 	}
 	rp->have_ctx = true;
+	if (rp->approve_risk) {
+		rp->ctx.approve_risk = true;
+		rp->ctx.approve_reason = "replay --approve-risk";
+	}
 	if (!rp->profarg) {
 		if (!pname) {
 			cw_tool_msg("%s:%lu: the header names no profile; give one with --profile", rp->file, lineno);
@@ -149,16 +157,23 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	rp->ops++;
 	if (strcmp(recorded, "allow") && cw_j_bool(ev, "enforced", true))
 		rp->recorded_denied++;
-	if (!strcmp(recorded, cw_verdict_name(d.verdict)))
+	{
+		const char *rule = cw_j_str(ev, "rule");
+
+		if (rule && !strncmp(rule, "approval:", 9) && !rp->ctx.approve_risk)
+			rp->recorded_approved++;
+	}
+	/* Replay has no terminal, like a run without one: an ask is an
+	 * unanswered ask, which is a denial. The supervisor records those as
+	 * "deny" (older traces: "ask"); compare what took effect. */
+	if (!strcmp(recorded, "allow") == (d.verdict == CW_ALLOW))
 		rp->same++;
 	else {
 		rp->changed++;
-		if (!strcmp(recorded, "allow") && d.verdict == CW_DENY)
+		if (!strcmp(recorded, "allow"))
 			rp->a2d++;
-		else if (strcmp(recorded, "allow") && d.verdict == CW_ALLOW)
-			rp->d2a++;
 		else
-			rp->other++;
+			rp->d2a++;
 		print_change(rp, ev, recorded, &d);
 	}
 	if (rp->report) {
@@ -275,11 +290,13 @@ int cw_tool_replay(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "report", required_argument, NULL, 'r' },
+		{ "approve-risk", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay rp;
 	struct cw_tr_status st;
+	bool approve_risk = false;
 	int c, r, ret;
 
 	memset(&rp, 0, sizeof(rp));
@@ -289,6 +306,7 @@ int cw_tool_replay(int argc, char **argv)
 		switch (c) {
 		case 'p': rp.profarg = optarg; break;
 		case 'r': rp.reportfile = optarg; break;
+		case 'A': approve_risk = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default:
 			cw_tool_msg("replay: unknown or incomplete option \"%s\" (see capwatch replay --help)",
@@ -301,6 +319,7 @@ int cw_tool_replay(int argc, char **argv)
 		return CW_TOOL_EXIT_USAGE;
 	}
 	rp.file = argv[optind];
+	rp.approve_risk = approve_risk;
 	cw_run_init(&rp.run, rp.file);
 	if (rp.profarg && cw_tool_profile_load(rp.profarg, &rp.prof) < 0)
 		return CW_TOOL_EXIT_USAGE;
@@ -319,8 +338,12 @@ int cw_tool_replay(int argc, char **argv)
 	printf("\") under \"");
 	cw_tool_put(stdout, cw_profile_name(rp.prof));
 	printf("\"\n");
-	printf("would change: %lu (allow -> deny: %lu, deny -> allow: %lu, other: %lu); unchanged: %lu\n",
-	       rp.changed, rp.a2d, rp.d2a, rp.other, rp.same);
+	printf("would change: %lu (allow -> deny: %lu, deny -> allow: %lu); unchanged: %lu\n",
+	       rp.changed, rp.a2d, rp.d2a, rp.same);
+	if (rp.recorded_approved)
+		printf("approvals: %lu operation%s allowed by an approval when recorded; replay applies no\n"
+		       "approvals (--approve-risk turns every ask into allow, as in the run)\n",
+		       rp.recorded_approved, rp.recorded_approved == 1 ? " was" : "s were");
 	if (!cw_profile_allows_start(rp.prof)) {
 		printf("under \"");
 		cw_tool_put(stdout, cw_profile_name(rp.prof));

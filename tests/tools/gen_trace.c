@@ -88,6 +88,12 @@ static void op(int pid, int ppid, cw_op_kind kind, const char *sc, const char *p
 
 	memset(&d, 0, sizeof(d));
 	cw_policy_decide(prof, &ctx, &o, &d);
+	/* as the supervisor does without a terminal: an unanswered ask is a
+	 * denial; profile_decision keeps "ask" */
+	if (d.verdict == CW_ASK) {
+		d.verdict = CW_DENY;
+		d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	}
 	e.seq = ++seq;
 	now += 0.001;
 	e.time = now;

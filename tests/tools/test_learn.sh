@@ -58,6 +58,8 @@ hasnt "$T/out" "-> deny ("
 run_cw "$T/l3.json" "$T/err" learn "$T/v.jsonl"
 expect_rc 0 "learn from an enforced run"
 hasnt "$T/l3.json" '"/etc/hosts"'
+# the refused ask stays an ask (it prompts where there is a terminal)
+[ "$(json_get "$T/l3.json" 'd["capabilities"]["external_network"]["ask"][0]')" = "203.0.113.7:80" ] || fail "ask kept"
 has "$T/l3.json" "include-denied"
 run_cw "$T/out" "$T/err" replay --profile "$T/l3.json" "$T/v.jsonl"
 expect_rc 0 "replay of an enforced run under its learned profile"

@@ -31,9 +31,20 @@ run_cw "$T/out" "$T/err" replay --profile observe "$T/b.jsonl"
 expect_rc 1 "replay under observe"
 has "$T/out" "openat unrestricted /etc/hosts: deny -> allow (observe:unrestricted:default)"
 has "$T/out" "/home/u/.ssh/id_rsa: deny -> allow (observe:filesystem_read_secret:default)"
-has "$T/out" "connect external_network 203.0.113.7:80: ask -> allow"
+has "$T/out" "connect external_network 203.0.113.7:80: deny -> allow"
 has "$T/out" "what followed is unknown"
 has "$T/out" "deny -> allow: 3"
+
+# an ask is an unanswered ask without a terminal: it denies
+"$GEN" build observe >"$T/o.jsonl"
+run_cw "$T/out" "$T/err" replay --profile verify "$T/o.jsonl"
+expect_rc 1 "replay of an observe run under verify"
+has "$T/out" "connect external_network 203.0.113.7:80: allow -> ask (verify:external_network:default)"
+has "$T/out" "allow -> deny: 3"
+# ...unless --approve-risk, as in a run
+run_cw "$T/out" "$T/err" replay --approve-risk --profile verify "$T/o.jsonl"
+hasnt "$T/out" "203.0.113.7:80"
+has "$T/out" "allow -> deny: 2"
 
 # none: the command would not even start
 run_cw "$T/out" "$T/err" replay --profile none "$T/b.jsonl"
