@@ -106,14 +106,16 @@ REASON=integ-approval-reason-7f3c
 cwn --approve-risk "$REASON" --report "$O/appr.json" --trace "$O/appr.jsonl" -- "$CW_PY" net.py >"$O/appr.out"
 expect_rc 3 "verify --approve-risk: python connect"
 [ "$(cat "$O/appr.out")" = ENETUNREACH ] || fail "verify --approve-risk: connect saw $(cat "$O/appr.out"), expected ENETUNREACH"
+trace_assert "$O/appr.jsonl" \
+	"len(ops('external_network', 'allow', '$DST')) >= 1" \
+	"all(e['profile_decision'] == 'ask' and e['source_of_decision'] == 'approval' for e in ops('external_network', 'allow', '$DST'))" \
+	"all('$REASON' in e['reason'] for e in ops('external_network', 'allow', '$DST'))"
+# The report is the authoritative result: it must say this use was approved, and why.
 report_assert "$O/appr.json" \
 	"not denials()" \
 	"outcome['exit']['code'] == 3" \
 	"len(used('external_network', '$DST')) == 1" \
 	"'$REASON' in text"
-trace_assert "$O/appr.jsonl" \
-	"len(ops('external_network', 'allow', '$DST')) >= 1" \
-	"all(e['profile_decision'] == 'ask' and e['source_of_decision'] == 'approval' for e in ops('external_network', 'allow', '$DST'))"
 
 # 6. --approve-risk never turns a deny into allow (readonly denies external_network).
 cwn --profile readonly --approve-risk "$REASON" --report "$O/apro.json" -- "$CW_PY" net.py >"$O/apro.out"
@@ -164,6 +166,7 @@ setsid -w timeout -k 5 60 "$CAPWATCH" --profile "$prof" --report "$O/$tag.json" 
 echo $? > "$O/$tag.rc"
 if [ "$(cat "$O/$tag.rc")" != 0 ]; then kill $spid 2>/dev/null; fi
 wait $spid
+exit 0
 SH
 export O CW_PY CAPWATCH
 in_netns sh "$O/loop.sh" verify lv || fail "loopback (verify): server did not start"

@@ -57,8 +57,15 @@ trace_assert "$O/t2.jsonl" "ops('workspace_write', 'deny', R('$W/evil\\n.*'))"
 # Schema validation, when the schema checker is there.
 SC=$top_srcdir/tests/unit/schema_check.py
 if [ -f "$SC" ]; then
-	"$CW_PY" "$SC" --report "$O/r.json" --trace "$O/t.jsonl" || fail "schema check of the verify run"
-	"$CW_PY" "$SC" --report "$O/r2.json" --trace "$O/t2.jsonl" || fail "schema check of the readonly run"
+	for run in "r.json t.jsonl" "r2.json t2.jsonl"; do
+		set -- $run
+		"$CW_PY" "$SC" --report "$O/$1" --trace "$O/$2"
+		case $? in
+		0) ;;
+		77) echo "# schema_check.py skipped (no jsonschema module)" >&2 ;;
+		*) fail "schema check of $1 / $2" ;;
+		esac
+	done
 else
 	echo "# $SC absent: schema validation not run" >&2
 fi
