@@ -40,11 +40,27 @@ if [ -f old.log ] && [ ! -e build-stamp.txt ]; then
 	echo "   (old.log still there, no build-stamp.txt: nothing was changed)"
 fi
 [ -s r.json ] || { echo "run-demo: no report was written" >&2; exit 1; }
-echo "== report (r.json):"
-cat r.json
+echo "== report (r.json; long lists shortened, set CAPWATCH_DEMO_KEEP=DIR to keep it):"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - r.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("capabilitiesUsed", "processes"):
+	v = d.get(k) or []
+	if len(v) > 6:
+		d[k] = v[:6] + ["... %d more" % (len(v) - 6)]
+print(json.dumps(d, indent=2))
+PY
+else
+	cat r.json
+fi
 if "$CAPWATCH" explain r.json >explain.out 2>/dev/null; then
 	echo "== capwatch explain r.json:"
 	cat explain.out
 fi
 [ -f t.jsonl ] && echo "== trace: $(wc -l < t.jsonl) lines in t.jsonl"
+if [ -n "${CAPWATCH_DEMO_KEEP:-}" ]; then
+	mkdir -p "$CAPWATCH_DEMO_KEEP" && cp r.json t.jsonl "$CAPWATCH_DEMO_KEEP"/ &&
+		echo "== kept r.json and t.jsonl in $CAPWATCH_DEMO_KEEP"
+fi
 exit 0
