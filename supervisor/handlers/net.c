@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/run.h"
 #include "supervisor/util.h"
 #include "path.h"
 
@@ -105,6 +106,69 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 	enforce_continue(n, ev);
 }
 
+/* sendmmsg: up to 1024 messages (UIO_MAXIOV, as the kernel caps it), each
+ * with its own optional address. Every address is decided; one denial
+ * denies the whole call (nothing is sent). The first denied address, or
+ * else the first address, goes to the trace; the others are counted. */
+static void handle_sendmmsg(struct cw_notif *n)
+{
+	static struct sockaddr_storage first;
+	static socklen_t firstlen;
+	struct cw_event ev;
+	uint64_t vec = arg_u64(n, 1);
+	unsigned vlen = (unsigned)(uint32_t)arg_u64(n, 2);
+	bool have = false, denied = false;
+
+	if (vlen > 1024)
+		vlen = 1024;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SEND;
+	for (unsigned i = 0; i < vlen && !denied; i++) {
+		struct mmsghdr mm;
+		int e = cw_mem_read(n->tid, vec + (uint64_t)i * sizeof(mm), &mm, sizeof(mm));
+		if (e == 0 && (!mm.msg_hdr.msg_name || mm.msg_hdr.msg_namelen == 0))
+			continue;
+		if (e == 0)
+			e = read_addr(n, (uint64_t)(uintptr_t)mm.msg_hdr.msg_name, mm.msg_hdr.msg_namelen);
+		if (e == 0)
+			e = missing_unix_path() ? -ENOENT : 0;
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		if (!cw_notif_valid(n)) {
+			n->answered = true;
+			return;
+		}
+		struct cw_event cur;
+		cw_event_init(&cur, n->syscall);
+		cur.op.kind = CW_OP_SEND;
+		cur.op.addr = (const struct sockaddr *)&addr;
+		cur.op.addrlen = addrlen;
+		denied = !cw_event_decide(n, &cur);
+		if (!have || denied) {
+			ev = cur;
+			first = addr;
+			firstlen = addrlen;
+			ev.op.addr = (const struct sockaddr *)&first;
+			ev.op.addrlen = firstlen;
+			have = true;
+		} else if (cur.d.cap != CW_CAP_NONE) {
+			cw_report_count_capability(n->run->report, cur.d.cap, cur.d.scope, cur.d.verdict);
+		}
+	}
+	if (!have) {
+		/* No addresses: a connected socket, decided at connect(). */
+		cw_notif_continue(n);
+		return;
+	}
+	if (denied)
+		cw_event_deny(n, &ev);
+	else
+		enforce_net(n, &ev);
+	cw_event_record(n, &ev);
+}
+
 void cw_handle_net(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -145,6 +209,9 @@ void cw_handle_net(struct cw_notif *n)
 		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen);
 		break;
 	}
+	case __NR_sendmmsg:
+		handle_sendmmsg(n);
+		return;
 	case __NR_listen:
 		ev.op.kind = CW_OP_LISTEN;
 		e = listen_addr(n, arg_int(n, 0));

@@ -5,8 +5,7 @@
  *
  * Not covered yet (the hardening issue): fchmod, fchown, ftruncate,
  * fsetxattr, fremovexattr on descriptors (the descriptor's open was
- * decided; metadata changes through it are not), sendmmsg, and SCM_RIGHTS
- * contents. */
+ * decided; metadata changes through it are not) and SCM_RIGHTS contents. */
 #include "config.h"
 #include <sched.h>
 #include <sys/syscall.h>
@@ -85,6 +84,7 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_connect] = { "connect", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_sendto] = { "sendto", cw_handle_net, CW_RULE_NOTIFY_ARG_SET, 4, 0 },
 	[__NR_sendmsg] = { "sendmsg", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_sendmmsg] = { "sendmmsg", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_bind] = { "bind", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_listen] = { "listen", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 
