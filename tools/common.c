@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "policy/trace.h"
+#include "supervisor/profile_load.h"
 #include "tools/common.h"
 
 /* ---- messages ---- */
@@ -1019,87 +1020,42 @@ const char *cw_tproc_name(const struct cw_tproc *p)
 	return b && b[1] ? b + 1 : s;
 }
 
-/* ---- profiles ---- */
-
-static int profile_resolver(void *opaque, const char *ref, int depth, cw_profile **out,
-			    char *err, size_t errsz);
-
-struct resolve_ctx {
-	const char *dir; /* directory of the including file */
-};
-
-static int load_file(const char *path, int depth, cw_profile **out, char *err, size_t errsz)
-{
-	struct resolve_ctx rc;
-	char *text, *dir;
-	size_t len = 0;
-	int r;
-
-	text = slurp(path, &len);
-	if (!text) {
-		r = -errno;
-		snprintf(err, errsz, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	dir = cw_tool_dirname(path);
-	rc.dir = dir;
-	r = cw_profile_parse(text, len, path, profile_resolver, &rc, depth, out, err, errsz);
-	free(dir);
-	free(text);
-	if (r < 0 && !err[0])
-		snprintf(err, errsz, "%s: %s", path, strerror(-r));
-	return r;
-}
-
-static int profile_resolver(void *opaque, const char *ref, int depth, cw_profile **out,
-			    char *err, size_t errsz)
-{
-	struct resolve_ctx *rc = opaque;
-	char path[PATH_MAX];
-
-	if (depth > 8) {
-		snprintf(err, errsz, "extends chain deeper than 8 at \"%s\"", ref);
-		return -ELOOP;
-	}
-	if (ref[0] == '/' || !rc || !rc->dir)
-		snprintf(path, sizeof(path), "%s", ref);
-	else if ((size_t)snprintf(path, sizeof(path), "%s/%s", rc->dir, ref) >= sizeof(path)) {
-		snprintf(err, errsz, "path too long: \"%s\"", ref);
-		return -ENAMETOOLONG;
-	}
-	/* DEPTH is already the depth of the profile being loaded */
-	return load_file(path, depth, out, err, errsz);
-}
+/* ---- profiles ----
+ * One loader for --profile everywhere: the supervisor's (built-in names,
+ * files, "extends" chains of files relative to the including file). */
 
 int cw_tool_profile_load(const char *name, cw_profile **out)
 {
-	char err[1024] = "";
+	struct cw_profile_files files = { 0 };
 	int r;
 
 	*out = NULL;
-	/* a bare built-in name wins; anything with a slash or a file of that
-	 * name that is not a built-in is a file */
-	if (!strchr(name, '/') && cw_profile_builtin(name, out) == 0)
-		return 0;
-	if (!strchr(name, '/') && access(name, F_OK) != 0) {
-		cw_tool_msg("unknown profile \"%s\" (built-in: none readonly verify repair observe; or a file)", name);
-		return -ENOENT;
-	}
-	r = load_file(name, 0, out, err, sizeof(err));
-	if (r < 0) {
-		cw_tool_msg("%s", err[0] ? err : strerror(-r));
+	r = cw_profile_load(name, out, &files); /* prints its own one-line error */
+	cw_profile_files_free(&files);
+	if (r < 0)
 		*out = NULL;
-	}
 	return r;
+}
+
+/* "extends" of a generated profile: a built-in name or a file relative to
+ * the current directory, loaded like --profile. */
+static int text_resolver(void *opaque, const char *ref, int depth, cw_profile **out,
+			 char *err, size_t errsz)
+{
+	(void)opaque;
+	(void)depth;
+	if (cw_tool_profile_load(ref, out) < 0) {
+		snprintf(err, errsz, "cannot load \"%s\"", ref);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cw_tool_profile_parse_text(const char *text, size_t len, const char *origin, cw_profile **out,
 			       char *err, size_t errsz)
 {
-	struct resolve_ctx rc = { .dir = NULL };
-
 	err[0] = '\0';
-	return cw_profile_parse(text, len, origin, profile_resolver, &rc, 0, out, err, errsz);
+	return cw_profile_parse(text, len, origin, text_resolver, NULL, 0, out, err, errsz);
 }
 
 /* ---- misc ---- */

@@ -166,7 +166,8 @@ const char *cw_tproc_name(const struct cw_tproc *p);
 double cw_run_rel(const struct cw_run *r, double t);
 
 /* ---- profiles ---- */
-/* Load a built-in profile by name or a profile file (with file-based
+/* Load a built-in profile by name or a profile file with the supervisor's
+ * loader (supervisor/profile_load.h; file-based
  * extends resolved relative to the including file). On error prints one
  * line ("capwatch: FILE:LINE: ...") and returns -errno. */
 int cw_tool_profile_load(const char *name_or_file, cw_profile **out);

@@ -1,5 +1,7 @@
 # Subcommands over traces (replay, explain, learn, diff, export, profiles)
 # are linked into the capwatch binary (supervisor/local.mk uses this list).
+# They load --profile with the supervisor's loader (supervisor/profile_load.c,
+# already in capwatch_SOURCES); other programs linking them add it.
 CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
 	tools/replay.c tools/explain.c tools/learn.c tools/diff.c \
 	tools/export.c tools/profiles.c
@@ -32,6 +34,7 @@ fuzz-trace: tests/tools/gen_trace
 		echo "  Debian 12: apt-get install libclang-rt-14-dev (match your clang version:" >&2; \
 		echo "  apt-cache search libclang-rt lists the packages)" >&2; exit 1; }
 	$(CW_FUZZ_CC) $(CW_FUZZ_FLAGS) $(srcdir)/tools/fuzz_trace.c $(srcdir)/tools/common.c \
+		$(srcdir)/supervisor/profile_load.c $(srcdir)/supervisor/log.c \
 		$(addprefix $(srcdir)/,$(filter %.c,$(policy_libcwpolicy_la_SOURCES))) \
 		$(CJSON_LIBS) -o tools/fuzz_trace
 	@$(MKDIR_P) tools/fuzz-corpus

@@ -6,7 +6,8 @@ check_PROGRAMS += tests/tools/gen_trace tests/tools/cwtool
 tests_tools_gen_trace_SOURCES = tests/tools/gen_trace.c
 tests_tools_gen_trace_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_gen_trace_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
-tests_tools_cwtool_SOURCES = tests/tools/cwtool.c $(CW_TOOLS_SOURCES)
+tests_tools_cwtool_SOURCES = tests/tools/cwtool.c $(CW_TOOLS_SOURCES) \
+	supervisor/profile_load.h supervisor/profile_load.c supervisor/log.h supervisor/log.c
 tests_tools_cwtool_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_cwtool_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
 
