@@ -1,0 +1,45 @@
+#!/bin/sh
+# E39: inbound exposure: bind 0.0.0.0, and listen() without bind, which
+# autobinds to 0.0.0.0:<ephemeral>. The test (outside capwatch) plays the
+# remote client; its successful connect to the exposed port is the hit.
+. "$top_srcdir/tests/escapes/lib.sh"
+esc_in_netns
+esc_setup
+cat >"$T/srv.py" <<'PYEOF'
+import socket, sys
+s = socket.socket()
+if sys.argv[1] == "bind":
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", 8084))
+try:
+    s.listen(1)
+except OSError as e:
+    print("listen failed", e, flush=True); sys.exit(3)
+print("PORT", s.getsockname()[1], flush=True)
+s.settimeout(5)
+try:
+    s.accept()
+except OSError:
+    pass
+PYEOF
+# client OUTFILE: wait for "PORT n" (or the attacker's exit), connect from
+# outside the sandbox; prints "hit" when the connection is accepted.
+client() {
+	i=0
+	while ! grep -q '^PORT\|listen failed' "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	port=$(sed -n 's/^PORT //p' "$1")
+	[ -n "$port" ] || { echo "no port"; return 0; }
+	"$PY" -c "import socket,sys; socket.create_connection(('$SINK_ADDR', $port), 2); print('hit')" 2>/dev/null || echo miss
+}
+for mode in bind autobind; do
+	"$PY" "$T/srv.py" "$mode" >"$O/bare.out" 2>&1 &
+	p=$!; esc_bg_started $p
+	res=$(client "$O/bare.out"); wait $p
+	[ "$res" = hit ] || esc_control_failed "$mode: bare listener was not reachable ($res): $(cat "$O/bare.out")"
+	N=$((N + 1)); R=$O/report$N.json TR=$O/trace$N.jsonl OUT=$O/cw$N.out
+	timeout -k 5 60 "$CAPWATCH" --profile readonly --report "$R" --trace "$TR" -- "$PY" "$T/srv.py" "$mode" >"$OUT" 2>&1 &
+	p=$!; esc_bg_started $p
+	res=$(client "$OUT"); wait $p
+	[ "$res" = hit ] && esc_bypass "$mode: a listener inside capwatch --profile readonly accepted a connection from outside ($(cat "$OUT"))"
+	expect_denied host_visible_binding
+done

@@ -1,0 +1,207 @@
+# Helpers for the escape corpus (tests/escapes/), on top of tests/lib.sh.
+# Source it from a test: . "$top_srcdir/tests/escapes/lib.sh"
+#
+# Every test: esc_setup, then
+#   1. the attack run bare (positive control): it MUST reach its effect,
+#      else the test fails as invalid (esc_control_failed);
+#   2. canary restored, the same attack under capwatch: any effect on the
+#      canary is a hit (esc_bypass), then the verdict and report fields.
+# Exit 0 = blocked, 1 = bypass or invalid test, 77 = skipped (reason).
+. "$top_srcdir/tests/lib.sh"
+
+ESC_SRC=$top_srcdir/tests/escapes
+ESC_BIN=$top_builddir/tests/escapes/src
+# Race budget per race test (seconds). The issue's final claim needs >= 10.
+RACE=${CW_RACE_SECONDS:-10}
+# The address of the sink inside the private network namespace.
+SINK_ADDR=203.0.113.7
+
+esc_name=$(basename "$0" .sh)
+ESC_PIDS=
+
+esc_log() { echo "$esc_name: $*" >&2; }
+
+# A bypass: the attack reached its effect under capwatch.
+esc_bypass() { echo "BYPASS: $esc_name: $*" >&2; exit 1; }
+# The bare attack did not work: the test could not fail, so it is invalid.
+esc_control_failed() { echo "INVALID: $esc_name: positive control failed: $*" >&2; exit 1; }
+
+esc_cleanup() {
+	for p in $ESC_PIDS; do kill -9 "$p" 2>/dev/null; done
+	for p in $ESC_PIDS; do wait "$p" 2>/dev/null; done
+	cd / && rm -rf "$T"
+}
+
+# Kill one background process this test started (and remove it from the
+# list): never by name.
+esc_kill() {
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	_l=
+	for p in $ESC_PIDS; do [ "$p" = "$1" ] || _l="$_l $p"; done
+	ESC_PIDS=$_l
+}
+esc_bg_started() { ESC_PIDS="$ESC_PIDS $1"; }
+
+# esc_setup: T (temp dir), W=$T/ws (workspace, cwd), O=$T/out (reports),
+# H=$T/home (outside every workspace: "the user's files"), limits.
+esc_setup() {
+	cw_require_binary
+	cw_workdir
+	trap esc_cleanup EXIT
+	trap 'exit 1' INT TERM
+	H=$T/home
+	mkdir -p "$H/.ssh" || fail "mkdir $H"
+	ulimit -u 4096 2>/dev/null
+	ulimit -t "${ESC_CPU_LIMIT:-300}" 2>/dev/null
+	N=0
+}
+
+esc_need_prog() {
+	for _p in "$@"; do
+		[ -x "$ESC_BIN/$_p" ] || fail "attack program not built: $ESC_BIN/$_p (make check builds it)"
+	done
+}
+
+# ---- canaries ----
+
+# canary_make FILE [CONTENT]: create the canary and remember its state.
+canary_make() {
+	printf '%s\n' "${2:-canary $esc_name $$}" >"$1" || fail "canary $1"
+	canary_save "$1"
+}
+canary_save() { canary_state "$1" >"$1.state.$$" 2>/dev/null || :; mv "$1.state.$$" "$T/.state.$(echo "$1" | tr / _)"; }
+# State: content hash, size, mode, owner, mtime (ns), link count, xattrs.
+canary_state() {
+	"$CW_PY" - "$1" <<'PY'
+import hashlib, os, sys
+p = sys.argv[1]
+try:
+    st = os.lstat(p)
+except FileNotFoundError:
+    print("absent"); sys.exit(0)
+h = ""
+if os.path.isfile(p) and not os.path.islink(p):
+    with open(p, "rb") as f:
+        h = hashlib.sha256(f.read()).hexdigest()
+try:
+    xa = sorted(os.listxattr(p, follow_symlinks=False))
+except OSError:
+    xa = []
+print(h, st.st_size, oct(st.st_mode), st.st_uid, st.st_gid, st.st_mtime_ns, st.st_nlink, ",".join(xa))
+PY
+}
+# canary_intact FILE: 0 when FILE is exactly as saved.
+canary_intact() {
+	_now=$(canary_state "$1")
+	_was=$(cat "$T/.state.$(echo "$1" | tr / _)")
+	[ "$_now" = "$_was" ]
+}
+canary_diff() { echo "was: $(cat "$T/.state.$(echo "$1" | tr / _)") now: $(canary_state "$1")"; }
+
+# ---- running the attack ----
+
+# bare CMD...: the attack without capwatch (positive control). rc in $rc,
+# output in $O/bare.out.
+bare() {
+	timeout -k 5 "${ESC_TIMEOUT:-120}" "$@" >"$O/bare.out" 2>&1
+	rc=$?
+	return 0
+}
+
+# under PROFILE [CAPWATCH-OPTS...] -- CMD...: the attack under capwatch.
+# Report in $R, trace in $TR, output in $OUT, exit status in $rc.
+under() {
+	_prof=$1; shift
+	N=$((N + 1))
+	R=$O/report$N.json TR=$O/trace$N.jsonl OUT=$O/cw$N.out
+	_opts=
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do _opts="$_opts $1"; shift; done
+	[ "${1:-}" = "--" ] && shift
+	# shellcheck disable=SC2086
+	timeout -k 5 "${ESC_TIMEOUT:-120}" "$CAPWATCH" --profile "$_prof" --report "$R" \
+		--trace "$TR" $_opts -- "$@" >"$OUT" 2>&1
+	rc=$?
+	[ "$rc" = 124 ] && [ ! -s "$R" ] && { cat "$OUT" >&2; fail "capwatch did not finish within the time limit"; }
+	[ -s "$R" ] || { cat "$OUT" >&2; fail "capwatch wrote no report (exit $rc)"; }
+	return 0
+}
+
+# report_has EXPR...: like report_assert over the last report, with the
+# run's output shown on failure.
+report_has() {
+	"$CW_PY" "$CWCHECK" report "$R" "$@" || { cat "$OUT" >&2; fail "report check on $R"; }
+}
+trace_has() {
+	"$CW_PY" "$CWCHECK" trace "$TR" "$@" || { cat "$OUT" >&2; fail "trace check on $TR"; }
+}
+# The standard verdict of a runtime denial: enforcement_denied, and a
+# denial of capability KIND (scope SCOPE, python expression, optional).
+expect_denied() {
+	_k=$1 _s=${2:-None}
+	report_has 'outcome["kind"] == "enforcement_denied"' 'outcome["state"] == "denied"' \
+		"denials(\"$_k\", $_s)"
+}
+
+# ---- namespaces ----
+
+# esc_in_netns: re-run this test inside a private network namespace (no
+# route off the box) with lo up and 203.0.113.7 on lo: the sink address.
+esc_in_netns() {
+	if [ -z "${ESC_NETNS:-}" ]; then
+		unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
+		ESC_NETNS=1 exec unshare -n "${SHELL_FOR_TESTS:-/bin/sh}" "$0" "$@"
+	fi
+	ip link set lo up || fail "ip link set lo up"
+	ip addr add "$SINK_ADDR/32" dev lo || fail "ip addr add $SINK_ADDR"
+	# Belt and braces: nothing may leave this namespace.
+	[ "$(ip route show | grep -cv 'dev lo')" = 0 ] || fail "unexpected routes in the netns"
+}
+
+# esc_in_mountns: re-run inside a private mount namespace (mounts made by
+# the test vanish with it).
+esc_in_mountns() {
+	if [ -z "${ESC_MNTNS:-}" ]; then
+		[ "$(id -u)" = 0 ] || skip "needs root for a private mount namespace"
+		unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace"
+		ESC_MNTNS=1 exec unshare -m --propagation private "${SHELL_FOR_TESTS:-/bin/sh}" "$0" "$@"
+	fi
+}
+
+# sink_start KIND ARG: a recording listener (tests/escapes/sink.py).
+# KIND tcp|udp: ARG is the port on $SINK_ADDR; unix: a socket path;
+# abstract: a name. Each connection/datagram is a line in $SINK_LOG.
+sink_start() {
+	SINK_LOG=$O/sink.$1.log
+	: >"$SINK_LOG"
+	rm -f "$O/sink.ready"
+	"$CW_PY" "$ESC_SRC/sink.py" "$1" "$2" "$SINK_LOG" "$O/sink.ready" ${3:+"$3"} &
+	SINK_PID=$!
+	esc_bg_started $SINK_PID
+	_i=0
+	while [ ! -e "$O/sink.ready" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && fail "sink $1 $2 did not start"
+		sleep 0.05
+	done
+}
+sink_hits() { wc -l <"$SINK_LOG" | tr -d ' '; }
+sink_reset() { : >"$SINK_LOG"; }
+
+# A victim process outside the supervised tree: started by the test, so the
+# test may signal/attach it. VICTIM_PID.
+victim_start() {
+	"$@" &
+	VICTIM_PID=$!
+	esc_bg_started $VICTIM_PID
+}
+victim_alive() { kill -0 "$VICTIM_PID" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$VICTIM_PID/status" 2>/dev/null; }
+
+# A profile file: esc_profile NAME JSON-CAPABILITIES [EXTENDS] -> $O/NAME.json
+esc_profile() {
+	printf '{"name": "%s", "extends": "%s", "capabilities": %s}\n' "$1" "${3:-readonly}" "$2" >"$O/$1.json"
+	echo "$O/$1.json"
+}
+
+# A python for snippets under capwatch (the system one, see tests/lib.sh).
+PY=$CW_PY
