@@ -4,7 +4,7 @@
 usage:
   cwcheck.py report FILE EXPR...   every EXPR (python) must be true over the report
   cwcheck.py trace FILE EXPR...    every EXPR must be true over the trace
-  cwcheck.py snapshot DIR          print a listing of DIR (path, type, mode, size, sha256)
+  cwcheck.py snapshot DIR          print a listing of DIR (path, mode, owner, size, mtime, sha256)
 
 Names usable in report expressions:
   d            the report document
@@ -206,7 +206,8 @@ def snapshot(top):
 					h = hashlib.sha256(f.read()).hexdigest()
 			elif stat.S_ISLNK(st.st_mode):
 				h = os.readlink(p)
-			rows.append("%r %o %d %s" % (os.path.relpath(p, top), st.st_mode, st.st_size, h))
+			rows.append("%r %o %d:%d %d %d %s" % (os.path.relpath(p, top), st.st_mode, st.st_uid,
+								st.st_gid, st.st_size, st.st_mtime_ns, h))
 	print("\n".join(rows))
 
 

@@ -14,6 +14,9 @@ INTEGRATION_TESTS = \
 	tests/integration/paths.sh \
 	tests/integration/env.sh \
 	tests/integration/proc.sh \
+	tests/integration/changes.sh \
+	tests/integration/protect.sh \
+	tests/integration/signals.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

@@ -55,6 +55,14 @@ deny_case 1 "'$W/d'" mkdir d
 deny_case 1 "'$W/new'" touch new
 deny_case 1 "'$W/sub/inner'" rm -r sub
 deny_case 1 "'$W/existing'" truncate -s 0 existing
+deny_case 2 "'$W/existing'" sh -c ': > existing'
+deny_case 1 "'$W/existing'" chmod 777 existing
+deny_case 1 "'$W/existing'" chown 1:1 existing
+deny_case 1 "'$W/existing'" touch -d 2001-01-01 existing
+deny_case 1 "R('$W/(existing|hard)')" ln existing hard
+deny_case 1 "'$W/sym'" ln -s existing sym
+deny_case 1 "'$W/fifo'" mkfifo fifo
+deny_case 1 "'$W/sub'" rmdir sub
 
 # The run's context is recorded as given.
 report_assert "$O/r1.json" \
@@ -68,4 +76,18 @@ cw --profile readonly --report "$O/ok.json" -- cat existing >"$O/cat.out" || fai
 [ "$(cat "$O/cat.out")" = keep ] || fail "readonly: cat existing printed something else"
 report_assert "$O/ok.json" "outcome['kind'] == 'success'" "outcome['state'] == 'completed'" \
 	"outcome['exit']['code'] == 0" "not denials()"
+
+# --observe: the same decisions are taken and recorded, nothing is denied.
+cw --profile readonly --observe --report "$O/obs.json" --trace "$O/obs.jsonl" -- sh -c 'echo x > f; rm existing'
+expect_rc 0 "readonly --observe: write and delete"
+[ "$(cat f)" = x ] && [ ! -e existing ] || fail "readonly --observe: the writes did not happen"
+report_assert "$O/obs.json" \
+	"outcome['enforcement']['level'] == 'observe'" \
+	"outcome['exit']['code'] == 0" \
+	"len(denials('workspace_write', '$W/f')) >= 1" \
+	"len(denials('workspace_write', '$W/existing')) >= 1" \
+	"all(e['enforced'] is False for e in denials())"
+trace_assert "$O/obs.jsonl" \
+	"ops('workspace_write', resolved='$W/f')" \
+	"all(e['enforced'] is False and e['errno'] is None for e in ops('workspace_write'))"
 exit 0
