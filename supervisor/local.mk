@@ -29,3 +29,10 @@ TESTS += supervisor/tests/test_cli
 supervisor_tests_test_cli_SOURCES = supervisor/tests/test_cli.c supervisor/cli.c supervisor/cli.h
 supervisor_tests_test_cli_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 supervisor_tests_test_cli_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
+
+# Path resolution and target-memory reads, with the test process as target.
+check_PROGRAMS += supervisor/tests/test_resolve
+TESTS += supervisor/tests/test_resolve
+supervisor_tests_test_resolve_SOURCES = supervisor/tests/test_resolve.c supervisor/resolve.c supervisor/resolve.h
+supervisor_tests_test_resolve_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+supervisor_tests_test_resolve_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)

@@ -1,0 +1,188 @@
+/* Unit tests of resolve.c: path resolution "in the target's context", with
+ * this test process as the target (its cwd, its descriptors, its memory). */
+#include "config.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "supervisor/resolve.h"
+
+static char root[PATH_MAX]; /* realpath of the temp dir */
+
+static void resolves(int dirfd, const char *path, int flags, const char *want_rel)
+{
+	struct cw_resolved r;
+	char want[PATH_MAX * 2];
+	int e = cw_resolve_path(getpid(), getpid(), dirfd, path, flags, &r);
+	if (e != 0)
+		fail_msg("%s: error %s", path, strerror(-e));
+	if (want_rel[0] == '/')
+		snprintf(want, sizeof(want), "%s", want_rel);
+	else
+		snprintf(want, sizeof(want), "%s/%s", root, want_rel);
+	if (strcmp(r.path, want) != 0)
+		fail_msg("%s: got %s, want %s", path, r.path, want);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/cw-resolve-XXXXXX";
+	if (!mkdtemp(tmpl) || !realpath(tmpl, root) || chdir(root) < 0)
+		return -1;
+	/* ws/real/file, ws/link -> real, ws/abs -> /etc, ws/up -> .., dangling -> nothere/new */
+	if (mkdir("ws", 0755) || mkdir("ws/real", 0755) || mkdir("ws/real/sub", 0755))
+		return -1;
+	int fd = open("ws/real/file", O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if (symlink("real", "ws/link") || symlink("/etc", "ws/abs") || symlink("..", "ws/real/sub/up") ||
+	    symlink("nothere/new", "ws/dangling") || symlink("loop2", "ws/loop1") || symlink("loop1", "ws/loop2"))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_plain_and_dots(void **state)
+{
+	(void)state;
+	resolves(AT_FDCWD, "ws/real/file", 0, "ws/real/file");
+	resolves(AT_FDCWD, "./ws//real/./file", 0, "ws/real/file");
+	resolves(AT_FDCWD, "ws/real/../real/file", 0, "ws/real/file");
+	resolves(AT_FDCWD, "/", 0, "/");
+	resolves(AT_FDCWD, "/..", 0, "/");
+}
+
+static void test_symlinks(void **state)
+{
+	(void)state;
+	resolves(AT_FDCWD, "ws/link/file", 0, "ws/real/file");
+	resolves(AT_FDCWD, "ws/abs/hostname", 0, "/etc/hostname");
+	/* ".." after a symlink is taken from where the link led. */
+	resolves(AT_FDCWD, "ws/real/sub/up/file", 0, "ws/real/file");
+	resolves(AT_FDCWD, "ws/link/sub/../file", 0, "ws/real/file");
+	/* The last component: followed, unless NOFOLLOW. */
+	resolves(AT_FDCWD, "ws/link", 0, "ws/real");
+	resolves(AT_FDCWD, "ws/link", CW_RES_NOFOLLOW, "ws/link");
+	/* ... but a trailing slash means the directory it names. */
+	resolves(AT_FDCWD, "ws/link/", CW_RES_NOFOLLOW, "ws/real");
+	/* A dangling link is followed to where a creation would land. */
+	resolves(AT_FDCWD, "ws/dangling", 0, "ws/nothere/new");
+	resolves(AT_FDCWD, "ws/dangling", CW_RES_NOFOLLOW, "ws/dangling");
+	/* Missing parts are kept as written. */
+	resolves(AT_FDCWD, "ws/real/new/deeper", 0, "ws/real/new/deeper");
+}
+
+static void test_loop(void **state)
+{
+	(void)state;
+	struct cw_resolved r;
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "ws/loop1", 0, &r), -ELOOP);
+}
+
+static void test_dirfd(void **state)
+{
+	(void)state;
+	int d = open("ws/real", O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	resolves(d, "file", 0, "ws/real/file");
+	resolves(d, "sub/up/file", 0, "ws/real/file");
+	resolves(d, "/etc/hostname", 0, "/etc/hostname"); /* absolute: dirfd ignored */
+	resolves(d, "", CW_RES_EMPTY_PATH, "ws/real");
+	struct cw_resolved r;
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "", 0, &r), -ENOENT);
+	int f = open("ws/real/file", O_RDONLY);
+	assert_true(f >= 0);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), f, "x", 0, &r), -ENOTDIR);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), 9999, "x", 0, &r), -EBADF);
+	close(f);
+	close(d);
+}
+
+static void test_proc_self_and_fds(void **state)
+{
+	(void)state;
+	char want[PATH_MAX + 32];
+	/* /proc/self names the target, not whoever resolves. */
+	snprintf(want, sizeof(want), "/proc/%d/status", (int)getpid());
+	resolves(AT_FDCWD, "/proc/self/status", 0, want);
+	/* A read-only descriptor reopened for writing is decided on the file
+	 * behind it; reopened for reading it grants nothing new. */
+	int f = open("ws/real/file", O_RDONLY);
+	assert_true(f >= 0);
+	char p[64], fdname[32];
+	snprintf(p, sizeof(p), "/dev/fd/%d", f);
+	snprintf(fdname, sizeof(fdname), "/dev/fd/%d", f);
+	resolves(AT_FDCWD, p, CW_RES_WANT_WRITE, "ws/real/file");
+	resolves(AT_FDCWD, p, CW_RES_WANT_READ, fdname);
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", f);
+	resolves(AT_FDCWD, p, CW_RES_WANT_WRITE, "ws/real/file");
+	close(f);
+	/* A pipe is no path: it stays a descriptor. */
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	snprintf(p, sizeof(p), "/dev/fd/%d", pp[1]);
+	snprintf(fdname, sizeof(fdname), "/dev/fd/%d", pp[1]);
+	resolves(AT_FDCWD, p, CW_RES_WANT_WRITE, fdname);
+	close(pp[0]);
+	close(pp[1]);
+}
+
+static void test_memory(void **state)
+{
+	(void)state;
+	char buf[PATH_MAX];
+	static const char s[] = "/some/path";
+	assert_int_equal(cw_mem_read_string(getpid(), (uintptr_t)s, buf, sizeof(buf)), (ssize_t)strlen(s));
+	assert_string_equal(buf, s);
+	assert_int_equal(cw_mem_read_string(getpid(), 0, buf, sizeof(buf)), -EFAULT);
+	/* A string that runs into an unmapped page is a fault, not a
+	 * truncated path. */
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(munmap(m + pg, (size_t)pg), 0);
+	memset(m, 'a', (size_t)pg);
+	assert_int_equal(cw_mem_read_string(getpid(), (uintptr_t)(m + pg - 100), buf, sizeof(buf)), -EFAULT);
+	/* A string ending right at the guard page is fine. */
+	m[pg - 1] = '\0';
+	assert_int_equal(cw_mem_read_string(getpid(), (uintptr_t)(m + pg - 4), buf, sizeof(buf)), 3);
+	/* No NUL within the limit: ENAMETOOLONG, as the kernel says. */
+	char *big = malloc(PATH_MAX * 2);
+	memset(big, 'b', PATH_MAX * 2);
+	big[PATH_MAX * 2 - 1] = '\0';
+	assert_int_equal(cw_mem_read_string(getpid(), (uintptr_t)big, buf, sizeof(buf)), -ENAMETOOLONG);
+	free(big);
+	munmap(m, (size_t)pg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_and_dots),
+		cmocka_unit_test(test_symlinks),
+		cmocka_unit_test(test_loop),
+		cmocka_unit_test(test_dirfd),
+		cmocka_unit_test(test_proc_self_and_fds),
+		cmocka_unit_test(test_memory),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
