@@ -188,4 +188,70 @@ report_assert "$O/lr.json" "outcome['kind'] == 'enforcement_denied'" \
 	"denial['capability']['scope'] == '127.0.0.1:$port'"
 trace_assert "$O/lr.jsonl" "len(ops('isolated_loopback', 'deny', '127.0.0.1:$port')) >= 1" \
 	"all(e['errno'] == 'EPERM' for e in ops('isolated_loopback', 'deny'))"
+
+# 9. Other network shapes: binding a host-visible address, UDP, IPv6, unix
+# sockets outside the workspace. net2.py MODE prints the errno name or OK.
+cat > net2.py <<'PY'
+import errno, socket, sys
+mode = sys.argv[1]
+try:
+	if mode == "bind-any":
+		s = socket.socket(); s.bind(("0.0.0.0", 0)); s.listen(1)
+	elif mode == "bind-lo":
+		s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+	elif mode == "udp":
+		s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"q", ("203.0.113.7", 53))
+	elif mode == "v6":
+		s = socket.socket(socket.AF_INET6); s.settimeout(10); s.connect(("2001:db8::1", 80))
+	elif mode == "unix":
+		s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[2])
+except OSError as e:
+	print(errno.errorcode.get(e.errno, str(e.errno)))
+	sys.exit(3)
+print("OK")
+PY
+# net_case TAG PROFILE WANT_OUT MODE [ARG]
+net_case() {
+	tag=$1 prof=$2 want=$3; shift 3
+	cwn --profile "$prof" --report "$O/$tag.json" --trace "$O/$tag.jsonl" -- "$CW_PY" net2.py "$@" >"$O/$tag.out"
+	[ "$(cat "$O/$tag.out")" = "$want" ] || fail "$tag ($prof): $* printed '$(cat "$O/$tag.out")', expected $want"
+}
+net_case bind-any verify EPERM bind-any
+report_assert "$O/bind-any.json" "kind(denial['capability']) == 'host_visible_binding'" \
+	"denial['capability']['scope'].startswith('0.0.0.0:')" "outcome['kind'] == 'enforcement_denied'"
+trace_assert "$O/bind-any.jsonl" "ops('host_visible_binding', 'deny', R('0[.]0[.]0[.]0:[0-9]+'))"
+net_case bind-any-obs observe OK bind-any
+report_assert "$O/bind-any-obs.json" "used('host_visible_binding')" "not denials()"
+net_case bind-lo verify OK bind-lo
+report_assert "$O/bind-lo.json" "not denials()"
+net_case udp verify EPERM udp
+report_assert "$O/udp.json" "kind(denial['capability']) == 'external_network'" \
+	"denial['capability']['scope'] == '203.0.113.7:53'" "denial['nextAction'] == 'request_approval'"
+net_case udp-obs observe ENETUNREACH udp
+net_case v6 verify EPERM v6
+report_assert "$O/v6.json" "kind(denial['capability']) == 'external_network'" \
+	"'2001:db8::1' in denial['capability']['scope'] and denial['capability']['scope'].endswith(':80')"
+net_case v6-obs observe ENETUNREACH v6
+
+# A unix socket outside the workspace (a stand-in for /var/run/docker.sock).
+cat > "$O/usrv.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1] + ".sock")
+s.listen(1)
+open(sys.argv[1] + ".ready", "w").close()
+s.settimeout(10)
+try:
+	c, _ = s.accept()
+	print("ACCEPTED")
+except socket.timeout:
+	print("TIMEOUT")
+PY
+"$CW_PY" "$O/usrv.py" "$O/u" > "$O/u.srv" & upid=$!
+i=0; while [ ! -e "$O/u.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+net_case unix verify EPERM unix "$O/u.sock"
+kill $upid 2>/dev/null; wait $upid
+! grep -q ACCEPTED "$O/u.srv" || fail "unix: the server outside the workspace was reached"
+report_assert "$O/unix.json" "kind(denial['capability']) == 'process_control'" \
+	"denial['capability']['scope'] == 'unix:$O/u.sock'"
 exit 0

@@ -44,6 +44,30 @@ expect_rc 1 "verify: cat .env"
 report_assert "$O/env.json" "kind(denial['capability']) == 'filesystem_read'" \
 	"denial['capability']['scope'] == '$W/.env'"
 
+# Every other secret shape of contract section 2 (verify), and look-alikes that are not secrets.
+mkdir -p "$HOME/.aws" "$HOME/.gnupg" "$HOME/.docker" "$HOME/.kube" keys
+for f in "$HOME/.aws/credentials" "$HOME/.gnupg/private.key" "$HOME/.netrc" "$HOME/.docker/config.json" \
+	"$HOME/.kube/config" "$HOME/.git-credentials" "$W/.env.local" "$W/server.pem" "$W/keys/id_ed25519" \
+	"$HOME/.ssh/known_hosts" "$HOME/.bashrc" "$W/environment.txt" "$W/notes.pem.txt" "$W/keys/identity.txt"; do
+	echo "integtest-secret-$(basename "$f")" > "$f"
+done
+n=0
+for f in "$HOME/.aws/credentials" "$HOME/.gnupg/private.key" "$HOME/.netrc" "$HOME/.docker/config.json" \
+	"$HOME/.kube/config" "$HOME/.git-credentials" "$W/.env.local" "$W/server.pem" "$W/keys/id_ed25519" \
+	"$HOME/.ssh/known_hosts"; do
+	n=$((n + 1))
+	cw --profile verify --report "$O/s$n.json" -- cat "$f" >"$O/s$n.out" 2>/dev/null
+	expect_rc 1 "verify: cat $f"
+	[ ! -s "$O/s$n.out" ] || fail "verify: $f was printed"
+	report_assert "$O/s$n.json" "kind(denial['capability']) == 'filesystem_read'" \
+		"denial['capability']['scope'] == '$f'"
+done
+for f in "$HOME/.bashrc" "$W/environment.txt" "$W/notes.pem.txt" "$W/keys/identity.txt"; do
+	cw --profile verify --report "$O/ns.json" -- cat "$f" >"$O/ns.out"
+	expect_rc 0 "verify: cat $f (not a secret)"
+	grep -q integtest-secret "$O/ns.out" || fail "verify: $f was not printed"
+done
+
 # observe: allowed, recorded and flagged as a secret read.
 cw --profile observe --report "$O/obs.json" --trace "$O/obs.jsonl" -- cat "$KEY" >"$O/obs.out"
 expect_rc 0 "observe: cat ~/.ssh/id_rsa"
