@@ -96,11 +96,14 @@ static const char help_text[] =
 	"125 capwatch failed; 126 denied before start or not executable; 127 not found.\n"
 	"See capwatch(1) and capwatch-profile(5).\n";
 
+/* One message, one write (the log module's rule; ERR may be a test's
+ * memory stream, so it is not used here). */
 static int usage_error(FILE *err, const char *fmt, const char *arg)
 {
-	fputs("capwatch: ", err);
-	fprintf(err, fmt, arg);
-	fputs("\ncapwatch: try 'capwatch --help'\n", err);
+	char msg[512], line[700];
+	snprintf(msg, sizeof(msg), fmt, arg);
+	snprintf(line, sizeof(line), "capwatch: %s\ncapwatch: try 'capwatch --help'\n", msg);
+	fputs(line, err);
 	fflush(err);
 	return CW_EXIT_FAILURE;
 }
