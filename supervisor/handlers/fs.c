@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -117,8 +118,29 @@ static int target_umask(pid_t tid)
  * opened by capwatch: a device's open has side effects and /dev/tty would
  * be capwatch's terminal; /proc would be opened with capwatch's ptrace
  * rights over the target (kernel-notes K18). */
+/* Character devices whose open has no side effect and means the same for
+ * capwatch as for the target, so capwatch may open them itself: the most
+ * common opens of all (/dev/null) get the same protection as files. */
+static const struct {
+	const char *path;
+	unsigned major, minor;
+} plain_devices[] = {
+	{ "/dev/null", 1, 3 }, { "/dev/zero", 1, 5 }, { "/dev/full", 1, 7 },
+	{ "/dev/random", 1, 8 }, { "/dev/urandom", 1, 9 },
+};
+
+static int plain_device(const char *path)
+{
+	for (size_t i = 0; i < CW_ARRAY_SIZE(plain_devices); i++)
+		if (strcmp(path, plain_devices[i].path) == 0)
+			return (int)i;
+	return -1;
+}
+
 static bool emulable_object(const char *path)
 {
+	if (plain_device(path) >= 0)
+		return true;
 	if (strncmp(path, "/proc/", 6) == 0 || strcmp(path, "/proc") == 0 ||
 	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/sys/", 5) == 0)
 		return false;
@@ -165,6 +187,19 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		ev->err = errno;
 		cw_notif_error(n, ev->err);
 		return;
+	}
+	int dev = plain_device(ev->op.path);
+	if (dev >= 0) {
+		/* Make sure it is that device (not something mounted over it). */
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+		    major(st.st_rdev) != plain_devices[dev].major ||
+		    minor(st.st_rdev) != plain_devices[dev].minor) {
+			close(fd);
+			ev->err = EACCES;
+			cw_notif_error(n, ev->err);
+			return;
+		}
 	}
 	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
 	close(fd);
