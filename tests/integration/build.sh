@@ -8,6 +8,9 @@
 cw_require_binary
 command -v gcc >/dev/null && command -v make >/dev/null || skip "gcc and make are needed"
 cw_workdir
+# Under `make check` the parent make's variables would reach the bare make
+# (jobserver, "Entering directory" lines) but not the sanitized one.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 SRC=$top_srcdir/tests/integration/cproject
 mkdir "$T/bare"
@@ -21,7 +24,7 @@ expect_rc 0 "make under verify"
 
 sed "s|$T/bare|DIR|g" "$O/bare.out" >"$O/bare.norm"
 sed "s|$W|DIR|g" "$O/cw.out" >"$O/cw.norm"
-cmp "$O/bare.norm" "$O/cw.norm" || fail "make's stdout differs under capwatch"
+cmp "$O/bare.norm" "$O/cw.norm" || { diff "$O/bare.norm" "$O/cw.norm" >&2; fail "make's stdout differs under capwatch"; }
 [ -x "$W/hello" ] || fail "no binary built under capwatch"
 "$T/bare/hello" >"$O/bare.run" || fail "bare binary failed"
 "$W/hello" >"$O/cw.run" || fail "binary built under capwatch failed"

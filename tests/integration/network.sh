@@ -11,6 +11,7 @@ unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare 
 cw_workdir
 
 DST=203.0.113.7:80
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 # cwn ARGS...: capwatch in a fresh netns, in a new session (no controlling
 # terminal, so "ask" cannot prompt), stdin from /dev/null.
