@@ -37,7 +37,7 @@ void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c */
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends */
-void cw_handle_proc(struct cw_notif *n);    /* proc.c: pidfd_open */
+void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
 
 #endif

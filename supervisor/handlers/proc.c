@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
@@ -94,13 +95,44 @@ void cw_handle_signal(struct cw_notif *n)
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }
 
+/* ptrace, process_vm_readv/writev, pidfd_open, pidfd_getfd: whose process
+ * is it? Aimed outside the tree it is process_control on that pid. */
 void cw_handle_proc(struct cw_notif *n)
 {
 	struct cw_event ev;
+	int nr = n->req->data.nr;
+	int target;
+
 	cw_event_init(&ev, n->syscall);
-	ev.op.kind = CW_OP_PROC_ACCESS;
-	ev.op.target_pid = arg_int(n, 0);
-	ev.op.target_in_tree = cw_tracker_in_tree(n->run, ev.op.target_pid);
+	switch (nr) {
+	case __NR_ptrace:
+		/* PTRACE_TRACEME names the parent as the tracer. */
+		target = arg_u64(n, 0) == PTRACE_TRACEME ? n->ppid : arg_int(n, 1);
+		ev.flags = (long long)arg_u64(n, 0);
+		ev.has_flags = true;
+		break;
+	case __NR_pidfd_getfd:
+		target = pidfd_target(n, arg_int(n, 0));
+		if (target < 0) {
+			cw_notif_error(n, -target);
+			return;
+		}
+		break;
+	default: /* pidfd_open, process_vm_readv, process_vm_writev */
+		target = arg_int(n, 0);
+		break;
+	}
+	ev.op.target_pid = target;
+	ev.op.target_in_tree = cw_tracker_in_tree(n->run, target);
+	if (nr == __NR_process_vm_writev && ev.op.target_in_tree) {
+		/* Writing a sibling's memory defeats every check that read it
+		 * (kernel-notes K11): an escape, not process control. */
+		ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	} else {
+		ev.op.kind = CW_OP_PROC_ACCESS;
+	}
+	/* Scalars (or a pidfd resolved now): decided on what the kernel uses,
+	 * except that a pid can be reused in between. */
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }
 

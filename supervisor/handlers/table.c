@@ -35,11 +35,13 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	/* A second listener would let the sandbox answer for capwatch (K14). */
 	[__NR_seccomp] = { "seccomp", cw_handle_escape, CW_RULE_ESCAPE_FLAGS, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER },
 	/* Reaching into other processes' memory, descriptors or execution:
-	 * also how a sibling would rewrite a blocked target's arguments. */
-	ESCAPE(ptrace),
-	ESCAPE(process_vm_readv),
-	ESCAPE(process_vm_writev),
-	ESCAPE(pidfd_getfd),
+	 * process_control when aimed outside the tree (contract section 2);
+	 * process_vm_writev inside the tree is how a sibling would rewrite a
+	 * blocked target's arguments, so it is unrestricted there (proc.c). */
+	[__NR_ptrace] = { "ptrace", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_vm_readv] = { "process_vm_readv", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_vm_writev] = { "process_vm_writev", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_pidfd_getfd] = { "pidfd_getfd", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
 	/* A second path to files and syscalls the filter does not see. */
 	ESCAPE(io_uring_setup),
 	[__NR_io_uring_enter] = { "io_uring_enter", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
