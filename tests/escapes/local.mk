@@ -12,11 +12,28 @@
 ESCAPES_TESTS = \
 	tests/escapes/e01_devtcp.sh \
 	tests/escapes/e02_interp_sockets.sh \
+	tests/escapes/e03_static.sh \
+	tests/escapes/e04_raw_syscall.sh \
+	tests/escapes/e05_x32.sh \
+	tests/escapes/e06_int80.sh \
+	tests/escapes/e07_io_uring.sh \
+	tests/escapes/e08_highbits.sh \
 	tests/escapes/e15_rename_exchange.sh \
 	tests/escapes/e16_proc_magic.sh \
 	tests/escapes/e17_openat2.sh \
 	tests/escapes/e18_opath_upgrade.sh \
 	tests/escapes/e19_dirfd_relative.sh \
+	tests/escapes/e20_open_by_handle.sh \
+	tests/escapes/e22_memfd_exec.sh \
+	tests/escapes/e23_loader_exec.sh \
+	tests/escapes/e24_shebang.sh \
+	tests/escapes/e25_argv0_spoof.sh \
+	tests/escapes/e26_listener.sh \
+	tests/escapes/e27_inner_filter.sh \
+	tests/escapes/e28_clone_untraced.sh \
+	tests/escapes/e29_clone3.sh \
+	tests/escapes/e30_ptrace.sh \
+	tests/escapes/e31_procmem.sh \
 	tests/escapes/e39_listen_autobind.sh \
 	tests/escapes/e40_tcp_fastopen.sh \
 	tests/escapes/e41_udp_sendto.sh \
@@ -29,14 +46,35 @@ ESCAPES_TESTS = \
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e14_hardlink.sh \
 	tests/escapes/e17b_openat2_resolve.sh \
+	tests/escapes/e21_name_to_handle.sh \
+	tests/escapes/e25b_failed_exec.sh \
 	tests/escapes/e42b_sendmmsg.sh \
 	tests/escapes/e44b_unix_symlink.sh \
 	tests/escapes/e48_scm_rights.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
-ESCAPES_PROGS =
+ESCAPES_PROGS = \
+	tests/escapes/src/e03_static \
+	tests/escapes/src/e04_rawsyscall \
+	tests/escapes/src/e05_x32 \
+	tests/escapes/src/e06_int80 \
+	tests/escapes/src/e07_io_uring \
+	tests/escapes/src/e20_handle \
+	tests/escapes/src/e22_memfd_exec \
+	tests/escapes/src/e26_listener \
+	tests/escapes/src/e27_inner_filter \
+	tests/escapes/src/e28_clone_untraced \
+	tests/escapes/src/e29_clone3 \
+	tests/escapes/src/e30_ptrace \
+	tests/escapes/src/e31_procmem \
+	tests/escapes/src/payload \
+	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
+# Every program is one source file plus the shared header.
+EXTRA_DIST += tests/escapes/src/esc.h
+# No dynamic loader, so no LD_PRELOAD library (E03).
+tests_escapes_src_e03_static_LDFLAGS = -all-static
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \

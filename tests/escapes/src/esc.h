@@ -1,0 +1,46 @@
+/* Shared bits of the escape corpus attack programs. Each program tries one
+ * technique against paths/pids given on its command line (always inside the
+ * test's own temp dir or started by the test) and prints what happened. */
+#ifndef CAPWATCH_ESC_H
+#define CAPWATCH_ESC_H
+#include "config.h"
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline long esc_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static inline void esc_usage(int argc, int want, const char *usage)
+{
+	if (argc < want) {
+		fprintf(stderr, "usage: %s\n", usage);
+		exit(2);
+	}
+}
+
+/* Append a line to PATH (the effect most attacks aim at). */
+static inline int esc_append(const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, line, strlen(line));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+#endif
