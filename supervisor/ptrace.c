@@ -144,15 +144,42 @@ void cw_tracker_free(struct cw_run *run)
 	run->tracker = NULL;
 }
 
+/* State and parent of PID from /proc/PID/stat. */
+static bool stat_state(pid_t pid, char *state, pid_t *ppid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *rp = strrchr(buf, ')'); /* comm may contain anything */
+	if (!rp || sscanf(rp + 1, " %c %d", state, ppid) != 2)
+		return false;
+	return true;
+}
+
 bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid)
 {
 	if (pid <= 0)
 		return false;
 	struct cw_proc *p = cw_tracker_find(run, pid);
-	if (p)
-		return p->alive;
-	/* Degraded mode knows only the first child. */
-	return pid == run->child && !run->child_exited;
+	if (p && p->alive)
+		return true;
+	if (!p && !(pid == run->child && !run->child_exited))
+		return false;
+	if (!p)
+		return true; /* degraded mode knows only the first child */
+	/* Exited, but still a zombie its parent has not reaped: the pid
+	 * cannot have been reused, and it belongs to a parent of ours. */
+	char st;
+	pid_t ppid;
+	return stat_state(pid, &st, &ppid) && st == 'Z' && cw_tracker_find(run, ppid) &&
+	       cw_tracker_find(run, ppid)->alive;
 }
 
 /* Tgid and PPid of TID from /proc/TID/status. */

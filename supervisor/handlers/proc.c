@@ -87,6 +87,14 @@ void cw_handle_signal(struct cw_notif *n)
 		cw_notif_error(n, ENOSYS);
 		return;
 	}
+	if (!in_tree && target != -1 && nr != __NR_pidfd_send_signal && kill(target, 0) < 0 &&
+	    errno == ESRCH) {
+		/* Nobody to signal: answer as the kernel would, without a
+		 * decision (a pid created meanwhile is not reached either, as
+		 * the call does not go ahead). */
+		cw_notif_error(n, ESRCH);
+		return;
+	}
 	ev.op.target_pid = target;
 	ev.op.target_in_tree = in_tree;
 	/* Scalars only (registers, or a pidfd resolved now): the kernel uses
