@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/changes.sh \
 	tests/integration/protect.sh \
 	tests/integration/signals.sh \
+	tests/integration/profile.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

@@ -54,10 +54,42 @@ report_assert "$O/r2.json" "kind(denial['capability']) == 'workspace_write'" \
 	"'$NAME_HEX' in text"
 trace_assert "$O/t2.jsonl" "ops('workspace_write', 'deny', R('$W/evil\\n.*'))"
 
+# Field by field (contract section 5): the header, process events that
+# pair up, op events with every field the contract lists.
+cw --profile verify --trace "$O/t3.jsonl" --report "$O/r3.json" -- sh -c '/bin/true; /bin/false; cat reader.py > /dev/null; exit 4'
+expect_rc 4 "verify: a small tree"
+KERNEL=$(uname -r)
+trace_assert "$O/t3.jsonl" \
+	"header['version'] == 1 and header['profile'] == 'verify' and header['roots'] == ['$W']" \
+	"header['command']['name'] == 'sh' and header['command']['args'] == ['-c', '/bin/true; /bin/false; cat reader.py > /dev/null; exit 4']" \
+	"header['kernel'] == '$KERNEL'" \
+	"re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)', header['start'])" \
+	"[e['seq'] for e in ev[1:]] == list(range(1, len(ev)))" \
+	"len(execs()) == 4 and len([e for e in ev if e['type'] == 'spawn']) == 3" \
+	"sorted(e['pid'] for e in ev if e['type'] == 'exit') == sorted({e['pid'] for e in execs()})" \
+	"[e['code'] for e in ev if e['type'] == 'exit' and e['pid'] == execs('/usr/bin/false')[0]['pid']] == [1]" \
+	"[e['code'] for e in ev if e['type'] == 'exit' and e['pid'] == execs()[0]['pid']] == [4]" \
+	"all(e['ppid'] == execs()[0]['pid'] for e in execs()[1:])" \
+	"execs('/usr/bin/true')[0]['argv'] == ['/bin/true']" \
+	"all(all(k in e for k in ('seq', 'time', 'pid', 'tid', 'ppid', 'source', 'syscall', 'args', 'resolved', 'capability', 'decision', 'rule', 'errno')) for e in ops())" \
+	"all(e['source'] in ('seccomp', 'ptrace', 'preload') for e in ops())" \
+	"ops('filesystem_read', 'allow', '$W/reader.py')" \
+	"ops('process_spawn', 'allow', '/usr/bin/cat')" \
+	"summary['outcome'] == {'state': 'completed', 'kind': 'application_failure'} or summary['outcome']['kind'] == 'application_failure'"
+report_assert "$O/r3.json" \
+	"outcome['kind'] == 'application_failure' and outcome['exit']['code'] == 4" \
+	"len(procs()) == 4" \
+	"all(all(k in p for k in ('pid', 'ppid', 'argv', 'exe', 'exit', 'start', 'end')) for p in procs())" \
+	"procs('cat')[0]['argv'] == ['cat', 'reader.py'] and procs('cat')[0]['exit']['code'] == 0" \
+	"procs('false')[0]['exit']['code'] == 1" \
+	"all(p['end'] >= p['start'] for p in procs())" \
+	"all(isinstance(d['stats'][k], (int, float)) for k in ('events', 'notifications', 'elapsed'))" \
+	"d['stats']['events'] >= 4"
+
 # Schema validation, when the schema checker is there.
 SC=$top_srcdir/tests/unit/schema_check.py
 if [ -f "$SC" ]; then
-	for run in "r.json t.jsonl" "r2.json t2.jsonl"; do
+	for run in "r.json t.jsonl" "r2.json t2.jsonl" "r3.json t3.jsonl"; do
 		set -- $run
 		"$CW_PY" "$SC" --report "$O/$1" --trace "$O/$2"
 		case $? in
