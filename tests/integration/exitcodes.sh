@@ -48,6 +48,21 @@ grep -q missing-profile.json "$O/miss.err" || fail "missing profile: the message
 cw --profile no-such-builtin -- true 2>/dev/null
 expect_rc 125 "--profile no-such-builtin"
 
+# Outputs that cannot be written: capwatch fails (125) before the command runs.
+cw --report "$T/no-such-dir/r.json" -- sh -c 'echo ran > marker' 2>"$O/rep.err"
+expect_rc 125 "--report into a missing directory"
+[ ! -e marker ] || fail "the command ran although the report cannot be written"
+grep -q '^capwatch: .*no-such-dir' "$O/rep.err" || fail "--report failure: the message does not name the path"
+cw --trace "$T/no-such-dir/t.jsonl" -- sh -c 'echo ran > marker' 2>/dev/null
+expect_rc 125 "--trace into a missing directory"
+[ ! -e marker ] || fail "the command ran although the trace cannot be written"
+cw --report-fd 9 -- sh -c 'echo ran > marker' 2>/dev/null
+expect_rc 125 "--report-fd naming a closed descriptor"
+[ ! -e marker ] || fail "the command ran although the report descriptor is closed"
+cw --workspace "$T/no-such-root" -- sh -c 'echo ran > marker' 2>/dev/null
+expect_rc 125 "--workspace naming a missing directory"
+[ ! -e marker ] || fail "the command ran with a missing workspace root"
+
 # Usage errors.
 cw --no-such-option -- true >"$O/uo.out" 2>"$O/uo.err"
 expect_rc 125 "capwatch --no-such-option"

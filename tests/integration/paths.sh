@@ -38,6 +38,16 @@ outside_denied symlink "$OUT/target" sh -c 'echo overwritten > link'
 outside_denied abs "$OUT/target" rm -f "$OUT/target"
 [ -e "$OUT/target" ] || fail "abs: a file outside the workspace was deleted"
 
+outside_denied proc "$OUT/p" sh -c 'echo x > /proc/self/cwd/../outside/p'
+[ ! -e "$OUT/p" ] || fail "proc: $OUT/p was created"
+cat > dirfd.py <<'PY'
+import os
+fd = os.open("..", os.O_RDONLY | os.O_DIRECTORY)
+os.open("outside/d", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+PY
+outside_denied dirfd "$OUT/d" "$CW_PY" dirfd.py
+[ ! -e "$OUT/d" ] || fail "dirfd: $OUT/d was created"
+
 # A write inside the workspace through a symlinked directory that stays inside is fine.
 ln -s sub insub
 cw --profile verify --report "$O/in.json" -- sh -c 'echo y > insub/file'

@@ -68,6 +68,18 @@ for f in "$HOME/.bashrc" "$W/environment.txt" "$W/notes.pem.txt" "$W/keys/identi
 	grep -q integtest-secret "$O/ns.out" || fail "verify: $f was not printed"
 done
 
+# Through a symlink in the workspace and through /proc/self/cwd: the
+# resolved path decides.
+ln -s "$KEY" innocent.txt
+cw --profile verify --report "$O/l.json" -- cat innocent.txt >"$O/l.out" 2>/dev/null
+expect_rc 1 "verify: cat a symlink to the key"
+! grep -q integtest-secret-0c7e "$O/l.out" || fail "verify: the key was printed through a symlink"
+report_assert "$O/l.json" "kind(denial['capability']) == 'filesystem_read'" "denial['capability']['scope'] == '$KEY'"
+cw --profile verify --report "$O/p.json" -- sh -c 'cat /proc/self/cwd/.env' >"$O/p.out" 2>/dev/null
+[ "$rc" != 0 ] || fail "verify: cat /proc/self/cwd/.env succeeded"
+! grep -q integtest-dotenv "$O/p.out" || fail "verify: .env was printed through /proc/self/cwd"
+report_assert "$O/p.json" "denial['capability']['scope'] == '$W/.env'"
+
 # observe: allowed, recorded and flagged as a secret read.
 cw --profile observe --report "$O/obs.json" --trace "$O/obs.jsonl" -- cat "$KEY" >"$O/obs.out"
 expect_rc 0 "observe: cat ~/.ssh/id_rsa"
