@@ -40,4 +40,33 @@ report_assert "$O/o.json" "outcome['kind'] == 'success'" \
 trace_assert "$O/o.jsonl" \
 	"len(ops('filesystem_read', 'allow', '$W/probe')) >= $M" \
 	"summary['type'] == 'summary'"
+
+# Concurrency: 20 parallel shells x 50 /bin/true, and 8 threads x 10 000
+# opens; still exactly one exec event per run and no lost open.
+CW_TIMEOUT=300 cw --profile verify --report "$O/c.json" --trace "$O/c.jsonl" -- sh -c '
+	j=0
+	while [ $j -lt 20 ]; do
+		( i=0; while [ $i -lt 50 ]; do /bin/true || exit 9; i=$((i + 1)); done ) &
+		j=$((j + 1))
+	done
+	wait'
+expect_rc 0 "20 parallel loops of /bin/true"
+trace_assert "$O/c.jsonl" "len(execs('$TRUE')) == 1000" \
+	"len({e['pid'] for e in execs('$TRUE')}) == 1000"
+CW_TIMEOUT=300 cw --profile verify --report "$O/th.json" --trace "$O/th.jsonl" -- \
+	"$CW_PY" -c "
+import os, threading
+def work():
+	for _ in range(10000):
+		os.close(os.open('probe', os.O_RDONLY))
+ts = [threading.Thread(target=work) for _ in range(8)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print('done')" >"$O/th.out"
+expect_rc 0 "8 threads x 10000 opens"
+[ "$(cat "$O/th.out")" = "done" ] || fail "the threaded open loop did not finish"
+trace_assert "$O/th.jsonl" \
+	"len(ops('filesystem_read', 'allow', '$W/probe')) >= 80000" \
+	"len({e['tid'] for e in ops('filesystem_read', 'allow', '$W/probe')}) == 8" \
+	"all(e['pid'] != e['tid'] for e in ops('filesystem_read', 'allow', '$W/probe'))"
 exit 0
