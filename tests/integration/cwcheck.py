@@ -21,7 +21,7 @@ Names usable in trace expressions:
   header, summary                   ev[0], ev[-1]
   ops(cap=None, decision=None, resolved=None, syscall=None, op=None)
   execs(exe=None)                   "exec" events (exe matched as a path or basename)
-  lines        the raw lines (bytes)
+  lines        the raw lines (bytes); json_text: the events re-serialized
 Common: _m(want, got) (match as below), kind(x) (capability kind of a string or {"kind":..}), scope_of(entry),
   R(regex) (a pattern: matches with re.fullmatch), base(path), real(path), os, re.
 A "scope"/"resolved"/"path" argument is a string (exact), an R(...) pattern
@@ -161,7 +161,8 @@ def _trace_names(lines, ev):
 		return [e for e in ev if e.get("type") == "exec"
 			and (exe is None or _match(exe, e.get("exe")) or _match(exe, base(e.get("exe"))))]
 
-	return dict(ev=ev, lines=lines, header=ev[0] if ev else {},
+	return dict(ev=ev, lines=lines, json_text="\n".join(json.dumps(e) for e in ev),
+		    header=ev[0] if ev else {},
 		    summary=ev[-1] if ev else {}, ops=ops, execs=execs)
 
 

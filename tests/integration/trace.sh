@@ -86,10 +86,18 @@ report_assert "$O/r3.json" \
 	"all(isinstance(d['stats'][k], (int, float)) for k in ('events', 'notifications', 'elapsed'))" \
 	"d['stats']['events'] >= 4"
 
+# Hostile bytes in argv: still one valid JSON line/document, bytes recoverable.
+ARG=$(printf 'a\nb\377\033[2Jc')
+cw --profile verify --trace "$O/t4.jsonl" --report "$O/r4.json" -- /bin/echo "$ARG" >/dev/null
+expect_rc 0 "verify: echo an argument with hostile bytes"
+trace_assert "$O/t4.jsonl" "'610a62ff1b5b324a63' in json_text" \
+	"execs('/usr/bin/echo')[0]['argv'][1].startswith('a\nb')"
+report_assert "$O/r4.json" "'610a62ff1b5b324a63' in text" "d['command']['args'][0].startswith('a\nb')"
+
 # Schema validation, when the schema checker is there.
 SC=$top_srcdir/tests/unit/schema_check.py
 if [ -f "$SC" ]; then
-	for run in "r.json t.jsonl" "r2.json t2.jsonl" "r3.json t3.jsonl"; do
+	for run in "r.json t.jsonl" "r2.json t2.jsonl" "r3.json t3.jsonl" "r4.json t4.jsonl"; do
 		set -- $run
 		"$CW_PY" "$SC" --report "$O/$1" --trace "$O/$2"
 		case $? in
