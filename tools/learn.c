@@ -567,11 +567,7 @@ static bool path_slot(int slot)
 	       slot == CW_CAP_PROCESS_SPAWN || slot == CW_CAP_UNRESTRICTED;
 }
 
-static bool net_slot(int slot)
-{
-	return slot == CW_CAP_ISOLATED_LOOPBACK || slot == CW_CAP_HOST_VISIBLE_BINDING ||
-	       slot == CW_CAP_EXTERNAL_NETWORK || slot == CW_CAP_PROCESS_CONTROL;
-}
+static bool scope_expressible(int slot, const char *scope);
 
 /* Scopes of SLOT as profile patterns (glob -> uses). */
 static int patterns_of(struct learn *L, int slot, struct cw_sset *out)
@@ -595,7 +591,7 @@ static int patterns_of(struct learn *L, int slot, struct cw_sset *out)
 					break;
 				}
 				e->count += in->ents[i].count;
-			} else if (k[0] && slot == CW_CAP_UNRESTRICTED) {
+			} else if (slot == CW_CAP_UNRESTRICTED && scope_expressible(slot, k)) {
 				char *fx = cw_tool_utf8_fix(k, '?');
 
 				if (!fx || add_pattern(out, fx, in->ents[i].count) < 0)
@@ -614,17 +610,11 @@ static int patterns_of(struct learn *L, int slot, struct cw_sset *out)
 	}
 	for (i = 0; i < in->n; i++) {
 		const char *k = in->ents[i].key;
-		struct sockaddr_storage ss;
-		size_t len;
 		char *fx;
 
 		if (!k[0])
 			continue; /* pid-scoped process_control: handled by the default */
-		if (net_slot(slot) && strncmp(k, "unix:", 5) && cw_addr_parse(k, &ss, &len) < 0) {
-			L->odd_scopes[slot]++;
-			continue;
-		}
-		if (slot == CW_CAP_PROCESS_CONTROL && strncmp(k, "unix:", 5)) {
+		if (!scope_expressible(slot, k)) {
 			L->odd_scopes[slot]++;
 			continue;
 		}
@@ -824,6 +814,34 @@ static cJSON *slot_obj(cJSON *root, cJSON *basejson, int slot, struct learn *L)
 	return o;
 }
 
+/* Can SCOPE (an operation's scope in SLOT) be written as a profile scope
+ * that matches it? (see cw_scope_invalid in the policy library) */
+static bool scope_expressible(int slot, const char *scope)
+{
+	struct sockaddr_storage ss;
+	size_t len;
+
+	if (!scope[0])
+		return false;
+	switch (slot) {
+	case CW_CAP_PROCESS_CONTROL:
+		return !strncmp(scope, "unix:", 5);
+	case CW_CAP_ISOLATED_LOOPBACK:
+	case CW_CAP_HOST_VISIBLE_BINDING:
+	case CW_CAP_EXTERNAL_NETWORK:
+		return !strncmp(scope, "unix:", 5) || cw_addr_parse(scope, &ss, &len) == 0;
+	case CW_CAP_ENVIRONMENT:
+		return strspn(scope, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_,") ==
+		       strlen(scope);
+	case CW_CAP_UNRESTRICTED:
+		return scope[0] == '/' ||
+		       strspn(scope, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+		       strlen(scope);
+	default:
+		return scope[0] == '/';
+	}
+}
+
 /* Re-decide every sample under the candidate; fix what is still not
  * allowed. Returns the number of samples still not allowed (after fixes
  * this round), or -errno. *CHANGED says whether the candidate changed. */
@@ -907,15 +925,34 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 				allow = cJSON_CreateArray();
 				cJSON_AddItemToObject(o, "allow", allow);
 			}
-			if (d.scope[0] == '/')
-				pat = path_glob(d.scope);
-			else if (slot == CW_CAP_PROCESS_CONTROL && strncmp(d.scope, "unix:", 5)) {
+			if (!scope_expressible(slot, d.scope)) {
+				/* no profile scope says exactly this (a pid, an odd
+				 * address): only the default can allow it */
 				cJSON_DeleteItemFromObjectCaseSensitive(o, "default");
 				cJSON_AddStringToObject(o, "default", "allow");
 				*changed = true;
 				continue;
-			} else
-				pat = cw_tool_utf8_fix(d.scope, '?');
+			}
+			if (slot == CW_CAP_ENVIRONMENT) {
+				/* one pattern per variable name */
+				char *names = strdup(d.scope), *save = NULL, *tok;
+
+				for (tok = names ? strtok_r(names, ",", &save) : NULL; tok;
+				     tok = strtok_r(NULL, ",", &save)) {
+					const cJSON *it;
+					bool have = false;
+
+					cJSON_ArrayForEach(it, allow)
+						have |= cJSON_IsString(it) && !strcmp(it->valuestring, tok);
+					if (!have) {
+						cJSON_AddItemToArray(allow, cJSON_CreateString(tok));
+						*changed = true;
+					}
+				}
+				free(names);
+				continue;
+			}
+			pat = d.scope[0] == '/' ? path_glob(d.scope) : cw_tool_utf8_fix(d.scope, '?');
 			if (pat) {
 				const cJSON *it;
 				bool have = false;

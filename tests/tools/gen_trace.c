@@ -13,6 +13,8 @@
  *   script   a file whose name holds "<script>alert(1)</script>" and a
  *            denied connect, for HTML escaping
  *   bytes    a path with bytes that are not UTF-8 and a rename
+ *   misc     the full environment, a signal outside the tree, the docker
+ *            socket, a bind on 0.0.0.0:8080 and a mount
  *   big N    N operations spread over 50 processes
  * With "observe", decisions are taken under PROFILE but not enforced (the
  * trace of a --observe run). */
@@ -21,6 +23,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/un.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +229,44 @@ static void bytes(void)
 	summary();
 }
 
+static void misc(void)
+{
+	static const char *const argv[] = { "agent", NULL };
+	static const char *const args[] = { "--all", NULL };
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/var/run/docker.sock" };
+	struct sockaddr_in any = { .sin_family = AF_INET, .sin_port = htons(8080) };
+	struct cw_op env = { .kind = CW_OP_ENV, .syscall = "execve", .env_names = "CI,GITHUB_TOKEN" };
+	struct cw_op sig = { .kind = CW_OP_SIGNAL, .syscall = "kill", .target_pid = 1 };
+	struct cw_op esc = { .kind = CW_OP_ESCAPE_SYSCALL, .syscall = "mount" };
+	const struct cw_op *ops[] = { &env, &sig, &esc };
+	size_t i;
+
+	header("agent", args);
+	exec_(400, 1, "/usr/local/bin/agent", argv);
+	for (i = 0; i < 3; i++) {
+		struct cw_decision d;
+		struct cw_trace_op e = { .pid = 400, .tid = 400, .ppid = 1, .source = "seccomp", .op = ops[i],
+					 .dirfd = -1, .d = &d, .verified = true };
+
+		memset(&d, 0, sizeof(d));
+		cw_policy_decide(prof, &ctx, ops[i], &d);
+		if (d.verdict == CW_ASK)
+			d.verdict = CW_DENY;
+		e.seq = ++seq;
+		now += 0.001;
+		e.time = now;
+		e.enforced = !observe;
+		if (d.verdict != CW_ALLOW)
+			ndenials++;
+		cw_trace_op_write(&J, &e);
+		line();
+	}
+	op(400, 1, CW_OP_CONNECT, "connect", NULL, NULL, (struct sockaddr *)&sun, sizeof(sun), NULL, NULL);
+	op(400, 1, CW_OP_BIND, "bind", NULL, NULL, (struct sockaddr *)&any, sizeof(any), NULL, NULL);
+	exit_(400, 0);
+	summary();
+}
+
 static void big(long n)
 {
 	static const char *const argv[] = { "worker", NULL };
@@ -255,7 +296,7 @@ static void big(long n)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_trace build|build2|script|bytes|big N PROFILE [observe]\n");
+		fprintf(stderr, "usage: gen_trace build|build2|script|bytes|misc|big N PROFILE [observe]\n");
 		return 2;
 	}
 	ctx.roots = roots;
@@ -284,6 +325,8 @@ int main(int argc, char **argv)
 			script();
 		else if (!strcmp(argv[1], "bytes"))
 			bytes();
+		else if (!strcmp(argv[1], "misc"))
+			misc();
 		else
 			return 2;
 	}

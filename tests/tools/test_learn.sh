@@ -85,6 +85,22 @@ has "$T/l5.json" '"/ws/new/name.txt"'
 run_cw "$T/out" "$T/err" replay --profile "$T/l5.json" "$T/by.jsonl"
 expect_rc 0 "replay with odd bytes"
 
+# every kind of scope: environment names, a pid (not scopable), a unix
+# socket, a wildcard bind, a syscall
+"$GEN" misc observe >"$T/m.jsonl"
+run_cw "$T/l6.json" "$T/err" learn "$T/m.jsonl"
+expect_rc 0 "learn of every scope kind"
+validate profile "$T/l6.json"
+c() { json_get "$T/l6.json" "d['capabilities']$1"; }
+[ "$(c "['environment']['allow']")" = "['CI', 'GITHUB_TOKEN']" ] || fail "environment names"
+[ "$(c "['process_control']['default']")" = allow ] || fail "a signal outside the tree needs the default"
+has "$T/l6.json" "pids cannot be scoped"
+[ "$(c "['process_control']['allow']")" = "['unix:/var/run/docker.sock']" ] || fail "unix socket"
+[ "$(c "['host_visible_binding']['allow']")" = "['0.0.0.0:8080']" ] || fail "bind"
+[ "$(c "['unrestricted']['allow']")" = "['mount']" ] || fail "syscall"
+run_cw "$T/out" "$T/err" replay --profile "$T/l6.json" "$T/m.jsonl"
+expect_rc 0 "replay of every scope kind under its learned profile"
+
 run_cw "$T/out" "$T/err" learn --help
 expect_rc 0 "learn --help"
 has "$T/out" "Usage: capwatch learn"
