@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cjson/cJSON.h>
 
 #include "policy/jbuf.h"
@@ -572,6 +573,7 @@ int cw_tool_export(int argc, char **argv)
 	};
 	const char *format = NULL, *out = NULL, *file;
 	FILE *o = stdout;
+	bool created = false;
 	int c, r, ret = 0;
 
 	optind = 0;
@@ -597,6 +599,11 @@ int cw_tool_export(int argc, char **argv)
 	}
 	file = argv[optind];
 	if (out && strcmp(out, "-")) {
+		struct stat sb;
+
+		/* only a file this run creates is removed again on failure
+		 * (never an existing file, let alone a device such as /dev/full) */
+		created = stat(out, &sb) != 0 && errno == ENOENT;
 		o = fopen(out, "we");
 		if (!o) {
 			cw_tool_msg("%s: %s", out, strerror(errno));
@@ -612,7 +619,7 @@ int cw_tool_export(int argc, char **argv)
 	}
 	if (o != stdout)
 		fclose(o);
-	if (ret && out && strcmp(out, "-"))
+	if (ret && created)
 		remove(out); /* no half-written picture left behind */
 	return ret;
 }
