@@ -28,3 +28,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cproject/greet.c \
 	tests/integration/cproject/checksum.c \
 	tests/integration/cproject/fib.c
+# The demo (demo/, run by tools/demo) ships in the tarball with the tests
+# that exercise the same paths; it has no fragment of its own.
+dist_noinst_SCRIPTS += demo/build.sh demo/run-demo.sh
+EXTRA_DIST += demo/hello.c
