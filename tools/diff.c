@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"  - new write locations (directories written to),\n"
 	"  - new capability kinds (filesystem_read_secret for secret-looking reads).\n"
 	"Operations that were denied count too: they are what the command tried to do.\n"
+	"Paths under a workspace root or the home directory are compared relative to it\n"
+	"(shown as <workspace>/... and ~/...), so runs in different checkouts compare.\n"
 	"Each list shows at most 50 entries unless --all is given.\n"
 	"\n"
 	"Options:\n"
@@ -45,6 +47,34 @@ struct side {
 	struct cw_sset sets[B__COUNT]; /* data: host (net) */
 };
 
+/* Paths under a workspace root or the home directory are compared relative
+ * to it, so that two runs of the same command in different checkouts (or as
+ * different users) are not all "new": "/a/ws/out" -> "<workspace>/out". */
+static char *relabel(const struct side *s, const char *path)
+{
+	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(s->run.header, "roots"), *it;
+	const char *home = cw_j_str(s->run.header, "home");
+	int i = 0, n = cJSON_GetArraySize(roots);
+	char *out;
+
+	cJSON_ArrayForEach(it, roots) {
+		const char *r = cJSON_IsString(it) ? it->valuestring : NULL;
+		size_t rl = r ? strlen(r) : 0;
+
+		i++;
+		if (!r || rl < 2 || strncmp(path, r, rl) || (path[rl] != '/' && path[rl] != '\0'))
+			continue;
+		if ((n > 1 ? asprintf(&out, "<workspace%d>%s", i, path + rl)
+			   : asprintf(&out, "<workspace>%s", path + rl)) < 0)
+			return NULL;
+		return out;
+	}
+	if (home && strlen(home) > 1 && !strncmp(path, home, strlen(home)) &&
+	    (path[strlen(home)] == '/' || path[strlen(home)] == '\0'))
+		return asprintf(&out, "~%s", path + strlen(home)) < 0 ? NULL : out;
+	return strdup(path);
+}
+
 static int side_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	struct side *s = opaque;
@@ -57,8 +87,10 @@ static int side_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	if (!type)
 		return 0;
 	if (!strcmp(type, "exec")) {
-		char *exe = cw_j_bytes(ev, "exe");
+		char *raw = cw_j_bytes(ev, "exe"), *exe = raw ? relabel(s, raw) : NULL;
 		struct cw_sset_ent *e = exe ? cw_sset_get(&s->sets[B_PROG], exe, true) : NULL;
+
+		free(raw);
 
 		/* counted by its exec operation when there is one */
 		if (exe && !e)
@@ -83,10 +115,14 @@ static int side_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	if (!scope)
 		return 0;
 	switch (k) {
-	case CW_CAP_PROCESS_SPAWN:
-		if (!cw_sset_bump(&s->sets[B_PROG], scope))
-			return -ENOMEM;
+	case CW_CAP_PROCESS_SPAWN: {
+		char *p = relabel(s, scope);
+
+		if (!p || !cw_sset_bump(&s->sets[B_PROG], p))
+			r = -ENOMEM;
+		free(p);
 		break;
+	}
 	case CW_CAP_ISOLATED_LOOPBACK:
 	case CW_CAP_HOST_VISIBLE_BINDING:
 	case CW_CAP_EXTERNAL_NETWORK:
@@ -108,7 +144,9 @@ static int side_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	case CW_CAP_PROTECTED_METADATA:
 	case CW_CAP_UNRESTRICTED:
 		if (scope[0] == '/') {
-			char *d = cw_tool_dirname(scope);
+			char *p = relabel(s, scope), *d = p ? cw_tool_dirname(p) : NULL;
+
+			free(p);
 
 			if (!d || !cw_sset_bump(&s->sets[B_WRITE], d))
 				r = -ENOMEM;

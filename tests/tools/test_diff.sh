@@ -13,9 +13,15 @@ has "$T/out" "/usr/bin/wget"
 has "$T/out" "new network destinations (1):"
 has "$T/out" "external_network 198.51.100.9:443 (example.org)"
 has "$T/out" "new write locations (1):"
-has "$T/out" "/ws/dist"
+has "$T/out" "<workspace>/dist"
 hasnt "$T/out" "/usr/bin/gcc"
 hasnt "$T/out" "203.0.113.7"
+
+# the same run in another checkout is nothing new
+sed 's|/ws|/other/checkout|g' "$T/a.jsonl" >"$T/moved.jsonl"
+grep -q '"roots":\["/other/checkout"\]' "$T/moved.jsonl" || fail "fixture: roots not moved"
+run_cw "$T/out" "$T/err" diff "$T/a.jsonl" "$T/moved.jsonl"
+expect_rc 0 "diff of the same run in another checkout"
 
 run_cw "$T/out" "$T/err" diff "$T/a.jsonl" "$T/a.jsonl"
 expect_rc 0 "diff of identical traces"
