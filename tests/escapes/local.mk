@@ -34,6 +34,12 @@ ESCAPES_TESTS = \
 	tests/escapes/e29_clone3.sh \
 	tests/escapes/e30_ptrace.sh \
 	tests/escapes/e31_procmem.sh \
+	tests/escapes/e32_signal_outside.sh \
+	tests/escapes/e34_daemonize.sh \
+	tests/escapes/e35_dumpable.sh \
+	tests/escapes/e36_unshare.sh \
+	tests/escapes/e37_mount.sh \
+	tests/escapes/e38_chroot.sh \
 	tests/escapes/e39_listen_autobind.sh \
 	tests/escapes/e40_tcp_fastopen.sh \
 	tests/escapes/e41_udp_sendto.sh \
@@ -41,16 +47,21 @@ ESCAPES_TESTS = \
 	tests/escapes/e43_addr_alias.sh \
 	tests/escapes/e44_unix_daemon.sh \
 	tests/escapes/e45_delegated_spawn.sh \
-	tests/escapes/e46_abstract_unix.sh
+	tests/escapes/e46_abstract_unix.sh \
+	tests/escapes/e47_socket_families.sh \
+	tests/escapes/e49_inherited_fds.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e14_hardlink.sh \
 	tests/escapes/e17b_openat2_resolve.sh \
 	tests/escapes/e21_name_to_handle.sh \
 	tests/escapes/e25b_failed_exec.sh \
+	tests/escapes/e32b_sigio_owner.sh \
+	tests/escapes/e37b_mount_api.sh \
 	tests/escapes/e42b_sendmmsg.sh \
 	tests/escapes/e44b_unix_symlink.sh \
-	tests/escapes/e48_scm_rights.sh
+	tests/escapes/e48_scm_rights.sh \
+	tests/escapes/e50_tiocsti.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
