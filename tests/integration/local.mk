@@ -19,6 +19,7 @@ INTEGRATION_TESTS = \
 	tests/integration/signals.sh \
 	tests/integration/profile.sh \
 	tests/integration/tty.sh \
+	tests/integration/degraded.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
