@@ -31,7 +31,8 @@ static const char usage_text[] =
 	"  - files in one directory become \"DIR/*\"; many directories under a\n"
 	"    workspace root become \"ROOT/**\"; wide trees elsewhere (4 or more\n"
 	"    directories below e.g. /usr/lib) become \"DIR/**\"; secret files stay exact;\n"
-	"  - /proc/PID/... becomes /proc/*/... (pids change from run to run);\n"
+	"  - /proc/PID/... becomes /proc/*/... (pids change from run to run), and paths\n"
+	"    under the home directory are written \"~/...\" (they follow the user);\n"
 	"  - programs are allowed by path, addresses as ADDR:PORT;\n"
 	"  - every capability carries \"notes\" saying why its rule is there.\n"
 	"Operations recorded under --observe (decision deny, not enforced) are\n"
@@ -628,6 +629,28 @@ static int patterns_of(struct learn *L, int slot, struct cw_sset *out)
 	return r;
 }
 
+/* A path pattern under the run's home directory, written "~/..." so that
+ * the profile follows the user (globs expand "~/" to the home of the run).
+ * NULL when PAT is not under home (or on ENOMEM: the absolute form is kept). */
+static char *home_rel(struct learn *L, const char *pat)
+{
+	char *hg, *out = NULL;
+	size_t hl;
+
+	if (!L->ctx.home || strlen(L->ctx.home) < 2 || pat[0] != '/')
+		return NULL;
+	hg = path_glob(L->ctx.home);
+	if (!hg)
+		return NULL;
+	hl = strlen(hg);
+	while (hl > 1 && hg[hl - 1] == '/')
+		hl--;
+	if (!strncmp(pat, hg, hl) && pat[hl] == '/' && asprintf(&out, "~%s", pat + hl) < 0)
+		out = NULL;
+	free(hg);
+	return out;
+}
+
 static int cmp_count_desc(const void *a, const void *b)
 {
 	const struct cw_sset_ent *x = a, *y = b;
@@ -767,8 +790,12 @@ static cJSON *build(struct learn *L, cJSON *basejson)
 				if (cJSON_IsString(it) && !cw_sset_get(&pats, it->valuestring, false))
 					cJSON_AddItemToArray(allow, cJSON_CreateString(it->valuestring));
 		}
-		for (i = 0; i < pats.n; i++)
-			cJSON_AddItemToArray(allow, cJSON_CreateString(pats.ents[i].key));
+		for (i = 0; i < pats.n; i++) {
+			char *hp = home_rel(L, pats.ents[i].key);
+
+			cJSON_AddItemToArray(allow, cJSON_CreateString(hp ? hp : pats.ents[i].key));
+			free(hp);
+		}
 		if (L->asked[slot].n) {
 			cJSON *ask = cJSON_AddArrayToObject(o, "ask");
 			const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;

@@ -25,7 +25,7 @@ has "$T/l.json" '"/ws/out/*"'
 has "$T/l.json" '"/ws/**"'
 has "$T/l.json" '"/proc/*/status"'
 # exact where it matters: secrets, programs, addresses
-has "$T/l.json" '"/home/u/.ssh/id_rsa"'
+has "$T/l.json" '"~/.ssh/id_rsa"'
 has "$T/l.json" '"/usr/bin/gcc"'
 has "$T/l.json" '"203.0.113.7:80"'
 has "$T/l.json" '"127.0.0.1:8080"'
