@@ -691,6 +691,21 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 		char *exe = cw_j_bytes(ev, "exe");
 		char **argv = json_strv(cJSON_GetObjectItemCaseSensitive(ev, "argv"));
 
+		/* the writer caps argv per line; show that it was cut */
+		if (argv && cw_j_bool(ev, "argv_truncated", false)) {
+			size_t n = 0;
+			char **nv;
+
+			while (argv[n])
+				n++;
+			nv = realloc(argv, (n + 2) * sizeof(*nv));
+			if (nv) {
+				argv = nv;
+				argv[n] = strdup("...(argv truncated)");
+				argv[n + 1] = NULL;
+			}
+		}
+
 		p = cw_run_proc(r, pid);
 		if (!p) {
 			free(exe);
