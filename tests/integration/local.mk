@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	tests/integration/profile.sh \
 	tests/integration/tty.sh \
 	tests/integration/degraded.sh \
+	tests/integration/matrix.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
