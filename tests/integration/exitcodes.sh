@@ -79,4 +79,11 @@ expect_rc 0 "capwatch --help"
 grep -q -- --profile "$O/help.out" && grep -q -- --report "$O/help.out" && grep -q -- --timeout "$O/help.out" \
 	|| fail "--help does not list --profile, --report and --timeout on stdout"
 [ ! -s "$O/help.err" ] || fail "--help wrote to stderr"
+
+# capwatch profiles: the five built-in profiles.
+cw profiles >"$O/prof.out"
+expect_rc 0 "capwatch profiles"
+for p in none readonly verify repair observe; do
+	grep -qw "$p" "$O/prof.out" || fail "capwatch profiles does not list $p"
+done
 exit 0

@@ -53,6 +53,14 @@ if got != bare:
 		sys.exit(1)
 PY
 
+# --verbose: capwatch's own diagnostics, every line prefixed "capwatch:".
+cw --verbose --profile readonly --report "$O/v.json" -- sh -c 'exec 2>/dev/null; echo x > f' 2>"$O/v.err"
+expect_rc 2 "--verbose, a denied write"
+[ -s "$O/v.err" ] || fail "--verbose printed nothing about a denial"
+! grep -v '^capwatch: ' "$O/v.err" >&2 || fail "--verbose: lines on stderr without the capwatch: prefix"
+cw --quiet --profile readonly --report "$O/q.json" -- sh -c 'exec 2>/dev/null; echo x > f' 2>"$O/q.err"
+[ ! -s "$O/q.err" ] || fail "--quiet: capwatch printed on stderr: $(cat "$O/q.err")"
+
 # stdin passes through (text and binary).
 printf 'data\nmore' | cw --report "$O/in.json" -- cat >"$O/in.out"; rc=$?
 expect_rc 0 "echo data | capwatch -- cat"

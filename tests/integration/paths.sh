@@ -76,4 +76,12 @@ cw --profile verify --workspace "$T/other" --report "$O/ws.json" -- sh -c "echo 
 report_assert "$O/ws.json" "d['workspaceRoots'] == ['$T/other']" \
 	"kind(denial['capability']) == 'unrestricted'" "denial['capability']['scope'] == '$W/here'" \
 	"len(used('workspace_write', '$T/other/ok')) == 1"
+
+# Two roots: both writable, the cwd (not named) is not.
+mkdir "$T/second"
+cw --profile verify --workspace "$T/other" --workspace "$T/second" --report "$O/ws2.json" \
+	-- sh -c "echo a > '$T/other/two' && echo b > '$T/second/two'"
+expect_rc 0 "two --workspace roots"
+[ -f "$T/other/two" ] && [ -f "$T/second/two" ] || fail "two roots: a write did not land"
+report_assert "$O/ws2.json" "d['workspaceRoots'] == ['$T/other', '$T/second']" "not denials()"
 exit 0
