@@ -11,6 +11,14 @@ tests_tools_cwtool_SOURCES = tests/tools/cwtool.c $(CW_TOOLS_SOURCES) \
 tests_tools_cwtool_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_cwtool_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
 
+# the shared plumbing, under cmocka
+check_PROGRAMS += tests/tools/test_common
+TESTS += tests/tools/test_common
+tests_tools_test_common_SOURCES = tests/tools/test_common.c tools/common.h tools/common.c \
+	supervisor/profile_load.h supervisor/profile_load.c supervisor/log.h supervisor/log.c
+tests_tools_test_common_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
+tests_tools_test_common_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
+
 CW_TOOLS_TESTS = \
 	tests/tools/test_replay.sh tests/tools/test_explain.sh \
 	tests/tools/test_learn.sh tests/tools/test_diff.sh \
