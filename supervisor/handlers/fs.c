@@ -161,8 +161,12 @@ static bool emulable_object(const char *path)
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
 	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
-	    !emulable_object(ev->op.path)) {
-		/* --observe, pseudo-devices, /proc: see enforce_continue(). */
+	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path)) {
+		/* --observe, pseudo-devices, /proc: see enforce_continue().
+		 * O_PATH descriptors cannot be passed with ADDFD (the kernel's
+		 * fget() refuses them); they grant no access by themselves,
+		 * and reopening one through /proc/self/fd is decided on the
+		 * object behind it (resolve.c). */
 		enforce_continue(n, ev);
 		return;
 	}
@@ -179,8 +183,6 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		}
 		how.mode &= ~(unsigned long long)um;
 	}
-	if (how.flags & O_PATH)
-		how.flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 	ev->verified = true;
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
 	if (fd < 0) {
