@@ -31,6 +31,18 @@ cmp "$O/bare.norm" "$O/cw.norm" || { diff "$O/bare.norm" "$O/cw.norm" >&2; fail 
 grep -q 'hello from cproject' "$O/bare.run" || fail "bare binary printed something unexpected"
 cmp "$O/bare.run" "$O/cw.run" || fail "binaries built bare and under capwatch print different things"
 
+# A parallel build under capwatch makes the same program.
+mkdir "$T/par"
+cp "$SRC"/*.c "$SRC"/*.h "$SRC"/Makefile "$T/par"/ || fail "copy cproject"
+cd "$T/par" || fail "cd $T/par"
+cw --profile verify --report "$O/par.json" -- make -j4 >/dev/null 2>"$O/par.err"
+cd "$W" || fail "cd $W"
+cat "$O/par.err" >&2
+expect_rc 0 "make -j4 under verify"
+"$T/par/hello" >"$O/par.run" || fail "binary from the parallel build failed"
+cmp "$O/bare.run" "$O/par.run" || fail "the parallel build under capwatch prints something else"
+report_assert "$O/par.json" "outcome['kind'] == 'success'" "len(procs('cc1')) == 4"
+
 report_assert "$O/r.json" \
 	"outcome['state'] == 'completed'" \
 	"outcome['kind'] == 'success'" \

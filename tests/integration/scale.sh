@@ -41,6 +41,31 @@ trace_assert "$O/o.jsonl" \
 	"len(ops('filesystem_read', 'allow', '$W/probe')) >= $M" \
 	"summary['type'] == 'summary'"
 
+# vfork-style spawns (python's subprocess and os.posix_spawn) are tracked
+# like forks: one exec event each.
+CW_TIMEOUT=300 cw --profile verify --report "$O/v.json" --trace "$O/v.jsonl" -- "$CW_PY" -c "
+import os, subprocess
+for _ in range(100):
+	subprocess.run(['/bin/true'], check=True)
+for _ in range(100):
+	pid = os.posix_spawn('/bin/true', ['/bin/true'], {})
+	os.waitpid(pid, 0)
+print('done')" >"$O/v.out"
+expect_rc 0 "200 vfork-style spawns"
+trace_assert "$O/v.jsonl" "len(execs('$TRUE')) == 200"
+report_assert "$O/v.json" "len(procs('true')) == 200" "all(p['exit']['code'] == 0 for p in procs('true'))"
+
+# A 200 kB argument list: the report records it whole; the trace's exec
+# event either holds it whole or says argv_truncated and holds a prefix
+# (bounded events are fine, silent loss is not).
+BIG=$("$CW_PY" -c 'print(" ".join("arg%06d" % i for i in range(20000)))')
+cw --profile verify --trace "$O/big.jsonl" --report "$O/big.json" -- /bin/echo $BIG >"$O/big.out"
+expect_rc 0 "echo with 20000 arguments"
+[ "$(wc -c < "$O/big.out")" -gt 190000 ] || fail "echo did not print its 20000 arguments"
+trace_assert "$O/big.jsonl" "(lambda a, full: a == full or (execs('/usr/bin/echo')[0].get('argv_truncated') is True and len(a) <= len(full) and a[:-1] == full[:len(a) - 1] and full[len(a) - 1].startswith(a[-1])))(execs('/usr/bin/echo')[0]['argv'], ['/bin/echo'] + ['arg%06d' % i for i in range(20000)])"
+report_assert "$O/big.json" "len(d['command']['args']) == 20000" \
+	"procs('echo')[0]['argv'] == ['/bin/echo'] + ['arg%06d' % i for i in range(20000)]"
+
 # Concurrency: 20 parallel shells x 50 /bin/true, and 8 threads x 10 000
 # opens; still exactly one exec event per run and no lost open.
 CW_TIMEOUT=300 cw --profile verify --report "$O/c.json" --trace "$O/c.jsonl" -- sh -c '
