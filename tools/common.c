@@ -417,6 +417,25 @@ static void free_strv(char **v)
 	free(v);
 }
 
+static void free_records(struct cw_tdenial *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct cw_tdenial *d = &v[i];
+
+		free(d->syscall);
+		free(d->cap);
+		free(d->scope);
+		free(d->rule);
+		free(d->host);
+		free(d->site);
+		free(d->decision);
+		free(d->reason);
+	}
+	free(v);
+}
+
 void cw_run_free(struct cw_run *r)
 {
 	size_t i;
@@ -436,19 +455,8 @@ void cw_run_free(struct cw_run *r)
 		}
 	}
 	free(r->procs);
-	for (i = 0; i < r->ndenials; i++) {
-		struct cw_tdenial *d = &r->denials[i];
-
-		free(d->syscall);
-		free(d->cap);
-		free(d->scope);
-		free(d->rule);
-		free(d->host);
-		free(d->site);
-		free(d->decision);
-		free(d->reason);
-	}
-	free(r->denials);
+	free_records(r->denials, r->ndenials);
+	free_records(r->flagged, r->nflagged);
 	cw_sset_free(&r->pidmap, NULL);
 	cw_sset_free(&r->programs, NULL);
 	for (k = 0; k < CW_CAP__COUNT; k++)
@@ -582,20 +590,20 @@ static char *dupn(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static int add_denial(struct cw_run *r, const cJSON *ev, int pid)
+static int add_record(struct cw_tdenial **v, size_t *n, size_t *cap, const cJSON *ev, int pid)
 {
 	struct cw_tdenial *d;
 
-	if (r->ndenials == r->dencap) {
-		size_t nc = r->dencap ? r->dencap * 2 : 16;
-		struct cw_tdenial *nd = realloc(r->denials, nc * sizeof(*nd));
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct cw_tdenial *nd = realloc(*v, nc * sizeof(*nd));
 
 		if (!nd)
 			return -ENOMEM;
-		r->denials = nd;
-		r->dencap = nc;
+		*v = nd;
+		*cap = nc;
 	}
-	d = &r->denials[r->ndenials++];
+	d = &(*v)[(*n)++];
 	memset(d, 0, sizeof(*d));
 	d->seq = (uint64_t)cw_j_num(ev, "seq", 0);
 	d->time = cw_j_num(ev, "time", 0);
@@ -610,6 +618,11 @@ static int add_denial(struct cw_run *r, const cJSON *ev, int pid)
 	d->site = site_text(ev);
 	d->enforced = cw_j_bool(ev, "enforced", true);
 	return 0;
+}
+
+static int add_denial(struct cw_run *r, const cJSON *ev, int pid)
+{
+	return add_record(&r->denials, &r->ndenials, &r->dencap, ev, pid);
 }
 
 static int add_op(struct cw_run *r, const cJSON *ev)
@@ -654,6 +667,8 @@ static int add_op(struct cw_run *r, const cJSON *ev)
 		p->ndenied++;
 		return add_denial(r, ev, pid);
 	}
+	if (cw_j_bool(ev, "flagged", false))
+		return add_record(&r->flagged, &r->nflagged, &r->flagcap, ev, pid);
 	return 0;
 }
 

@@ -139,6 +139,8 @@ struct cw_run {
 	struct cw_sset scopes[CW_CAP__COUNT]; /* distinct scopes per kind, data = host */
 	unsigned long uses[CW_CAP__COUNT], kind_denials[CW_CAP__COUNT];
 	struct cw_tdenial *denials; size_t ndenials, dencap;
+	/* allowed but flagged (observe: secret reads, protected writes) */
+	struct cw_tdenial *flagged; size_t nflagged, flagcap;
 	unsigned long nops, nexec, nnotes, nevents;
 	double tmin, tmax; bool has_time;
 	cJSON *summary;         /* the summary line (owned), or NULL */

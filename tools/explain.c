@@ -207,6 +207,14 @@ static void summary(struct ex *x)
 		fputc('\n', o);
 	}
 	(void)total_kd;
+	if (r->nflagged) {
+		size_t sec = 0;
+
+		for (i = 0; i < r->nflagged; i++)
+			sec += r->flagged[i].cap && !strcmp(r->flagged[i].cap, "filesystem_read");
+		fprintf(o, "%sflagged: %zu allowed but worth a look (%zu secret reads, %zu protected writes)%s\n",
+			x->s.yellow, r->nflagged, sec, r->nflagged - sec, x->s.reset);
+	}
 	if (r->nnotes) {
 		fprintf(o, "%snotes: %lu%s", x->s.yellow, r->nnotes, x->s.reset);
 		for (i = 0; i < r->notes.n && i < CAP_NOTES; i++) {
@@ -389,6 +397,38 @@ static void denials(struct ex *x)
 		fprintf(o, "  ... and %zu more denials (--all shows them)\n", r->ndenials - limit);
 }
 
+static void flagged(struct ex *x)
+{
+	struct cw_run *r = x->r;
+	size_t i, limit = x->all ? SIZE_MAX : CAP_DENIALS;
+	FILE *o = x->o;
+
+	if (!r->nflagged)
+		return;
+	fprintf(o, "\n%sflagged (allowed, worth a look)%s\n", x->s.bold, x->s.reset);
+	for (i = 0; i < r->nflagged && i < limit; i++) {
+		const struct cw_tdenial *d = &r->flagged[i];
+		struct cw_tproc *p = cw_run_find(r, d->pid);
+
+		fprintf(o, "  %s", x->s.yellow);
+		if (d->seq)
+			fprintf(o, "seq %llu ", (unsigned long long)d->seq);
+		fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
+		cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
+		fputc(' ', o);
+		cw_tool_put(o, d->syscall);
+		fputc(' ', o);
+		cw_tool_put(o, d->cap);
+		fputc(' ', o);
+		cw_tool_put_max(o, d->scope, 200);
+		fprintf(o, "%s (rule ", x->s.reset);
+		cw_tool_put(o, d->rule);
+		fputs(")\n", o);
+	}
+	if (r->nflagged > limit)
+		fprintf(o, "  ... and %zu more (--all shows them)\n", r->nflagged - limit);
+}
+
 int cw_tool_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -428,6 +468,7 @@ int cw_tool_explain(int argc, char **argv)
 	tree(&x);
 	perproc(&x);
 	denials(&x);
+	flagged(&x);
 	cw_run_free(&run);
 	return 0;
 }

@@ -135,7 +135,8 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 			 scope ? scope : "");
 		cw_jbuf_obj_begin(&c->j);
 		cw_jbuf_kv_str(&c->j, "name", name);
-		cw_jbuf_kv_str(&c->j, "cat", denied ? "denial" : cap ? cap : "none");
+		cw_jbuf_kv_str(&c->j, "cat", denied ? "denial" : cw_j_bool(ev, "flagged", false) ? "flagged" :
+			       cap ? cap : "none");
 		cw_jbuf_kv_str(&c->j, "ph", "i");
 		cw_jbuf_kv_str(&c->j, "s", "t");
 		kv_num(&c->j, "ts", ts_us(c, t));
@@ -554,6 +555,28 @@ static int export_html(const char *file, FILE *o)
 				run.ndenials - HTML_MAX_DENIALS);
 	} else
 		fputs("<p>none</p>\n", o);
+	if (run.nflagged) {
+		fprintf(o, "<h2>Flagged (%zu): allowed, worth a look</h2>\n<table>\n<tr><th>seq</th><th>pid</th>"
+			"<th>program</th><th>syscall</th><th>capability</th><th>scope</th><th>rule</th></tr>\n",
+			run.nflagged);
+		for (i = 0; i < run.nflagged && i < HTML_MAX_DENIALS; i++) {
+			const struct cw_tdenial *d = &run.flagged[i];
+			struct cw_tproc *p = cw_run_find(&run, d->pid);
+
+			fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
+			h(o, p ? cw_tproc_name(p) : "?");
+			fputs("</td><td>", o);
+			h(o, d->syscall);
+			fputs("</td><td>", o);
+			h(o, d->cap);
+			fputs("</td><td class=\"m\">", o);
+			h(o, d->scope);
+			fputs("</td><td class=\"m\">", o);
+			h(o, d->rule);
+			fputs("</td></tr>\n", o);
+		}
+		fputs("</table>\n", o);
+	}
 	fputs(html_script, o);
 	fputs("</body>\n</html>\n", o);
 out:

@@ -26,6 +26,14 @@ has "$T/out" "curl connect external_network 203.0.113.7:80"
 # not a terminal: no colour
 if grep -q "$(printf '\033')" "$T/out"; then fail "colour when stdout is not a tty"; fi
 
+# observe: allowed secret reads are flagged
+"$GEN" build observe >"$T/o.jsonl"
+run_cw "$T/out" "$T/err" explain "$T/o.jsonl"
+expect_rc 0 "explain of an observe run"
+has "$T/out" "flagged: 1 allowed but worth a look (1 secret reads"
+has "$T/out" "filesystem_read /home/u/.ssh/id_rsa (rule observe:filesystem_read_secret:default)"
+has "$T/out" "denials: 0"
+
 # on a terminal: colour, unless NO_COLOR is set
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$CW' explain '$T/b.jsonl'" /dev/null >"$T/tty" 2>&1 || true
