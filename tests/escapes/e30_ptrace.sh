@@ -19,6 +19,6 @@ start_victim
 under readonly -- "$ESC_BIN/e30_ptrace" "$vpid" "$vaddr"
 sleep 0.3
 [ -e "$T/vhit" ] && esc_bypass "ptrace POKEDATA into a process outside the tree under --profile readonly"
-expect_denied unrestricted "'ptrace'"
+expect_denied_syscall ptrace
 esc_kill "$VICTIM_PID"
 # Attaching capwatch itself (the command's parent).

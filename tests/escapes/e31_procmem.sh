@@ -26,7 +26,7 @@ for mode in vm mem getfd; do
 	[ -e "$T/vhit" ] && esc_bypass "$mode: the victim's memory was changed under --profile readonly"
 	[ "$rc" = 0 ] && esc_bypass "$mode succeeded under --profile readonly: $(cat "$OUT")"
 	case $mode in
-	vm) expect_denied unrestricted "'process_vm_writev'" ;;
+	vm) expect_denied_syscall process_vm_writev ;;
 	mem) expect_denied unrestricted "'/proc/$vpid/mem'" ;;
 	getfd) report_has 'denials("process_control") or denials("unrestricted", "pidfd_getfd")' ;;
 	esac

@@ -137,10 +137,16 @@ trace_has() {
 }
 # The standard verdict of a runtime denial: enforcement_denied, and a
 # denial of capability KIND (scope SCOPE, python expression, optional).
+# KIND may list alternatives: "unrestricted|process_control".
 expect_denied() {
 	_k=$1 _s=${2:-None}
 	report_has 'outcome["kind"] == "enforcement_denied"' 'outcome["state"] == "denied"' \
-		"denials(\"$_k\", $_s)"
+		"any(denials(k, $_s) for k in \"$_k\".split(\"|\"))"
+}
+# expect_denied_syscall NAME: a runtime denial of syscall NAME (any kind).
+expect_denied_syscall() {
+	report_has 'outcome["kind"] == "enforcement_denied"' \
+		"[e for e in d['denials'] if e.get('syscall') == '$1' or (e.get('capability') or {}).get('scope') == '$1']"
 }
 
 # ---- namespaces ----
@@ -205,3 +211,20 @@ esc_profile() {
 
 # A python for snippets under capwatch (the system one, see tests/lib.sh).
 PY=$CW_PY
+
+# ---- races ----
+# A race program prints "RACE attempts=N ok=N hits=N". The bare control runs
+# for at most 3 s and must hit; the run under capwatch lasts $RACE seconds
+# and must not (canary unchanged, hits=0).
+race_hits() { sed -n 's/^RACE .*hits=\([0-9]*\).*/\1/p' "$1" | tail -1; }
+race_line() { grep '^RACE' "$1" | tail -1; }
+race_bare_secs() { if [ "$RACE" -lt 3 ]; then echo "$RACE"; else echo 3; fi; }
+# race_verdict CANARY WHAT: after the run under capwatch.
+race_verdict() {
+	h=$(race_hits "$OUT")
+	[ -n "$h" ] || { cat "$OUT" >&2; fail "the race program printed no result under capwatch"; }
+	esc_log "under capwatch, ${RACE}s: $(race_line "$OUT")"
+	if [ "$h" != 0 ] || ! canary_intact "$1"; then
+		esc_bypass "$2: $h hits in ${RACE}s ($(race_line "$OUT")); canary $(canary_intact "$1" && echo intact || echo CHANGED)"
+	fi
+}

@@ -18,6 +18,10 @@ ESCAPES_TESTS = \
 	tests/escapes/e06_int80.sh \
 	tests/escapes/e07_io_uring.sh \
 	tests/escapes/e08_highbits.sh \
+	tests/escapes/e09_thread_flip.sh \
+	tests/escapes/e10_shared_flip.sh \
+	tests/escapes/e12_symlink_swap.sh \
+	tests/escapes/e13_dir_swap.sh \
 	tests/escapes/e15_rename_exchange.sh \
 	tests/escapes/e16_proc_magic.sh \
 	tests/escapes/e17_openat2.sh \
@@ -44,24 +48,31 @@ ESCAPES_TESTS = \
 	tests/escapes/e40_tcp_fastopen.sh \
 	tests/escapes/e41_udp_sendto.sh \
 	tests/escapes/e42_sendmsg_name.sh \
+	tests/escapes/e42b_sendmmsg.sh \
 	tests/escapes/e43_addr_alias.sh \
 	tests/escapes/e44_unix_daemon.sh \
 	tests/escapes/e45_delegated_spawn.sh \
 	tests/escapes/e46_abstract_unix.sh \
 	tests/escapes/e47_socket_families.sh \
-	tests/escapes/e49_inherited_fds.sh
+	tests/escapes/e49_inherited_fds.sh \
+	tests/escapes/e51_write_without_write.sh \
+	tests/escapes/e52_mmap_shared.sh \
+	tests/escapes/e53_truncate.sh \
+	tests/escapes/e54_metadata_path.sh \
+	tests/escapes/e55_create_other.sh
 
 ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e11_fd_swap.sh \
 	tests/escapes/e14_hardlink.sh \
 	tests/escapes/e17b_openat2_resolve.sh \
 	tests/escapes/e21_name_to_handle.sh \
 	tests/escapes/e25b_failed_exec.sh \
 	tests/escapes/e32b_sigio_owner.sh \
 	tests/escapes/e37b_mount_api.sh \
-	tests/escapes/e42b_sendmmsg.sh \
 	tests/escapes/e44b_unix_symlink.sh \
 	tests/escapes/e48_scm_rights.sh \
-	tests/escapes/e50_tiocsti.sh
+	tests/escapes/e50_tiocsti.sh \
+	tests/escapes/e54b_metadata_fd.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -71,6 +82,11 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e05_x32 \
 	tests/escapes/src/e06_int80 \
 	tests/escapes/src/e07_io_uring \
+	tests/escapes/src/e09_thread_flip \
+	tests/escapes/src/e10_shared_flip \
+	tests/escapes/src/e11_fd_swap \
+	tests/escapes/src/e12_symlink_swap \
+	tests/escapes/src/e13_dir_swap \
 	tests/escapes/src/e20_handle \
 	tests/escapes/src/e22_memfd_exec \
 	tests/escapes/src/e26_listener \
@@ -86,6 +102,17 @@ check_PROGRAMS += $(ESCAPES_PROGS)
 EXTRA_DIST += tests/escapes/src/esc.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
+# The race programs run a flipper thread.
+tests_escapes_src_e09_thread_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e09_thread_flip_LDFLAGS = -pthread
+tests_escapes_src_e10_shared_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e10_shared_flip_LDFLAGS = -pthread
+tests_escapes_src_e11_fd_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e11_fd_swap_LDFLAGS = -pthread
+tests_escapes_src_e12_symlink_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e12_symlink_swap_LDFLAGS = -pthread
+tests_escapes_src_e13_dir_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e13_dir_swap_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \

@@ -44,3 +44,43 @@ static inline int esc_append(const char *path, const char *line)
 	return n < 0 ? -errno : 0;
 }
 #endif
+
+#include <sys/stat.h>
+#include <time.h>
+
+/* Race helpers: a deadline, and "is this fd the canary?" by identity. */
+static inline double esc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct esc_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+static inline struct esc_id esc_id_of(const char *path)
+{
+	struct stat st;
+	struct esc_id id = { 0, 0 };
+	if (stat(path, &st) == 0) {
+		id.dev = st.st_dev;
+		id.ino = st.st_ino;
+	}
+	return id;
+}
+
+static inline int esc_fd_is(int fd, struct esc_id id)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
+}
+
+/* The result line every race program prints (the tests parse it). */
+static inline void esc_race_result(long attempts, long ok, long hits)
+{
+	printf("RACE attempts=%ld ok=%ld hits=%ld\n", attempts, ok, hits);
+	fflush(stdout);
+}
