@@ -234,6 +234,23 @@ bool cw_j_bool(const cJSON *o, const char *key, bool def)
 	return cJSON_IsBool(v) ? cJSON_IsTrue(v) : def;
 }
 
+int cw_num_int(double v, int def)
+{
+	return v >= (double)INT_MIN && v <= (double)INT_MAX ? (int)v : def;
+}
+
+int cw_j_int(const cJSON *o, const char *key, int def)
+{
+	return cw_num_int(cw_j_num(o, key, (double)def), def);
+}
+
+uint64_t cw_j_u64(const cJSON *o, const char *key, uint64_t def)
+{
+	double v = cw_j_num(o, key, -1);
+
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : def;
+}
+
 static int hexv(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -605,7 +622,7 @@ static int add_record(struct cw_tdenial **v, size_t *n, size_t *cap, const cJSON
 	}
 	d = &(*v)[(*n)++];
 	memset(d, 0, sizeof(*d));
-	d->seq = (uint64_t)cw_j_num(ev, "seq", 0);
+	d->seq = cw_j_u64(ev, "seq", 0);
 	d->time = cw_j_num(ev, "time", 0);
 	d->pid = pid;
 	d->syscall = dupn(cw_j_str(ev, "syscall"));
@@ -759,7 +776,7 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 		free(p->signal);
 		p->signal = sig ? strdup(sig) : NULL;
 		p->exited = cJSON_IsNumber(code);
-		p->code = p->exited ? (int)code->valuedouble : 0;
+		p->code = p->exited ? cw_num_int(code->valuedouble, 0) : 0;
 		if (!p->has_end)
 			p->has_end = true;
 		return 0;
@@ -834,12 +851,12 @@ static int run_from_report(struct cw_run *r, cJSON *doc)
 			const char *s = cw_j_str(ex, "signal");
 
 			p->exited = cJSON_IsNumber(c);
-			p->code = p->exited ? (int)c->valuedouble : 0;
+			p->code = p->exited ? cw_num_int(c->valuedouble, 0) : 0;
 			p->signal = s ? strdup(s) : NULL;
 			p->has_end = true;
 		} else if (cJSON_IsNumber(ex)) {
 			p->exited = p->has_end = true;
-			p->code = (int)ex->valuedouble;
+			p->code = cw_num_int(ex->valuedouble, 0);
 		}
 		if (p->exe && !cw_sset_bump(&r->programs, p->exe))
 			return -ENOMEM;
@@ -848,7 +865,7 @@ static int run_from_report(struct cw_run *r, cJSON *doc)
 	cJSON_ArrayForEach(it, arr) {
 		const char *kind = cw_j_str(it, "kind"), *scope = cw_j_str(it, "scope");
 		int k = kind ? cw_cap_from_name(kind) : -1;
-		unsigned long n = (unsigned long)cw_j_num(it, "count", 1);
+		unsigned long n = (unsigned long)cw_j_u64(it, "count", 1);
 		struct cw_sset_ent *e;
 
 		if (k < 0 || k >= CW_CAP__COUNT)

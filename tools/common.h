@@ -73,6 +73,11 @@ void cw_sset_free(struct cw_sset *s, void (*freedata)(void *));
 const char *cw_j_str(const cJSON *o, const char *key);
 double cw_j_num(const cJSON *o, const char *key, double def);
 bool cw_j_bool(const cJSON *o, const char *key, bool def);
+/* A number that fits the type (DEF when absent, not a number or out of
+ * range: a hostile trace must not cause an undefined conversion). */
+int cw_j_int(const cJSON *o, const char *key, int def);
+uint64_t cw_j_u64(const cJSON *o, const char *key, uint64_t def);
+int cw_num_int(double v, int def);
 /* The exact bytes of a string field: decodes "<key>_hex" when present.
  * Returns a malloc'd NUL-terminated copy (NUL bytes in the original end it
  * early), or NULL when absent. */

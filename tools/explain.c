@@ -125,7 +125,7 @@ static void summary(struct ex *x)
 				cw_tool_put(o, cw_j_str(ex, "signal"));
 				fprintf(o, ")");
 			} else
-				fprintf(o, " (exit %d)", (int)cw_j_num(ex, "code", 0));
+				fprintf(o, " (exit %d)", cw_j_int(ex, "code", 0));
 		} else if (r->nprocs && r->procs[0].has_end) {
 			if (r->procs[0].signal) {
 				fprintf(o, " (killed by ");

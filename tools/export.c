@@ -91,8 +91,8 @@ static void kv_copy(struct cw_jbuf *j, const char *k, const cJSON *v)
 	cw_jbuf_key(j, k);
 	if (cJSON_IsString(v))
 		cw_jbuf_str(j, v->valuestring);
-	else if (cJSON_IsNumber(v) && v->valuedouble == (double)(long long)v->valuedouble &&
-		 v->valuedouble > -9e15 && v->valuedouble < 9e15)
+	else if (cJSON_IsNumber(v) && v->valuedouble > -9e15 && v->valuedouble < 9e15 &&
+		 v->valuedouble == (double)(long long)v->valuedouble) /* range first: no UB cast */
 		cw_jbuf_int(j, (long long)v->valuedouble);
 	else if (cJSON_IsNumber(v))
 		cw_jbuf_double(j, v->valuedouble);
@@ -115,7 +115,7 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	struct chrome *c = opaque;
 	const char *type = cw_j_str(ev, "type");
 	double t = cw_j_num(ev, "time", 0);
-	int pid = (int)cw_j_num(ev, "pid", 0);
+	int pid = cw_j_int(ev, "pid", 0);
 	char name[320];
 	int r;
 
@@ -141,7 +141,7 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 		cw_jbuf_kv_str(&c->j, "s", "t");
 		kv_num(&c->j, "ts", ts_us(c, t));
 		cw_jbuf_kv_int(&c->j, "pid", pid);
-		cw_jbuf_kv_int(&c->j, "tid", (int)cw_j_num(ev, "tid", pid));
+		cw_jbuf_kv_int(&c->j, "tid", cw_j_int(ev, "tid", pid));
 		if (denied)
 			cw_jbuf_kv_str(&c->j, "cname", "terrible");
 		cw_jbuf_key(&c->j, "args");
@@ -175,7 +175,7 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 		cw_jbuf_kv_str(&c->j, "s", note ? "g" : "t");
 		kv_num(&c->j, "ts", ts_us(c, t));
 		cw_jbuf_kv_int(&c->j, "pid", pid);
-		cw_jbuf_kv_int(&c->j, "tid", (int)cw_j_num(ev, "tid", pid));
+		cw_jbuf_kv_int(&c->j, "tid", cw_j_int(ev, "tid", pid));
 		cw_jbuf_key(&c->j, "args");
 		cw_jbuf_obj_begin(&c->j);
 		kv_copy(&c->j, "seq", cJSON_GetObjectItemCaseSensitive(ev, "seq"));

@@ -185,7 +185,7 @@ static const char *prog_of(struct learn *L, int pid)
 static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 {
 	const char *dec = cw_j_str(ev, "decision");
-	const char *prog = prog_of(L, (int)cw_j_num(ev, "pid", -1));
+	const char *prog = prog_of(L, cw_j_int(ev, "pid", -1));
 	char *scope;
 	int slot, r;
 
@@ -262,7 +262,7 @@ static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 static int on_exec(struct learn *L, const cJSON *ev)
 {
 	char *exe = cw_j_bytes(ev, "exe");
-	struct cw_tproc *p = cw_run_find(&L->run, (int)cw_j_num(ev, "pid", -1));
+	struct cw_tproc *p = cw_run_find(&L->run, cw_j_int(ev, "pid", -1));
 	cJSON *fake;
 	int r = 0;
 

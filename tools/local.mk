@@ -17,7 +17,8 @@ dist_noinst_SCRIPTS += tools/install-deps
 EXTRA_DIST += tools/fuzz_trace.c
 FUZZ_TRACE_SECONDS = 60
 CW_FUZZ_CC = clang
-CW_FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+CW_FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined,float-cast-overflow \
+	-fno-sanitize-recover=undefined,float-cast-overflow \
 	-DHAVE_CONFIG_H -I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/policy $(CJSON_CFLAGS)
 CLEANFILES += tools/fuzz_trace tools/fuzz-probe tools/fuzz-probe.c
 .PHONY: fuzz-trace

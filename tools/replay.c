@@ -104,7 +104,7 @@ static void print_change(const struct replay *rp, const cJSON *ev, const char *r
 	FILE *o = stdout;
 
 	(void)rp;
-	fprintf(o, "seq %.0f pid %d ", cw_j_num(ev, "seq", 0), (int)cw_j_num(ev, "pid", -1));
+	fprintf(o, "seq %.0f pid %d ", cw_j_num(ev, "seq", 0), cw_j_int(ev, "pid", -1));
 	cw_tool_put(o, cw_j_str(ev, "syscall"));
 	fputc(' ', o);
 	cw_tool_put(o, cw_cap_name(d->cap));
@@ -181,7 +181,7 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 			cw_report_count_capability(rp->report, d.cap, d.scope, d.verdict);
 		if (d.verdict != CW_ALLOW) {
 			struct cw_denial_record dr = {
-				.pid = (int)cw_j_num(ev, "pid", -1),
+				.pid = cw_j_int(ev, "pid", -1),
 				.syscall = op.syscall,
 				.d = &d,
 				.time = cw_run_rel(&rp->run, cw_j_num(ev, "time", 0)),
