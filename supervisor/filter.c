@@ -55,6 +55,16 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 						      SCMP_CMP32(s->arg, SCMP_CMP_MASKED_EQ, bit, bit));
 		}
 		return rc;
+	case CW_RULE_ESCAPE_EQ:
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->mask));
+	case CW_RULE_NOTIFY_EQ:
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+				      SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->mask));
+		if (rc == 0 && s->val2)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+					      SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->val2));
+		return rc;
 	case CW_RULE_ESCAPE_SILENT:
 		/* Denied in the filter: invisible to the supervisor, hence
 		 * never recorded (only rows where a record adds nothing). */

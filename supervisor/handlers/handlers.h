@@ -13,6 +13,8 @@ enum cw_filter_rule {
 	CW_RULE_ESCAPE,           /* escapes supervision ("unrestricted"): notified, the
 				     handler records and denies (or allows when the profile does) */
 	CW_RULE_ESCAPE_FLAGS,     /* the same, only when (u32)args[arg] has a bit of MASK */
+	CW_RULE_ESCAPE_EQ,        /* the same, only when (u32)args[arg] == MASK */
+	CW_RULE_NOTIFY_EQ,        /* notified when (u32)args[arg] == MASK or == VAL2 */
 	CW_RULE_ESCAPE_SILENT,    /* the same, decided in the filter: ERRNO(EPERM) when the
 				     profile denies it (hot or useless to record), ALLOW otherwise */
 	CW_RULE_ENOSYS,           /* always ERRNO(ENOSYS) in the filter */
@@ -26,6 +28,7 @@ struct cw_syscall {
 	enum cw_filter_rule rule;
 	uint8_t arg;
 	uint32_t mask;
+	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
 };
 
 #define CW_NSYSCALLS 512
@@ -36,7 +39,7 @@ void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, crea
 void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c */
-void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends */
+void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
 

@@ -75,6 +75,34 @@ void cw_handle_signal(struct cw_notif *n)
 		target = arg_int(n, 0);
 		in_tree = cw_tracker_in_tree(n->run, target) && cw_tracker_in_tree(n->run, arg_int(n, 1));
 		break;
+	case __NR_fcntl: {
+		/* F_SETOWN(pid | -pgrp) or F_SETOWN_EX({type, pid}). */
+		int type = F_OWNER_PID;
+		if (arg_int(n, 1) == F_SETOWN_EX) {
+			struct f_owner_ex ox;
+			int e = cw_mem_read(n->tid, arg_u64(n, 2), &ox, sizeof(ox));
+			if (e < 0) {
+				answer_unreadable(n, -e);
+				return;
+			}
+			type = ox.type;
+			target = ox.pid;
+		} else {
+			target = arg_int(n, 2);
+			if (target < 0) {
+				type = F_OWNER_PGRP;
+				target = -target;
+			}
+		}
+		if (target == 0) {
+			cw_notif_continue(n); /* no owner: nobody to signal */
+			return;
+		}
+		in_tree = type == F_OWNER_PGRP ? group_in_tree(n, target) : cw_tracker_in_tree(n->run, target);
+		ev.flags = arg_int(n, 1);
+		ev.has_flags = true;
+		break;
+	}
 	case __NR_pidfd_send_signal:
 		target = pidfd_target(n, arg_int(n, 0));
 		if (target < 0) {
@@ -87,7 +115,8 @@ void cw_handle_signal(struct cw_notif *n)
 		cw_notif_error(n, ENOSYS);
 		return;
 	}
-	if (!in_tree && target != -1 && nr != __NR_pidfd_send_signal && kill(target, 0) < 0 &&
+	if (!in_tree && target != -1 && nr != __NR_pidfd_send_signal && nr != __NR_fcntl &&
+	    kill(target, 0) < 0 &&
 	    errno == ESRCH) {
 		/* Nobody to signal: answer as the kernel would, without a
 		 * decision (a pid created meanwhile is not reached either, as
@@ -224,7 +253,8 @@ void cw_handle_escape(struct cw_notif *n)
 	}
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
-	ev.flags = (long long)n->req->data.args[n->req->data.nr == __NR_seccomp ? 1 : 0];
+	int nr = n->req->data.nr;
+	ev.flags = (long long)n->req->data.args[nr == __NR_seccomp || nr == __NR_ioctl ? 1 : 0];
 	ev.has_flags = true;
 	/* The number and the flag registers are all the decision uses: the
 	 * filter already matched them, so CONTINUE (under a profile that

@@ -7,7 +7,9 @@
  * fsetxattr, fremovexattr on descriptors (the descriptor's open was
  * decided; metadata changes through it are not) and SCM_RIGHTS contents. */
 #include "config.h"
+#include <fcntl.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include "supervisor/handlers/handlers.h"
@@ -47,8 +49,22 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_io_uring_enter] = { "io_uring_enter", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
 	[__NR_io_uring_register] = { "io_uring_register", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
 	ESCAPE(open_by_handle_at),
-	/* Mounts and namespaces change what a path means. */
+	/* ... and its preparation: a handle to any file, secrets included,
+	 * without an open. */
+	ESCAPE(name_to_handle_at),
+	/* Typing into the terminal capwatch was started from (the command
+	 * keeps it in tty mode): input to the user's shell after we exit. */
+	[__NR_ioctl] = { "ioctl", cw_handle_escape, CW_RULE_ESCAPE_EQ, 1, TIOCSTI, 0 },
+	/* Mounts and namespaces change what a path means; the new mount API
+	 * (open_tree + move_mount) can bind-mount without mount(2). */
 	ESCAPE(mount),
+	ESCAPE(open_tree),
+	ESCAPE(move_mount),
+	ESCAPE(fsopen),
+	ESCAPE(fsconfig),
+	ESCAPE(fsmount),
+	ESCAPE(fspick),
+	ESCAPE(mount_setattr),
 	ESCAPE(umount2),
 	ESCAPE(pivot_root),
 	ESCAPE(chroot),
@@ -98,6 +114,10 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_rt_tgsigqueueinfo] = { "rt_tgsigqueueinfo", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_pidfd_send_signal] = { "pidfd_send_signal", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_pidfd_open] = { "pidfd_open", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+	/* A descriptor's owner gets SIGIO (or any F_SETSIG signal) when it
+	 * is ready: a kill without kill(). Only these two commands of the
+	 * hottest syscall there is are notified. */
+	[__NR_fcntl] = { "fcntl", cw_handle_signal, CW_RULE_NOTIFY_EQ, 1, F_SETOWN, F_SETOWN_EX },
 
 	/* --- 5. Files: writes (workspace_write, protected_metadata,
 	 * unrestricted outside) and reads (filesystem_read, secrets). --- */
