@@ -178,7 +178,12 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	cw_trace_op_write(&run->tj, &to);
 	cw_run_trace_emit(run);
 
-	if (ev->d.cap != CW_CAP_NONE)
+	/* An allowed exec is a capability used only if it happens: the exec
+	 * stop counts it (a failed execve, e.g. a PATH search, is not a
+	 * program run, kernel-notes K21). */
+	bool deferred = ev->op.kind == CW_OP_EXEC && !denied && ev->d.cap == CW_CAP_PROCESS_SPAWN &&
+			cw_tracker_defer_exec(run, n->tgid, ev->d.scope);
+	if (ev->d.cap != CW_CAP_NONE && !deferred)
 		cw_report_count_capability(run->report, ev->d.cap, ev->d.scope, ev->d.verdict);
 	if (!denied)
 		return;

@@ -134,6 +134,7 @@ void cw_tracker_free(struct cw_run *run)
 			struct cw_proc *prev = p->prev_image;
 			free(p->exe);
 			free_argv(p->argv);
+			free(p->pending_exec);
 			free(p);
 			p = prev;
 		}
@@ -382,6 +383,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 			old->end = cw_run_time(run);
 			old->exited = false;
 			old->signal = 0;
+			old->pending_exec = NULL;
 			p->prev_image = old;
 			p->exe = NULL;
 			p->argv = NULL;
@@ -389,6 +391,11 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		}
 	}
 	p->execed = true;
+	if (p->pending_exec) {
+		cw_report_count_capability(run->report, CW_CAP_PROCESS_SPAWN, p->pending_exec, CW_ALLOW);
+		free(p->pending_exec);
+		p->pending_exec = NULL;
+	}
 	free(p->exe);
 	p->exe = read_exe(p->pid);
 	free_argv(p->argv);
@@ -601,6 +608,19 @@ const struct cw_tracker_ops cw_tracker_waitonly = {
 };
 
 static void report_one(struct cw_run *run, const struct cw_proc *p);
+
+bool cw_tracker_defer_exec(struct cw_run *run, pid_t tgid, const char *scope)
+{
+	if (run->tracker_ops != &cw_tracker_ptrace)
+		return false;
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (!p || !p->alive)
+		return false;
+	/* A previous pending exec that never reached its stop failed. */
+	free(p->pending_exec);
+	p->pending_exec = strdup(scope);
+	return p->pending_exec != NULL;
+}
 
 void cw_tracker_report(struct cw_run *run)
 {

@@ -23,6 +23,8 @@ struct cw_proc {
 	int signal;
 	bool group_stopped;
 	bool execed;        /* exe/argv come from its own exec, not from fork */
+	char *pending_exec; /* scope of an allowed execve notification, counted
+			       as process_spawn used only at the exec stop */
 	struct cw_proc *prev_image; /* earlier programs this pid exec'd (owned),
 				       newest first: one report record each */
 };
@@ -48,6 +50,9 @@ void cw_tracker_free(struct cw_run *run);
 struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid);
 /* Is PID (a process or thread id) a live member of the supervised tree? */
 bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid);
+/* An allowed exec was notified for TGID: count it when it happens. Returns
+ * false when there is no exec stop to wait for (degraded mode). */
+bool cw_tracker_defer_exec(struct cw_run *run, pid_t tgid, const char *scope);
 /* Add every process (not threads) to the report. */
 void cw_tracker_report(struct cw_run *run);
 /* The thread group and parent of TID (from the table, else /proc). */
