@@ -54,6 +54,18 @@ run_cw "$T/out" "$T/err" replay "$T/op.jsonl"
 expect_rc 0 "replay with a malformed operation"
 has "$T/err" "op.jsonl:5: unknown operation \"teleport\"; line skipped"
 
+# numbers out of every range
+awk 'NR == 5 { print "{\"type\":\"op\",\"seq\":1e300,\"time\":-1e308,\"pid\":1e300,\"tid\":-1e300,\"ppid\":1e19,\"syscall\":\"openat\",\"op\":\"open_read\",\"resolved\":\"/x\",\"capability\":\"filesystem_read\",\"scope\":\"/x\",\"decision\":\"deny\",\"rule\":\"r\"}"; print "{\"type\":\"exit\",\"seq\":5,\"time\":1e999,\"pid\":100,\"code\":-1e300}"; next } { print }' \
+	"$T/b.jsonl" >"$T/num.jsonl"
+for sub in replay explain learn "export --format chrome" "export --format html" "diff $T/b.jsonl"; do
+	set +e
+	# shellcheck disable=SC2086
+	"$CW" $sub "$T/num.jsonl" >/dev/null 2>"$T/err"
+	rc=$?
+	set -e
+	[ "$rc" -lt 126 ] || { cat "$T/err" >&2; fail "$sub on out-of-range numbers (exit $rc)"; }
+done
+
 # missing, empty, not a trace
 for f in "$T/missing.jsonl" "$T/empty.jsonl" "$T/notjson.jsonl"; do
 	: >"$T/empty.jsonl"
