@@ -369,6 +369,12 @@ static const struct layout layouts[] = {
 	[__NR_lsetxattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, WRITE, false),
 	[__NR_removexattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
 	[__NR_lremovexattr] = R(-1, 0, -1, -1, -1, -1, FS_WRITE, NOFOLLOW, WRITE, false),
+	/* Metadata through a descriptor: ownership suffices, so a read-only
+	 * descriptor is enough; path -1 = the object behind the descriptor. */
+	[__NR_fchmod] = R(0, -1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_fchown] = R(0, -1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_fsetxattr] = R(0, -1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
+	[__NR_fremovexattr] = R(0, -1, -1, -1, -1, -1, FS_WRITE, FOLLOW, WRITE, false),
 };
 #undef R
 
@@ -417,8 +423,8 @@ void cw_handle_fs(struct cw_notif *n)
 
 	int e;
 	size_t len = 0, len2 = 0;
-	if (l->null_path_is_fd && arg_u64(n, l->path) == 0) {
-		/* utimensat(fd, NULL, ...): the descriptor itself. */
+	if (l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0)) {
+		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself. */
 		e = cw_resolve_fd(n->tid, dirfd, &res1);
 		raw1[0] = '\0';
 	} else {

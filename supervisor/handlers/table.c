@@ -3,9 +3,9 @@
  * descriptors, mmap, ...): its capability was decided when the descriptor
  * was obtained.
  *
- * Not covered yet (the hardening issue): fchmod, fchown, ftruncate,
- * fsetxattr, fremovexattr on descriptors (the descriptor's open was
- * decided; metadata changes through it are not) and SCM_RIGHTS contents. */
+ * Not covered (the hardening issue): descriptors received in SCM_RIGHTS
+ * messages. ftruncate and fallocate need a descriptor open for writing,
+ * whose open was decided already. */
 #include "config.h"
 #include <fcntl.h>
 #include <sched.h>
@@ -154,4 +154,8 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_lsetxattr] = { "lsetxattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_removexattr] = { "removexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_lremovexattr] = { "lremovexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fchmod] = { "fchmod", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fchown] = { "fchown", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fsetxattr] = { "fsetxattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_fremovexattr] = { "fremovexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
 };
