@@ -95,6 +95,12 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e29_clone3 \
 	tests/escapes/src/e30_ptrace \
 	tests/escapes/src/e31_procmem \
+	tests/escapes/src/e56_forkbomb \
+	tests/escapes/src/e57_flood \
+	tests/escapes/src/e58_paths \
+	tests/escapes/src/e63_restart \
+	tests/escapes/src/e65_vfork_flip \
+	tests/escapes/src/e66_thread_cwd \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -103,6 +109,12 @@ EXTRA_DIST += tests/escapes/src/esc.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
+tests_escapes_src_e57_flood_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e57_flood_LDFLAGS = -pthread
+tests_escapes_src_e65_vfork_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e65_vfork_flip_LDFLAGS = -pthread
+tests_escapes_src_e66_thread_cwd_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e66_thread_cwd_LDFLAGS = -pthread
 tests_escapes_src_e09_thread_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09_thread_flip_LDFLAGS = -pthread
 tests_escapes_src_e10_shared_flip_CFLAGS = $(AM_CFLAGS) -pthread
