@@ -1016,44 +1016,66 @@ int cw_run_load(struct cw_run *r, bool allow_report)
 
 void cw_run_link(struct cw_run *r)
 {
+	unsigned char *state;
 	size_t i;
 
-	/* the parent is the latest record of ppid that started before the child;
-	 * pid reuse is rare enough that "latest record" is good enough */
+	/* 1. the parent is the latest record of ppid; pid reuse is rare enough
+	 *    that "latest record" is good enough */
 	for (i = 0; i < r->nprocs; i++) {
 		struct cw_tproc *p = &r->procs[i];
 		struct cw_sset_ent *e;
 		char key[24];
-		size_t pi;
 
 		p->parent = SIZE_MAX;
+		p->nkids = 0;
 		if (p->ppid < 0 || p->ppid == p->pid)
 			continue;
 		snprintf(key, sizeof(key), "%d", p->ppid);
 		e = cw_sset_get(&r->pidmap, key, false);
-		if (!e || e->aux == i)
-			continue;
-		pi = e->aux;
-		/* refuse cycles (a hostile trace can claim anything) */
-		{
-			size_t a = pi, steps = 0;
+		if (e && e->aux != i)
+			p->parent = e->aux;
+	}
+	/* 2. break cycles (a hostile trace can claim anything) in linear time:
+	 *    walk up from each record, marking the walk; meeting the walk
+	 *    itself is a cycle, cut at the node where it closes */
+	state = calloc(r->nprocs + 1, 1); /* 0 new, 1 on this walk, 2 done */
+	if (!state) {
+		for (i = 0; i < r->nprocs; i++)
+			r->procs[i].parent = SIZE_MAX; /* a flat list beats a loop */
+		return;
+	}
+	for (i = 0; i < r->nprocs; i++) {
+		size_t a = i, prev = SIZE_MAX;
 
-			while (a != SIZE_MAX && a != i && steps++ < r->nprocs)
-				a = r->procs[a].parent;
-			if (a == i)
-				continue;
+		while (a != SIZE_MAX && state[a] == 0) {
+			state[a] = 1;
+			prev = a;
+			a = r->procs[a].parent;
 		}
+		if (a != SIZE_MAX && state[a] == 1)
+			r->procs[prev].parent = SIZE_MAX;
+		for (a = i; a != SIZE_MAX && state[a] == 1; a = r->procs[a].parent)
+			state[a] = 2;
+	}
+	free(state);
+	/* 3. children lists, in the order the records were made */
+	for (i = 0; i < r->nprocs; i++) {
+		size_t pi = r->procs[i].parent;
+
+		if (pi == SIZE_MAX)
+			continue;
 		if (r->procs[pi].nkids == r->procs[pi].kidscap) {
 			size_t nc = r->procs[pi].kidscap ? r->procs[pi].kidscap * 2 : 4;
 			size_t *nk = realloc(r->procs[pi].kids, nc * sizeof(*nk));
 
-			if (!nk)
+			if (!nk) {
+				r->procs[i].parent = SIZE_MAX;
 				continue;
+			}
 			r->procs[pi].kids = nk;
 			r->procs[pi].kidscap = nc;
 		}
 		r->procs[pi].kids[r->procs[pi].nkids++] = i;
-		p->parent = pi;
 	}
 }
 
