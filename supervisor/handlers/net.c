@@ -25,28 +25,31 @@
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
 
-/* A relative AF_UNIX path is relative to the caller's cwd: make the
- * scope absolute so that workspace rules see where it really is. */
-static void absolutize_unix(struct cw_notif *n)
+/* An AF_UNIX path is looked up like a file: relative to the caller's cwd,
+ * through symlinks (a workspace name can point at /var/run/docker.sock).
+ * Decide on where it leads: rewrite the copied address with the resolved
+ * path. bind() creates the name, so its last component is not followed. */
+static int resolve_unix(struct cw_notif *n, bool follow)
 {
 	struct sockaddr_un *un = (struct sockaddr_un *)&addr;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] == '\0' ||
-	    un->sun_path[0] == '/')
-		return;
-	char rel[sizeof(un->sun_path) + 1];
+	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] == '\0')
+		return 0; /* unnamed or abstract: no file */
+	char name[sizeof(un->sun_path) + 1];
 	size_t n2 = addrlen - off;
-	memcpy(rel, un->sun_path, n2);
-	rel[n2] = '\0';
-	struct cw_resolved base;
-	if (cw_resolve_path(n->tid, n->tgid, AT_FDCWD, ".", 0, &base) < 0)
-		return;
-	char abs[4200];
-	if (cw_path_normalize(base.path, rel, abs, sizeof(abs)) < 0 || strlen(abs) >= sizeof(un->sun_path))
-		return;
+	memcpy(name, un->sun_path, n2);
+	name[n2] = '\0'; /* the kernel stops at the first NUL too */
+	static struct cw_resolved r;
+	int e = cw_resolve_path(n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, &r);
+	if (e < 0)
+		return e;
+	size_t len = strlen(r.path);
+	if (len >= sizeof(un->sun_path))
+		return -EACCES; /* cannot name it in an address: fail closed */
 	memset(un->sun_path, 0, sizeof(un->sun_path));
-	memcpy(un->sun_path, abs, strlen(abs));
-	addrlen = (socklen_t)(off + strlen(abs) + 1);
+	memcpy(un->sun_path, r.path, len);
+	addrlen = (socklen_t)(off + len + 1);
+	return 0;
 }
 
 static int missing_unix_path(void)
@@ -65,7 +68,7 @@ static int missing_unix_path(void)
 	return 0;
 }
 
-static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len)
+static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len, bool follow)
 {
 	if (len > sizeof(addr))
 		return -EINVAL;
@@ -76,8 +79,7 @@ static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len)
 	if (e < 0)
 		return e;
 	addrlen = (socklen_t)len;
-	absolutize_unix(n);
-	return 0;
+	return resolve_unix(n, follow);
 }
 
 /* The address a listen() will expose: getsockname on a duplicate of the
@@ -129,7 +131,7 @@ static void handle_sendmmsg(struct cw_notif *n)
 		if (e == 0 && (!mm.msg_hdr.msg_name || mm.msg_hdr.msg_namelen == 0))
 			continue;
 		if (e == 0)
-			e = read_addr(n, (uint64_t)(uintptr_t)mm.msg_hdr.msg_name, mm.msg_hdr.msg_namelen);
+			e = read_addr(n, (uint64_t)(uintptr_t)mm.msg_hdr.msg_name, mm.msg_hdr.msg_namelen, true);
 		if (e == 0)
 			e = missing_unix_path() ? -ENOENT : 0;
 		if (e < 0) {
@@ -179,11 +181,11 @@ void cw_handle_net(struct cw_notif *n)
 	switch (nr) {
 	case __NR_connect:
 		ev.op.kind = CW_OP_CONNECT;
-		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2));
+		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2), true);
 		break;
 	case __NR_bind:
 		ev.op.kind = CW_OP_BIND;
-		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2));
+		e = read_addr(n, arg_u64(n, 1), (uint32_t)arg_u64(n, 2), false);
 		break;
 	case __NR_sendto:
 		ev.op.kind = CW_OP_SEND;
@@ -192,7 +194,7 @@ void cw_handle_net(struct cw_notif *n)
 			cw_notif_continue(n);
 			return;
 		}
-		e = read_addr(n, arg_u64(n, 4), (uint32_t)arg_u64(n, 5));
+		e = read_addr(n, arg_u64(n, 4), (uint32_t)arg_u64(n, 5), true);
 		break;
 	case __NR_sendmsg: {
 		struct msghdr mh;
@@ -206,7 +208,7 @@ void cw_handle_net(struct cw_notif *n)
 			cw_notif_continue(n);
 			return;
 		}
-		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen);
+		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen, true);
 		break;
 	}
 	case __NR_sendmmsg:
