@@ -66,9 +66,51 @@ static void prepare_open(struct cw_notif *n, struct cw_event *ev)
 
 static enum cw_change_kind fs_change_kind(int nr);
 
+/* Hard links made during the run (both names were decided writable). A
+ * file with more than one name that is not among them may have a name
+ * outside the workspace: writing it through the workspace name would
+ * change that file too (kernel-notes E14). */
+static struct linked {
+	dev_t dev;
+	ino_t ino;
+} *linked;
+static size_t nlinked, caplinked;
+
+static void remember_link_source(const char *path, bool follow)
+{
+	struct stat st;
+	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0 || !S_ISREG(st.st_mode))
+		return;
+	for (size_t i = 0; i < nlinked; i++)
+		if (linked[i].dev == st.st_dev && linked[i].ino == st.st_ino)
+			return;
+	if (nlinked == caplinked) {
+		size_t ncap = caplinked ? caplinked * 2 : 16;
+		struct linked *nl = realloc(linked, ncap * sizeof(*nl));
+		if (!nl)
+			return;
+		linked = nl;
+		caplinked = ncap;
+	}
+	linked[nlinked++] = (struct linked){ st.st_dev, st.st_ino };
+}
+
+static bool foreign_hardlink(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)
+		return false;
+	for (size_t i = 0; i < nlinked; i++)
+		if (linked[i].dev == st->st_dev && linked[i].ino == st->st_ino)
+			return false;
+	return true;
+}
+
 static void prepare_fs(struct cw_notif *n, struct cw_event *ev)
 {
-	note_change(n, ev, fs_change_kind(n->req->data.nr));
+	int nr = n->req->data.nr;
+	note_change(n, ev, fs_change_kind(nr));
+	if (nr == __NR_link || nr == __NR_linkat)
+		remember_link_source(ev->op.path, nr == __NR_linkat && (arg_int(n, 4) & AT_SYMLINK_FOLLOW));
 }
 
 /* Read the path at ARG into BUF; -errno on failure. NULL is EFAULT. */
@@ -190,10 +232,28 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_error(n, ev->err);
 		return;
 	}
+	struct stat st;
+	if (write_intent((long long)cur_open.flags) && fstat(fd, &st) == 0 && foreign_hardlink(&st)) {
+		/* The decision was on this name; the file has others we did
+		 * not see made. Refuse rather than write through them. */
+		close(fd);
+		ev->d.verdict = CW_DENY;
+		ev->d.cap = CW_CAP_UNRESTRICTED;
+		ev->d.source = CW_SOURCE_PLATFORM_SANDBOX;
+		ev->d.next_action = CW_NEXT_CHANGE_COMMAND;
+		ev->d.err = EACCES;
+		snprintf(ev->d.rule, sizeof(ev->d.rule), "builtin:hardlink");
+		snprintf(ev->d.reason, sizeof(ev->d.reason),
+			 "the file has %lu hard links made before the run; another name may be outside the workspace",
+			 (unsigned long)st.st_nlink);
+		ev->allowed = false;
+		ev->enforced = true;
+		cw_event_deny(n, ev);
+		return;
+	}
 	int dev = plain_device(ev->op.path);
 	if (dev >= 0) {
 		/* Make sure it is that device (not something mounted over it). */
-		struct stat st;
 		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
 		    major(st.st_rdev) != plain_devices[dev].major ||
 		    minor(st.st_rdev) != plain_devices[dev].minor) {
