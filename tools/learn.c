@@ -182,6 +182,35 @@ static const char *prog_of(struct learn *L, int pid)
 	return p ? cw_tproc_name(p) : "?";
 }
 
+/* rename/link write both ends, but the trace's scope names only the one
+ * that decided; the other is learned here as the write it is (its
+ * capability depends on where it lies, not on the profile). */
+static int add_second_path(struct learn *L, const cJSON *ev, const char *prog)
+{
+	const char *kind = cw_j_str(ev, "op");
+	char *to;
+	struct cw_op op = { .kind = CW_OP_FS_WRITE, .syscall = "rename" };
+	struct cw_decision d;
+	cw_profile *all = NULL;
+	int slot, r = 0;
+
+	if (!kind || strcmp(kind, "rename") || !(to = cw_j_bytes(ev, "resolved2")))
+		return 0;
+	if (to[0] == '/' && cw_profile_builtin("observe", &all) == 0) {
+		op.path = to;
+		memset(&d, 0, sizeof(d));
+		cw_policy_decide(all, &L->ctx, &op, &d);
+		if (d.cap != CW_CAP_NONE && d.scope[0] == '/') {
+			slot = d.cap == CW_CAP_FILESYSTEM_READ && d.secret ? CW_SLOT_SECRET_READ : (int)d.cap;
+			if (!cw_sset_get(&L->scopes[slot], d.scope, false))
+				r = add_use(L, slot, d.scope, prog);
+		}
+		cw_profile_free(all);
+	}
+	free(to);
+	return r;
+}
+
 static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 {
 	const char *dec = cw_j_str(ev, "decision");
@@ -255,6 +284,8 @@ static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 		r = add_use(L, slot, scope, prog);
 	if (r == 0)
 		r = add_sample(L, ev, slot, scope);
+	if (r == 0)
+		r = add_second_path(L, ev, prog);
 	free(scope);
 	return r;
 }
@@ -940,6 +971,17 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 				cJSON_AddItemToObject(o, lname, arr);
 			}
 			if (idx >= 0 && idx < cJSON_GetArraySize(arr)) {
+				const cJSON *old = cJSON_GetArrayItem(arr, (int)idx);
+				const char *was = cw_j_str(o, "notes");
+				char *note = NULL;
+
+				if (cJSON_IsString(old) && strcmp(old->valuestring, "/\x01removed") &&
+				    asprintf(&note, "%s; dropped the base's %s entry \"%s\": the run needed it",
+					     was ? was : "", lname, old->valuestring) >= 0) {
+					cJSON_DeleteItemFromObjectCaseSensitive(o, "notes");
+					cJSON_AddStringToObject(o, "notes", note);
+				}
+				free(note);
 				cJSON_ReplaceItemInArray(arr, (int)idx, cJSON_CreateString("/\x01removed"));
 				*changed = true;
 			}

@@ -75,13 +75,31 @@ hasnt "$T/l4.json" '"/usr/include/**"'
 run_cw "$T/out" "$T/err" replay --profile "$T/l4.json" "$T/vo.jsonl"
 has "$T/out" "allow -> deny: 0"
 
+# a base whose deny list matches what the run did: the entry is dropped in
+# the learned profile (materialised without it), so nothing is denied
+cat >"$T/base.json" <<'B'
+{"name": "strict", "extends": "verify",
+ "capabilities": {"workspace_write": {"deny": ["/ws/out/*", "/ws/secret/**"]},
+                  "filesystem_read": {"deny": ["/usr/include/**"]}}}
+B
+(cd "$T" && "$CW" learn --base base.json o.jsonl >"$T/l7.json" 2>"$T/err") || { cat "$T/err" >&2; fail "learn --base FILE"; }
+validate profile "$T/l7.json"
+[ "$(json_get "$T/l7.json" 'd["extends"]')" = base.json ] || fail "extends a file"
+[ "$(json_get "$T/l7.json" 'd["capabilities"]["workspace_write"]["deny"]')" = "['/ws/secret/**']" ] || fail "deny entry kept/dropped"
+[ "$(json_get "$T/l7.json" 'd["capabilities"]["filesystem_read"]["deny"]')" = "[]" ] || fail "read deny entry dropped"
+has "$T/l7.json" 'dropped the base'"'"'s deny entry \"/ws/out/*\": the run needed it'
+(cd "$T" && "$CW" replay --profile l7.json o.jsonl >"$T/out" 2>"$T/err") || { cat "$T/out" "$T/err" >&2; fail "replay under a learned profile extending a file"; }
+has "$T/out" "would change: 0"
+
 # paths that are not UTF-8 or hold glob characters still match exactly
 "$GEN" bytes observe >"$T/by.jsonl"
 run_cw "$T/l5.json" "$T/err" learn "$T/by.jsonl"
 expect_rc 0 "learn with odd bytes"
 has "$T/l5.json" '"/srv/star\\*dir/q\\?.txt"'
 has "$T/l5.json" '"/opt/caf?/??.txt"'
-has "$T/l5.json" '"/ws/new/name.txt"'
+# both ends of the rename are learned (the trace's scope names one)
+[ "$(json_get "$T/l5.json" 'd["capabilities"]["workspace_write"]["allow"]')" = "['/ws/**']" ] || fail "rename ends"
+has "$T/l5.json" '"seen 2 times: mv"'
 run_cw "$T/out" "$T/err" replay --profile "$T/l5.json" "$T/by.jsonl"
 expect_rc 0 "replay with odd bytes"
 
