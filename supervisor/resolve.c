@@ -174,7 +174,7 @@ static void pop(char *out)
  * REST is what is left to resolve. Each symlink replaces the component by
  * its text in REST (absolute text restarts at "/"). */
 static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path, int flags,
-		struct cw_resolved *res)
+		const char *root, struct cw_resolved *res)
 {
 	char rest[PATH_MAX * 2];
 	char link[PATH_MAX];
@@ -204,7 +204,14 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			continue;
 		}
 		if (n == 2 && r[0] == '.' && r[1] == '.') {
-			pop(out);
+			if (strcmp(out, root) == 0) {
+				/* At the root: "/.." is "/"; beneath a dirfd it
+				 * is an escape the kernel refuses. */
+				if (flags & CW_RES_BENEATH)
+					return -EXDEV;
+			} else {
+				pop(out);
+			}
 			r = next;
 			continue;
 		}
@@ -296,6 +303,10 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 		}
 		if (++hops > 40)
 			return -ELOOP;
+		if (flags & CW_RES_NO_SYMLINKS)
+			return -ELOOP;
+		if (link[0] == '/' && (flags & CW_RES_BENEATH))
+			return -EXDEV;
 		/* New rest = link text + "/" + remaining. */
 		char tmp[PATH_MAX * 2];
 		int k = snprintf(tmp, sizeof(tmp), "%s%s%s", link, *next ? "/" : "", next);
@@ -304,8 +315,8 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 		strcpy(rest, tmp);
 		r = rest;
 		if (link[0] == '/')
-			strcpy(out, "/");
-		else
+			strcpy(out, root);
+		else if (strcmp(out, root) != 0)
 			pop(out);
 	}
 	return 0;
@@ -355,7 +366,14 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 		}
 		return cw_resolve_fd(tid, dirfd, res);
 	}
-	if (path[0] == '/') {
+	/* openat2's RESOLVE_IN_ROOT and RESOLVE_BENEATH: the dirfd is the
+	 * root; absolute names and symlinks start there (IN_ROOT) or are
+	 * refused (BENEATH), and ".." stops there. */
+	bool rooted = flags & (CW_RES_IN_ROOT | CW_RES_BENEATH);
+	char root[PATH_MAX] = "/";
+	if (path[0] == '/' && (flags & CW_RES_BENEATH))
+		return -EXDEV;
+	if (path[0] == '/' && !rooted) {
 		strcpy(out, "/");
 	} else {
 		char base[PATH_MAX];
@@ -366,8 +384,13 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 		e = cw_path_normalize(NULL, base, out, outsz);
 		if (e < 0)
 			return e;
+		if (rooted) {
+			if (strlen(out) >= sizeof(root))
+				return -ENAMETOOLONG;
+			strcpy(root, out);
+		}
 	}
-	int e = walk(tid, tgid, out, outsz, path, flags, res);
+	int e = walk(tid, tgid, out, outsz, path, flags, root, res);
 	if (e < 0)
 		return e;
 	if (strncmp(out, "/dev/fd/", 8) == 0)

@@ -23,6 +23,10 @@ int cw_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
 #define CW_RES_EMPTY_PATH 0x2 /* "" names DIRFD itself (AT_EMPTY_PATH) */
 #define CW_RES_WANT_READ  0x4 /* the op reads: for reopened /proc/PID/fd/N */
 #define CW_RES_WANT_WRITE 0x8 /* the op writes: for reopened /proc/PID/fd/N */
+/* openat2 resolve flags, as the kernel applies them: */
+#define CW_RES_IN_ROOT     0x10 /* RESOLVE_IN_ROOT: DIRFD is "/" */
+#define CW_RES_BENEATH     0x20 /* RESOLVE_BENEATH: no escape from DIRFD (EXDEV) */
+#define CW_RES_NO_SYMLINKS 0x40 /* RESOLVE_NO_SYMLINKS: any symlink to follow is ELOOP */
 
 struct cw_resolved {
 	char path[4200];   /* normalized absolute path, or "/dev/fd/N" for an

@@ -335,7 +335,11 @@ void cw_handle_open(struct cw_notif *n)
 		/* openat2 keeps its flags and resolve rules exactly; they are
 		 * only emulated in the plain case. */
 		cur_open.flags = (unsigned long long)flags;
-		cur_open.emulable = arg_u64(n, 3) == sizeof(struct open_how) && open_how_resolve == 0;
+		/* Emulated with RESOLVE_NO_SYMLINKS|NO_MAGICLINKS on the
+		 * resolved path, which is at least as strict as these. */
+		cur_open.emulable = arg_u64(n, 3) == sizeof(struct open_how) &&
+				    !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
+						RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED));
 	} else {
 		/* As the kernel does for open/openat: unknown bits dropped,
 		 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
@@ -361,6 +365,12 @@ void cw_handle_open(struct cw_notif *n)
 		rflags |= CW_RES_WANT_READ;
 	if (wr)
 		rflags |= CW_RES_WANT_WRITE;
+	if (open_how_resolve & RESOLVE_IN_ROOT)
+		rflags |= CW_RES_IN_ROOT;
+	if (open_how_resolve & RESOLVE_BENEATH)
+		rflags |= CW_RES_BENEATH;
+	if (open_how_resolve & RESOLVE_NO_SYMLINKS)
+		rflags |= CW_RES_NO_SYMLINKS;
 	e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
 	if (e < 0) {
 		answer_unreadable(n, -e);

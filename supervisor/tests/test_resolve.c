@@ -117,6 +117,26 @@ static void test_dirfd(void **state)
 	close(d);
 }
 
+static void test_openat2_rules(void **state)
+{
+	(void)state;
+	struct cw_resolved r;
+	int d = open("ws/real", O_RDONLY | O_DIRECTORY);
+	assert_true(d >= 0);
+	/* IN_ROOT: the dirfd is "/", for names, ".." and absolute links. */
+	resolves(d, "/file", CW_RES_IN_ROOT, "ws/real/file");
+	resolves(d, "../../file", CW_RES_IN_ROOT, "ws/real/file");
+	resolves(d, "sub/up/file", CW_RES_IN_ROOT, "ws/real/file");
+	/* BENEATH: escapes are EXDEV, staying inside is fine. */
+	resolves(d, "sub/../file", CW_RES_BENEATH, "ws/real/file");
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "/etc/hostname", CW_RES_BENEATH, &r), -EXDEV);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "../link", CW_RES_BENEATH, &r), -EXDEV);
+	/* NO_SYMLINKS: a symlink on the way is ELOOP. */
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "ws/link/file", CW_RES_NO_SYMLINKS, &r), -ELOOP);
+	resolves(AT_FDCWD, "ws/real/file", CW_RES_NO_SYMLINKS, "ws/real/file");
+	close(d);
+}
+
 static void test_proc_self_and_fds(void **state)
 {
 	(void)state;
@@ -181,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test(test_dirfd),
+		cmocka_unit_test(test_openat2_rules),
 		cmocka_unit_test(test_proc_self_and_fds),
 		cmocka_unit_test(test_memory),
 	};
