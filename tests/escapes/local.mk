@@ -59,7 +59,16 @@ ESCAPES_TESTS = \
 	tests/escapes/e52_mmap_shared.sh \
 	tests/escapes/e53_truncate.sh \
 	tests/escapes/e54_metadata_path.sh \
-	tests/escapes/e55_create_other.sh
+	tests/escapes/e55_create_other.sh \
+	tests/escapes/e56_fork_bomb.sh \
+	tests/escapes/e57_flood.sh \
+	tests/escapes/e58_extreme_paths.sh \
+	tests/escapes/e59_encodings.sh \
+	tests/escapes/e61_preload_removal.sh \
+	tests/escapes/e63_signal_restart.sh \
+	tests/escapes/e65_vfork_flip.sh \
+	tests/escapes/e66_thread_cwd.sh \
+	tests/escapes/e67_tamper.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e11_fd_swap.sh \
@@ -72,7 +81,10 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e44b_unix_symlink.sh \
 	tests/escapes/e48_scm_rights.sh \
 	tests/escapes/e50_tiocsti.sh \
-	tests/escapes/e54b_metadata_fd.sh
+	tests/escapes/e54b_metadata_fd.sh \
+	tests/escapes/e60_log_injection.sh \
+	tests/escapes/e62_personality.sh \
+	tests/escapes/e68_script_swap.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
