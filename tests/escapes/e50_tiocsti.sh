@@ -6,27 +6,6 @@
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 0 ] && [ "$(id -u)" != 0 ] && skip "dev.tty.legacy_tiocsti=0"
-cat >"$T/ptyrun.py" <<'PYEOF'
-# run CMD on a new pty (as its controlling terminal, stdin/out/err), then
-# report whether "INJECTED" is pending in the pty's input queue.
-import os, pty, select, sys, termios, time
-pid, master = pty.fork()
-if pid == 0:
-    os.execvp(sys.argv[1], sys.argv[1:])
-out = b""
-while True:
-    r, _, _ = select.select([master], [], [], 0.2)
-    if r:
-        try:
-            out += os.read(master, 4096)
-        except OSError:
-            break
-    p, st = os.waitpid(pid, os.WNOHANG)
-    if p:
-        break
-sys.stdout.write(out.decode("utf-8", "replace"))
-print("\nCHILD-DONE", flush=True)
-PYEOF
 cat >"$T/sti.py" <<'PYEOF'
 import fcntl, sys, termios
 for c in b"INJECTED\n":
@@ -46,10 +25,10 @@ r, _, _ = select.select([0], [], [], 1)
 print('parent shell reads:', os.read(0, 100) if r else b'')"
 EOF2
 export PY
-bare "$PY" "$T/ptyrun.py" sh "$T/shell.sh" "$PY" "$T/sti.py"
+bare "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$PY" "$T/sti.py"
 grep -q "reads: b'INJECTED" "$O/bare.out" || esc_control_failed "bare TIOCSTI did not inject: $(cat "$O/bare.out")"
 N=$((N + 1)); R=$O/report.json OUT=$O/cw$N.out
-timeout -k 5 60 "$PY" "$T/ptyrun.py" sh "$T/shell.sh" "$CAPWATCH" --profile readonly --report "$R" -- "$PY" "$T/sti.py" >"$OUT" 2>&1
+timeout -k 5 60 "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$CAPWATCH" --profile readonly --report "$R" -- "$PY" "$T/sti.py" >"$OUT" 2>&1
 grep -q "reads: b'INJECTED" "$OUT" && esc_bypass "TIOCSTI from inside capwatch --profile readonly injected 'INJECTED\\n' into the parent shell's terminal (ioctl is not filtered; the command keeps the controlling tty in tty mode)"
 grep -q "TIOCSTI failed" "$OUT" || fail "TIOCSTI neither injected nor failed: $(cat "$OUT")"
 report_has 'outcome["kind"] == "enforcement_denied"'

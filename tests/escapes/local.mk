@@ -39,6 +39,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e30_ptrace.sh \
 	tests/escapes/e31_procmem.sh \
 	tests/escapes/e32_signal_outside.sh \
+	tests/escapes/e33_tty_stop.sh \
 	tests/escapes/e34_daemonize.sh \
 	tests/escapes/e35_dumpable.sh \
 	tests/escapes/e36_unshare.sh \
@@ -66,6 +67,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e59_encodings.sh \
 	tests/escapes/e61_preload_removal.sh \
 	tests/escapes/e63_signal_restart.sh \
+	tests/escapes/e64_pid_reuse.sh \
 	tests/escapes/e65_vfork_flip.sh \
 	tests/escapes/e66_thread_cwd.sh \
 	tests/escapes/e67_tamper.sh
@@ -111,6 +113,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e57_flood \
 	tests/escapes/src/e58_paths \
 	tests/escapes/src/e63_restart \
+	tests/escapes/src/e64_pid_reuse \
 	tests/escapes/src/e65_vfork_flip \
 	tests/escapes/src/e66_thread_cwd \
 	tests/escapes/src/payload \
@@ -140,7 +143,7 @@ tests_escapes_src_e13_dir_swap_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
-	tests/escapes/lib.sh tests/escapes/sink.py \
+	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py \
 	tests/escapes/README.md tests/escapes/KNOWN-OPEN.md
 
 # Runs the open ones; fails while any bypass remains.
