@@ -111,19 +111,23 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
 	if (l < 0 && errno == EINVAL) /* kernels before 5.19 */
 		l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
-	if (l < 0)
+	if (l < 0 && !(run->under_filter && (errno == EBUSY || errno == EPERM || errno == EACCES)))
 		child_fail(st, CW_STEP_SECCOMP);
+	/* Otherwise, with no listener: an outer supervisor holds the only one
+	 * a filter chain may have (a nested capwatch). The parent decides
+	 * whether to go on degraded; value < 0 carries the errno. */
 
 	/* write and read are not notified: no deadlock on a listener nobody
 	 * holds yet. */
-	struct child_msg m = { CW_STEP_OK, (int32_t)l };
+	struct child_msg m = { CW_STEP_OK, l < 0 ? -errno : (int32_t)l };
 	if (full_write(st, &m, sizeof(m)) != sizeof(m))
 		_exit(CW_CHILD_EXIT_BASE + CW_STEP_SYNC);
 	if (full_read(go, &c, 1) != 1)
 		_exit(CW_CHILD_EXIT_BASE + CW_STEP_SYNC);
 	/* The command must not hold the listener: whoever has it can answer
 	 * for capwatch (K14). */
-	close((int)l);
+	if (l >= 0)
+		close((int)l);
 
 	execve(run->command_path, run->opts->command, run->envp);
 	/* Denied by policy (EACCES from capwatch) or not executable. */
@@ -212,8 +216,8 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		/* Already traced (a debugger, a nested capwatch) or forbidden:
 		 * run with seccomp alone and say so in the report. */
 		snprintf(run->downgrade_reason, sizeof(run->downgrade_reason),
-			 "ptrace unavailable (PTRACE_SEIZE: %s): descendants, exec stops and "
-			 "process records are not tracked", strerror(-r));
+			 "ptrace unavailable (PTRACE_SEIZE: %s): descendants and exec stops "
+			 "are not tracked", strerror(-r));
 		run->degraded = true; /* logged and traced by the run */
 		run->tracker_ops = &cw_tracker_waitonly;
 		r = run->tracker_ops->attach(run, pid);
@@ -240,6 +244,23 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 			cw_err("the command's setup did not complete (%s)", strerror(-r));
 		child_reap_failed(run);
 		return r < 0 ? r : -m.value;
+	}
+	if (m.value < 0) {
+		/* Nested under another supervisor's filter: that one enforces
+		 * its own profile; this capwatch can only watch the exit. */
+		size_t len = strlen(run->downgrade_reason);
+		snprintf(run->downgrade_reason + len, sizeof(run->downgrade_reason) - len,
+			 "%sno seccomp listener (%s; already under a seccomp filter, e.g. an "
+			 "outer capwatch): no operation is decided by this capwatch",
+			 len ? "; " : "", strerror(-m.value));
+		run->degraded = true;
+		run->no_listener = true;
+		if (full_write(gofd, &c, 1) != 1) {
+			int e = -errno;
+			child_reap_failed(run);
+			return e;
+		}
+		return 0;
 	}
 	run->listener = (int)syscall(SYS_pidfd_getfd, run->child_pidfd, m.value, 0);
 	if (run->listener < 0) {

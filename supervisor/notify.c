@@ -307,7 +307,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		return -errno;
 
 	struct epoll_event e = { .events = EPOLLIN, .data.u32 = 0 };
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, run->listener, &e) < 0)
+	if (run->listener >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, run->listener, &e) < 0)
 		return -errno;
 	e.data.u32 = 1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e) < 0)

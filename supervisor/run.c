@@ -401,6 +401,21 @@ static void rfc3339_now(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* "Seccomp:" of /proc/self/status: 0 none, 1 strict, 2 filter. */
+static int seccomp_mode(void)
+{
+	char buf[4096];
+	_cleanup_close_ int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strstr(buf, "\nSeccomp:");
+	return p ? atoi(p + 9) : -1;
+}
+
 /* ---- outcome ---- */
 
 struct outcome {
@@ -415,14 +430,21 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 {
 	if (!run->report)
 		return;
-	const char *layers_full[] = { "seccomp-bpf", "seccomp-unotify", "ptrace", NULL };
-	const char *layers_degraded[] = { "seccomp-bpf", "seccomp-unotify", NULL };
+	const char *layers[4];
+	size_t nl = 0;
+	if (!run->no_listener) {
+		layers[nl++] = "seccomp-bpf";
+		layers[nl++] = "seccomp-unotify";
+	}
+	if (run->tracker_ops == &cw_tracker_ptrace)
+		layers[nl++] = "ptrace";
+	layers[nl] = NULL;
 	struct cw_enforcement enf = {
 		.backend = "seccomp-unotify+ptrace",
 		.level = run->observe ? "observe" : "enforce",
 		.degraded = run->degraded,
 		.downgrade_reason = run->degraded ? run->downgrade_reason : "",
-		.layers = run->degraded ? layers_degraded : layers_full,
+		.layers = layers,
 	};
 	cw_report_set_enforcement(run->report, &enf);
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
@@ -799,6 +821,7 @@ int cw_run_main(const struct cw_options *opts)
 		goto setup_failed;
 	}
 	run->tty_mode = isatty(STDIN_FILENO);
+	run->under_filter = seccomp_mode() == 2;
 	sigset_t mask;
 	sigemptyset(&mask);
 	int fwd[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };

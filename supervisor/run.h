@@ -33,6 +33,8 @@ struct cw_run {
 	char **envp;                  /* the command's environment */
 	bool observe;                 /* --observe: decide, record, deny nothing */
 	bool tty_mode;                /* the command shares capwatch's process group */
+	bool under_filter;            /* capwatch itself runs under a seccomp filter */
+	bool no_listener;             /* degraded: the filter could not be installed */
 
 	/* --- outputs --- */
 	cw_report *report;
@@ -68,7 +70,7 @@ struct cw_run {
 	bool timed_out;
 	bool cancelled;               /* capwatch was told to stop (SIGTERM...) */
 	bool degraded;
-	char downgrade_reason[256];
+	char downgrade_reason[512];
 	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */
 
 	struct cw_changes *changes;
