@@ -111,11 +111,13 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
 	if (l < 0 && errno == EINVAL) /* kernels before 5.19 */
 		l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
-	if (l < 0 && !(run->under_filter && (errno == EBUSY || errno == EPERM || errno == EACCES)))
+	if (l < 0 && !(run->under_filter && errno == EBUSY))
 		child_fail(st, CW_STEP_SECCOMP);
 	/* Otherwise, with no listener: an outer supervisor holds the only one
-	 * a filter chain may have (a nested capwatch). The parent decides
-	 * whether to go on degraded; value < 0 carries the errno. */
+	 * a filter chain may have (EBUSY: a nested capwatch; an outer capwatch
+	 * that denies the call answers EBUSY too). Go on degraded; value < 0
+	 * carries the errno. Any other failure (a container's filter denying
+	 * seccomp()) refuses to run: nobody would be supervising. */
 
 	/* write and read are not notified: no deadlock on a listener nobody
 	 * holds yet. */

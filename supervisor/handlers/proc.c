@@ -259,5 +259,19 @@ void cw_handle_escape(struct cw_notif *n)
 	/* The number and the flag registers are all the decision uses: the
 	 * filter already matched them, so CONTINUE (under a profile that
 	 * allows unrestricted) is exact. */
-	cw_event_finish(n, &ev, NULL, enforce_continue);
+	if (!cw_notif_valid(n)) {
+		n->answered = true;
+		return;
+	}
+	if (cw_event_decide(n, &ev)) {
+		enforce_continue(n, &ev);
+	} else {
+		/* A second listener: say what the kernel says when one is
+		 * already in the chain (ours is), so that a nested capwatch
+		 * knows it is nested rather than forbidden. */
+		if (nr == __NR_seccomp)
+			ev.d.err = EBUSY;
+		cw_event_deny(n, &ev);
+	}
+	cw_event_record(n, &ev);
 }
