@@ -37,6 +37,7 @@ extern const struct cw_syscall cw_syscalls[CW_NSYSCALLS];
 /* Family handlers. */
 void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, creat */
 void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
+void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c */
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */

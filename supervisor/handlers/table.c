@@ -49,9 +49,9 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_io_uring_enter] = { "io_uring_enter", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
 	[__NR_io_uring_register] = { "io_uring_register", NULL, CW_RULE_ESCAPE_SILENT, 0, 0 },
 	ESCAPE(open_by_handle_at),
-	/* ... and its preparation: a handle to any file, secrets included,
-	 * without an open. */
-	ESCAPE(name_to_handle_at),
+	/* ... and its preparation: a handle, without an open. By itself a
+	 * handle reads nothing (like stat); it is recorded, not decided. */
+	[__NR_name_to_handle_at] = { "name_to_handle_at", cw_handle_fs_note, CW_RULE_NOTIFY, 0, 0 },
 	/* Typing into the terminal capwatch was started from (the command
 	 * keeps it in tty mode): input to the user's shell after we exit. */
 	[__NR_ioctl] = { "ioctl", cw_handle_escape, CW_RULE_ESCAPE_EQ, 1, TIOCSTI, 0 },
