@@ -143,10 +143,11 @@ expect_denied() {
 	report_has 'outcome["kind"] == "enforcement_denied"' 'outcome["state"] == "denied"' \
 		"any(denials(k, $_s) for k in \"$_k\".split(\"|\"))"
 }
-# expect_denied_syscall NAME: a runtime denial of syscall NAME (any kind).
+# expect_denied_syscall NAME[|NAME...]: a runtime denial of one of these
+# syscalls (any capability kind).
 expect_denied_syscall() {
 	report_has 'outcome["kind"] == "enforcement_denied"' \
-		"[e for e in d['denials'] if e.get('syscall') == '$1' or (e.get('capability') or {}).get('scope') == '$1']"
+		"[e for e in d['denials'] if e.get('syscall') in '$1'.split('|') or (e.get('capability') or {}).get('scope') in '$1'.split('|')]"
 }
 
 # ---- namespaces ----

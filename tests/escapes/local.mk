@@ -22,16 +22,20 @@ ESCAPES_TESTS = \
 	tests/escapes/e10_shared_flip.sh \
 	tests/escapes/e12_symlink_swap.sh \
 	tests/escapes/e13_dir_swap.sh \
+	tests/escapes/e14_hardlink.sh \
 	tests/escapes/e15_rename_exchange.sh \
 	tests/escapes/e16_proc_magic.sh \
 	tests/escapes/e17_openat2.sh \
+	tests/escapes/e17b_openat2_resolve.sh \
 	tests/escapes/e18_opath_upgrade.sh \
 	tests/escapes/e19_dirfd_relative.sh \
 	tests/escapes/e20_open_by_handle.sh \
+	tests/escapes/e21_name_to_handle.sh \
 	tests/escapes/e22_memfd_exec.sh \
 	tests/escapes/e23_loader_exec.sh \
 	tests/escapes/e24_shebang.sh \
 	tests/escapes/e25_argv0_spoof.sh \
+	tests/escapes/e25b_failed_exec.sh \
 	tests/escapes/e26_listener.sh \
 	tests/escapes/e27_inner_filter.sh \
 	tests/escapes/e28_clone_untraced.sh \
@@ -39,11 +43,13 @@ ESCAPES_TESTS = \
 	tests/escapes/e30_ptrace.sh \
 	tests/escapes/e31_procmem.sh \
 	tests/escapes/e32_signal_outside.sh \
+	tests/escapes/e32b_sigio_owner.sh \
 	tests/escapes/e33_tty_stop.sh \
 	tests/escapes/e34_daemonize.sh \
 	tests/escapes/e35_dumpable.sh \
 	tests/escapes/e36_unshare.sh \
 	tests/escapes/e37_mount.sh \
+	tests/escapes/e37b_mount_api.sh \
 	tests/escapes/e38_chroot.sh \
 	tests/escapes/e39_listen_autobind.sh \
 	tests/escapes/e40_tcp_fastopen.sh \
@@ -52,14 +58,17 @@ ESCAPES_TESTS = \
 	tests/escapes/e42b_sendmmsg.sh \
 	tests/escapes/e43_addr_alias.sh \
 	tests/escapes/e44_unix_daemon.sh \
+	tests/escapes/e44b_unix_symlink.sh \
 	tests/escapes/e45_delegated_spawn.sh \
 	tests/escapes/e46_abstract_unix.sh \
 	tests/escapes/e47_socket_families.sh \
 	tests/escapes/e49_inherited_fds.sh \
+	tests/escapes/e50_tiocsti.sh \
 	tests/escapes/e51_write_without_write.sh \
 	tests/escapes/e52_mmap_shared.sh \
 	tests/escapes/e53_truncate.sh \
 	tests/escapes/e54_metadata_path.sh \
+	tests/escapes/e54b_metadata_fd.sh \
 	tests/escapes/e55_create_other.sh \
 	tests/escapes/e56_fork_bomb.sh \
 	tests/escapes/e57_flood.sh \
@@ -74,16 +83,7 @@ ESCAPES_TESTS = \
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e11_fd_swap.sh \
-	tests/escapes/e14_hardlink.sh \
-	tests/escapes/e17b_openat2_resolve.sh \
-	tests/escapes/e21_name_to_handle.sh \
-	tests/escapes/e25b_failed_exec.sh \
-	tests/escapes/e32b_sigio_owner.sh \
-	tests/escapes/e37b_mount_api.sh \
-	tests/escapes/e44b_unix_symlink.sh \
 	tests/escapes/e48_scm_rights.sh \
-	tests/escapes/e50_tiocsti.sh \
-	tests/escapes/e54b_metadata_fd.sh \
 	tests/escapes/e60_log_injection.sh \
 	tests/escapes/e62_personality.sh \
 	tests/escapes/e68_script_swap.sh
