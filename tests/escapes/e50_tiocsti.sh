@@ -6,13 +6,16 @@
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 0 ] && [ "$(id -u)" != 0 ] && skip "dev.tty.legacy_tiocsti=0"
+# sti.py [high]: push "INJECTED\n" with ioctl(0, TIOCSTI); "high" sets bit
+# 32 of the request (CVE-2019-10063: the kernel uses the low 32 bits).
 cat >"$T/sti.py" <<'PYEOF'
-import fcntl, sys, termios
+import ctypes, sys, termios
+libc = ctypes.CDLL(None, use_errno=True)
+req = termios.TIOCSTI | ((1 << 32) if len(sys.argv) > 1 else 0)
 for c in b"INJECTED\n":
-    try:
-        fcntl.ioctl(0, termios.TIOCSTI, bytes([c]))
-    except OSError as e:
-        print("TIOCSTI failed", e); sys.exit(1)
+    ch = ctypes.c_char(c)
+    if libc.syscall(16, 0, ctypes.c_ulong(req), ctypes.byref(ch)) < 0:
+        print("TIOCSTI failed", ctypes.get_errno()); sys.exit(1)
 print("TIOCSTI done")
 PYEOF
 # The "parent shell": runs the injector (bare or under capwatch) on the
@@ -25,10 +28,12 @@ r, _, _ = select.select([0], [], [], 1)
 print('parent shell reads:', os.read(0, 100) if r else b'')"
 EOF2
 export PY
-bare "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$PY" "$T/sti.py"
-grep -q "reads: b'INJECTED" "$O/bare.out" || esc_control_failed "bare TIOCSTI did not inject: $(cat "$O/bare.out")"
-N=$((N + 1)); R=$O/report.json OUT=$O/cw$N.out
-timeout -k 5 60 "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$CAPWATCH" --profile readonly --report "$R" -- "$PY" "$T/sti.py" >"$OUT" 2>&1
-grep -q "reads: b'INJECTED" "$OUT" && esc_bypass "TIOCSTI from inside capwatch --profile readonly injected 'INJECTED\\n' into the parent shell's terminal (ioctl is not filtered; the command keeps the controlling tty in tty mode)"
-grep -q "TIOCSTI failed" "$OUT" || fail "TIOCSTI neither injected nor failed: $(cat "$OUT")"
-report_has 'outcome["kind"] == "enforcement_denied"'
+for hi in "" high; do
+	bare "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$PY" "$T/sti.py" $hi
+	grep -q "reads: b'INJECTED" "$O/bare.out" || esc_control_failed "bare TIOCSTI ${hi} did not inject: $(cat "$O/bare.out")"
+	N=$((N + 1)); R=$O/report.json OUT=$O/cw$N.out
+	timeout -k 5 60 "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$CAPWATCH" --profile readonly --report "$R" -- "$PY" "$T/sti.py" $hi >"$OUT" 2>&1
+	grep -q "reads: b'INJECTED" "$OUT" && esc_bypass "TIOCSTI ${hi:+(request with bit 32 set) }from inside capwatch --profile readonly injected 'INJECTED\\n' into the parent shell's terminal (ioctl is not filtered; the command keeps the controlling tty in tty mode)"
+	grep -q "TIOCSTI failed" "$OUT" || fail "TIOCSTI neither injected nor failed: $(cat "$OUT")"
+	report_has 'outcome["kind"] == "enforcement_denied"'
+done

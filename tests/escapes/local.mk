@@ -43,7 +43,6 @@ ESCAPES_TESTS = \
 	tests/escapes/e30_ptrace.sh \
 	tests/escapes/e31_procmem.sh \
 	tests/escapes/e32_signal_outside.sh \
-	tests/escapes/e32b_sigio_owner.sh \
 	tests/escapes/e33_tty_stop.sh \
 	tests/escapes/e34_daemonize.sh \
 	tests/escapes/e35_dumpable.sh \
@@ -63,7 +62,6 @@ ESCAPES_TESTS = \
 	tests/escapes/e46_abstract_unix.sh \
 	tests/escapes/e47_socket_families.sh \
 	tests/escapes/e49_inherited_fds.sh \
-	tests/escapes/e50_tiocsti.sh \
 	tests/escapes/e51_write_without_write.sh \
 	tests/escapes/e52_mmap_shared.sh \
 	tests/escapes/e53_truncate.sh \
@@ -83,7 +81,9 @@ ESCAPES_TESTS = \
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e11_fd_swap.sh \
+	tests/escapes/e32b_sigio_owner.sh \
 	tests/escapes/e48_scm_rights.sh \
+	tests/escapes/e50_tiocsti.sh \
 	tests/escapes/e60_log_injection.sh \
 	tests/escapes/e62_personality.sh \
 	tests/escapes/e68_script_swap.sh
