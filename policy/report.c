@@ -40,6 +40,8 @@ struct proc_rec {
 struct denial_rec {
 	int pid;
 	char *program, *syscall, *scope, *rule, *reason, *host;
+	char *site, *annotation_source; /* advisory, from the preload */
+	struct strvec backtrace;
 	cw_cap_kind cap;
 	cw_verdict verdict;
 	double time;
@@ -89,6 +91,8 @@ struct cw_report {
 
 	uint64_t events, notifications;
 	double elapsed;
+	bool has_annotations;
+	struct cw_report_annotations annotations;
 };
 
 /* ---- small helpers ---- */
@@ -205,6 +209,9 @@ void cw_report_free(cw_report *r)
 		free(d->rule);
 		free(d->reason);
 		free(d->host);
+		free(d->site);
+		free(d->annotation_source);
+		strvec_free(&d->backtrace);
 	}
 	free(r->dens);
 	for (i = 0; i < r->nchgs; i++) {
@@ -292,13 +299,18 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 	    !(d->rule = strndup(dec->rule, sizeof(dec->rule))) ||
 	    !(d->reason = strndup(dec->reason, sizeof(dec->reason))) ||
 	    dup_str(&d->program, dr->program) || dup_str(&d->syscall, dr->syscall) ||
-	    dup_str(&d->host, dr->host)) {
+	    dup_str(&d->host, dr->host) || dup_str(&d->site, dr->site) ||
+	    dup_str(&d->annotation_source, dr->annotation_source) ||
+	    strvec_set(&d->backtrace, dr->backtrace, SIZE_MAX)) {
 		free(d->scope);
 		free(d->rule);
 		free(d->reason);
 		free(d->program);
 		free(d->syscall);
 		free(d->host);
+		free(d->site);
+		free(d->annotation_source);
+		strvec_free(&d->backtrace);
 		return -ENOMEM;
 	}
 	r->ndens++;
@@ -427,6 +439,12 @@ void cw_report_set_stats(cw_report *r, uint64_t events, uint64_t notifications, 
 	r->events = events;
 	r->notifications = notifications;
 	r->elapsed = elapsed;
+}
+
+void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a)
+{
+	r->annotations = *a;
+	r->has_annotations = true;
 }
 
 /* ---- rendering ---- */
@@ -696,6 +714,12 @@ static void render_denials(struct rctx *c, const cw_report *r, cJSON *root)
 		chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
 		if (d->host)
 			add_bytes(c, o, "host", d->host);
+		if (d->site)
+			add_bytes(c, o, "site", d->site);
+		if (d->backtrace.n)
+			add_bytes_arr(c, o, "backtrace", &d->backtrace);
+		if (d->annotation_source && (d->host || d->site || d->backtrace.n))
+			add_str(c, o, "annotation_source", d->annotation_source);
 	}
 }
 
@@ -863,6 +887,17 @@ char *cw_report_render(const cw_report *r)
 	add_num(&c, st, "events", (double)r->events);
 	add_num(&c, st, "notifications", (double)r->notifications);
 	add_num(&c, st, "elapsed", usec(r->elapsed));
+	if (r->has_annotations) {
+		cJSON *an = chk(&c, cJSON_AddObjectToObject(st, "annotations"));
+		if (an) {
+			add_num(&c, an, "received", (double)r->annotations.received);
+			add_num(&c, an, "accepted", (double)r->annotations.accepted);
+			add_num(&c, an, "malformed", (double)r->annotations.malformed);
+			add_num(&c, an, "flooded", (double)r->annotations.flooded);
+			add_num(&c, an, "unattributed", (double)r->annotations.unattributed);
+			add_num(&c, an, "attached", (double)r->annotations.attached);
+		}
+	}
 
 	if (c.ok) {
 		text = cJSON_Print(root);

@@ -54,6 +54,12 @@ struct cw_denial_record {
 	double time;
 	bool enforced;
 	const char *host;           /* advisory, may be NULL */
+	/* Advisory call site from the preload, may be NULL: "site", the
+	 * calling frame; "backtrace", NULL-terminated, innermost first;
+	 * "annotation_source": "preload" when host/site/backtrace came from it. */
+	const char *site;
+	const char *const *backtrace;
+	const char *annotation_source;
 };
 int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
 
@@ -72,6 +78,15 @@ int cw_report_set_outcome(cw_report *r, const char *state, const char *kind,
 			  const struct cw_decision *denial);
 
 void cw_report_set_stats(cw_report *r, uint64_t events, uint64_t notifications, double elapsed);
+
+/* Counters of the preload channel (stats.annotations; omitted when never
+ * set): messages received, accepted, rejected as malformed, dropped by the
+ * rate limit, not attributable to a process of the tree, and attached to
+ * an event. */
+struct cw_report_annotations {
+	uint64_t received, accepted, malformed, flooded, unattributed, attached;
+};
+void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a);
 
 /* Render the report (pretty-printed JSON, trailing newline). Caller frees.
  * NULL on allocation failure. */

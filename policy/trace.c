@@ -324,6 +324,12 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 	cw_jbuf_kv_bool(j, "enforced", e->enforced);
 	kv_errno(j, "errno", e->err);
 	cw_jbuf_kv_bool(j, "verified", e->verified);
+	if (e->site)
+		kv_cbytes(j, "site", e->site);
+	if (e->backtrace)
+		cw_jbuf_arr_bytes(j, "backtrace", e->backtrace, vlen(e->backtrace));
+	if (e->annotation_source && (e->site || e->backtrace || (op && op->host)))
+		cw_jbuf_kv_str(j, "annotation_source", e->annotation_source);
 	cw_jbuf_obj_end(j);
 }
 

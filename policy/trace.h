@@ -18,7 +18,8 @@
  *            "scope":..,"decision":"allow|deny|ask","profile_decision":..,"rule":..,
  *            "reason":..,"source_of_decision":"configured_policy",
  *            "next_action":"none|request_approval|...",
- *            "enforced":true,"errno":"EACCES"|N|null,"verified":false}
+ *            "enforced":true,"errno":"EACCES"|N|null,"verified":false,
+ *            "site":..,"backtrace":[..],"annotation_source":"preload"}
  *           args members appear only when given; "resolved" is the address
  *           for connect/send/bind/listen and the normalized path otherwise;
  *           target_pid/target_in_tree only for signal and proc_access; an
@@ -70,6 +71,13 @@ struct cw_trace_op {
 	bool enforced;                  /* the decision took effect (false under --observe) */
 	int err;                        /* errno returned to the target, 0 = success/unknown */
 	bool verified;                  /* false: allowed by CONTINUE on memory the target can rewrite */
+	/* Advisory context from the preload (supervisor/annot.c), never an
+	 * input to the decision: written as "site" (the calling frame),
+	 * "backtrace" (frames, innermost first) and "annotation_source"
+	 * ("preload") when set. NULL: not written. */
+	const char *site;
+	const char *const *backtrace;   /* NULL-terminated */
+	const char *annotation_source;
 };
 void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e);
 
