@@ -1,1 +1,13 @@
-# libcapwatch-preload.so (issue 5): not built yet.
+# libcapwatch-preload.so (issue 5): the advisory context layer, injected by
+# the supervisor with LD_PRELOAD into every dynamically linked process of the
+# tree. A libtool module: no version, no static archive, and only the
+# wrapped functions exported (-fvisibility=hidden, EXPORT in preload.c).
+pkglib_LTLIBRARIES += preload/libcapwatch-preload.la
+preload_libcapwatch_preload_la_SOURCES = preload/preload.c preload/proto.h
+preload_libcapwatch_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(UNWIND_CFLAGS)
+preload_libcapwatch_preload_la_LDFLAGS = -module -avoid-version -shared -no-undefined
+preload_libcapwatch_preload_la_LIBADD = $(UNWIND_LIBS) -ldl
+
+# Where the supervisor finds the installed library (a build-tree copy next
+# to the capwatch binary is preferred, see supervisor/annot.c).
+AM_CPPFLAGS += -DCW_PKGLIBDIR='"$(pkglibdir)"'

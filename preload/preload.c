@@ -1,0 +1,942 @@
+/* libcapwatch-preload.so: context for the supervisor's kernel-level events.
+ *
+ * The kernel tells capwatch "connect(203.0.113.7:443)"; this library, loaded
+ * into every dynamically linked process of the tree through LD_PRELOAD, adds
+ * what only the process knows: the host name it resolved, and where in the
+ * program the call came from. It sends that as untrusted annotations over
+ * the channel described in proto.h. It decides nothing and enforces nothing:
+ * a process that removes it, bypasses it or lies through it changes only the
+ * annotations of its own events (SECURITY.md, "The preload channel").
+ *
+ * Rules for every wrapper (the preload must never crash, deadlock or change
+ * the behaviour of its host):
+ *   - errno is saved before our own work and restored before the real call;
+ *     the real call's result and errno are returned untouched;
+ *   - no malloc, no locks that can block, no stdio: messages are built on
+ *     the stack and sent with one send(MSG_DONTWAIT|MSG_NOSIGNAL), which
+ *     never blocks and never raises SIGPIPE; every failure is silent;
+ *   - a thread-local flag stops recursion (libunwind, libc internals calling
+ *     a wrapped function) and makes nested calls go straight through;
+ *   - the async-signal-safe wrappers a program may call in a signal handler
+ *     or in a vfork child (open, openat, unlink, rename, execve) send the
+ *     caller's return address only, taken with __builtin_return_address:
+ *     no unwinder, no loader lock. Full backtraces (libunwind, local,
+ *     bounded depth) are taken in calls that are not async-signal-safe
+ *     anyway (getaddrinfo, fopen, execvp, posix_spawn, system, popen) and in
+ *     connect/sendto, where the call site is the point of the annotation;
+ *   - no threads of its own; after fork the child shares the channel, which
+ *     is fine: the kernel attributes each datagram to its real sender.
+ * The symbols are resolved with dlsym(RTLD_NEXT) once, in the constructor,
+ * and lazily if a wrapper runs before it (another library's constructor). */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "preload/proto.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+extern char **environ;
+
+/* ---- state ---- */
+
+static int chan_fd = -1;          /* the channel, -1: annotations off */
+static atomic_int init_state;     /* 0 not yet, 1 running, 2 done */
+static char preload_env[4200];    /* "LD_PRELOAD=<our value>" for re-injection */
+static char fd_env[64];           /* "CAPWATCH_ANNOT_FD=1000" */
+static const char *our_path;      /* points into preload_env */
+static size_t our_path_len;
+
+static __thread int in_hook __attribute__((tls_model("initial-exec")));
+
+#define REAL(name) real_##name
+#define DECL_REAL(ret, name, ...) static ret (*real_##name)(__VA_ARGS__)
+
+DECL_REAL(int, getaddrinfo, const char *, const char *, const struct addrinfo *, struct addrinfo **);
+DECL_REAL(struct hostent *, gethostbyname, const char *);
+DECL_REAL(struct hostent *, gethostbyname2, const char *, int);
+DECL_REAL(int, gethostbyname_r, const char *, struct hostent *, char *, size_t, struct hostent **, int *);
+DECL_REAL(int, gethostbyname2_r, const char *, int, struct hostent *, char *, size_t, struct hostent **, int *);
+DECL_REAL(int, connect, int, const struct sockaddr *, socklen_t);
+DECL_REAL(ssize_t, sendto, int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+DECL_REAL(int, execve, const char *, char *const[], char *const[]);
+DECL_REAL(int, execv, const char *, char *const[]);
+DECL_REAL(int, execvp, const char *, char *const[]);
+DECL_REAL(int, execvpe, const char *, char *const[], char *const[]);
+DECL_REAL(int, posix_spawn, pid_t *, const char *, const posix_spawn_file_actions_t *,
+	  const posix_spawnattr_t *, char *const[], char *const[]);
+DECL_REAL(int, posix_spawnp, pid_t *, const char *, const posix_spawn_file_actions_t *,
+	  const posix_spawnattr_t *, char *const[], char *const[]);
+DECL_REAL(int, system, const char *);
+DECL_REAL(FILE *, popen, const char *, const char *);
+DECL_REAL(int, open, const char *, int, ...);
+DECL_REAL(int, open64, const char *, int, ...);
+DECL_REAL(int, openat, int, const char *, int, ...);
+DECL_REAL(int, openat64, int, const char *, int, ...);
+DECL_REAL(FILE *, fopen, const char *, const char *);
+DECL_REAL(FILE *, fopen64, const char *, const char *);
+DECL_REAL(int, unlink, const char *);
+DECL_REAL(int, unlinkat, int, const char *, int);
+DECL_REAL(int, rename, const char *, const char *);
+DECL_REAL(int, renameat, int, const char *, int, const char *);
+
+static void *next_sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+#define RESOLVE(name) do { if (!real_##name) *(void **)&real_##name = next_sym(#name); } while (0)
+
+static void resolve_all(void)
+{
+	RESOLVE(getaddrinfo); RESOLVE(gethostbyname); RESOLVE(gethostbyname2);
+	RESOLVE(gethostbyname_r); RESOLVE(gethostbyname2_r);
+	RESOLVE(connect); RESOLVE(sendto);
+	RESOLVE(execve); RESOLVE(execv); RESOLVE(execvp); RESOLVE(execvpe);
+	RESOLVE(posix_spawn); RESOLVE(posix_spawnp); RESOLVE(system); RESOLVE(popen);
+	RESOLVE(open); RESOLVE(open64); RESOLVE(openat); RESOLVE(openat64);
+	RESOLVE(fopen); RESOLVE(fopen64);
+	RESOLVE(unlink); RESOLVE(unlinkat); RESOLVE(rename); RESOLVE(renameat);
+}
+
+/* The channel is usable only if the fd named by the environment is a
+ * socket: a program that closed fd 1000 and opened a file there must not get
+ * our bytes in its file. Checked once per process image. */
+static void channel_setup(void)
+{
+	const char *s = getenv(CW_ANNOT_ENV_FD);
+	const char *p = getenv("LD_PRELOAD");
+	struct stat st;
+	char *end;
+	long fd;
+
+	if (p && strlen(p) + sizeof("LD_PRELOAD=") <= sizeof(preload_env)) {
+		/* Our own entry is the first of LD_PRELOAD's list (the
+		 * supervisor puts it there). */
+		size_t n = strcspn(p, ": ");
+		memcpy(preload_env, "LD_PRELOAD=", 11);
+		memcpy(preload_env + 11, p, strlen(p) + 1);
+		our_path = preload_env + 11;
+		our_path_len = n;
+	}
+	if (!s || !*s)
+		return;
+	errno = 0;
+	fd = strtol(s, &end, 10);
+	if (errno || *end || fd < 3 || fd > 65535)
+		return;
+	if (fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	snprintf(fd_env, sizeof(fd_env), "%s=%ld", CW_ANNOT_ENV_FD, fd);
+	chan_fd = (int)fd;
+}
+
+static void send_msg(const void *buf, size_t len);
+
+static void init_once(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&init_state, &expect, 1))
+		return; /* done, or running in this or another thread: go on without */
+	int saved = errno;
+	in_hook++;
+	resolve_all();
+	channel_setup();
+	struct cw_annot_hdr h = { .magic = CW_ANNOT_MAGIC, .type = CW_ANNOT_HELLO,
+				  .tid = (int32_t)syscall(SYS_gettid) };
+	send_msg(&h, sizeof(h));
+	in_hook--;
+	atomic_store(&init_state, 2);
+	errno = saved;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	init_once();
+}
+
+/* ---- messages ---- */
+
+struct msg {
+	union {
+		struct cw_annot_hdr h;
+		unsigned char buf[CW_ANNOT_MAX_MSG];
+	} u;
+	size_t len;
+	uint64_t frames[CW_ANNOT_MAX_FRAMES];
+	struct cw_annot_addr addrs[CW_ANNOT_MAX_ADDRS];
+	const char *name, *text;
+	size_t namelen, textlen;
+};
+
+static void send_msg(const void *buf, size_t len)
+{
+	if (chan_fd < 0)
+		return;
+	/* sendto() with no address: not notified by the filter. Never
+	 * blocks (a full queue drops the annotation), never SIGPIPE. */
+	(void)send(chan_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void msg_init(struct msg *m, enum cw_annot_type type, enum cw_annot_func func)
+{
+	memset(&m->u.h, 0, sizeof(m->u.h));
+	m->u.h.magic = CW_ANNOT_MAGIC;
+	m->u.h.type = (uint16_t)type;
+	m->u.h.func = (uint16_t)func;
+	m->u.h.tid = (int32_t)syscall(SYS_gettid);
+	m->name = m->text = NULL;
+	m->namelen = m->textlen = 0;
+}
+
+static void msg_send(struct msg *m)
+{
+	struct cw_annot_hdr *h = &m->u.h;
+	size_t off = sizeof(*h);
+	size_t nf = h->nframes, na = h->naddrs;
+
+	if (chan_fd < 0)
+		return;
+	if (m->namelen > CW_ANNOT_MAX_NAME)
+		m->namelen = 0; /* not a DNS name: leave it out */
+	if (m->textlen > CW_ANNOT_MAX_TEXT)
+		m->textlen = CW_ANNOT_MAX_TEXT;
+	h->namelen = (uint16_t)m->namelen;
+	h->textlen = (uint16_t)m->textlen;
+	memcpy(m->u.buf + off, m->frames, nf * sizeof(uint64_t));
+	off += nf * sizeof(uint64_t);
+	memcpy(m->u.buf + off, m->addrs, na * sizeof(struct cw_annot_addr));
+	off += na * sizeof(struct cw_annot_addr);
+	if (m->namelen)
+		memcpy(m->u.buf + off, m->name, m->namelen);
+	off += m->namelen;
+	if (m->textlen)
+		memcpy(m->u.buf + off, m->text, m->textlen);
+	off += m->textlen;
+	send_msg(m->u.buf, off);
+}
+
+/* The full call chain of the caller, innermost first: libunwind, local
+ * address space, bounded depth. SKIP frames of ours are dropped (this
+ * function and the wrapper). Only IPs: symbol names are looked up by the
+ * supervisor, so that the target opens no file on our behalf. */
+static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	int n = 0;
+
+	m->u.h.nframes = 0;
+	if (unw_getcontext(&uc) < 0 || unw_init_local(&c, &uc) < 0)
+		return;
+	while (n < CW_ANNOT_MAX_FRAMES && unw_step(&c) > 0) {
+		unw_word_t ip;
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		if (skip > 1) {
+			skip--;
+			continue;
+		}
+		m->frames[n++] = (uint64_t)ip;
+	}
+	m->u.h.nframes = (uint16_t)n;
+}
+
+static void callsite_only(struct msg *m, void *ra)
+{
+	m->frames[0] = (uint64_t)(uintptr_t)ra;
+	m->u.h.nframes = ra ? 1 : 0;
+	m->u.h.flags |= CW_ANNOT_F_CALLSITE_ONLY;
+}
+
+static void set_text(struct msg *m, const char *s)
+{
+	if (s) {
+		m->text = s;
+		m->textlen = strnlen(s, CW_ANNOT_MAX_TEXT);
+	}
+}
+
+/* Enter a wrapper: false means "just call the real function" (recursion,
+ * no channel). */
+static bool enter(void)
+{
+	if (in_hook)
+		return false;
+	if (atomic_load_explicit(&init_state, memory_order_acquire) == 0)
+		init_once();
+	return chan_fd >= 0;
+}
+
+/* ---- names and addresses seen in this process ---- */
+
+/* A small table shared by the threads of the process (curl resolves in a
+ * helper thread and connects in another). A try-lock: a thread that finds
+ * it busy (another thread, or a signal handler interrupting the holder)
+ * simply does without. */
+#define NAMES 64
+struct name_ent {
+	struct cw_annot_addr a;
+	char name[CW_ANNOT_MAX_NAME + 1];
+};
+static struct name_ent names[NAMES];
+static unsigned names_next;
+static atomic_flag names_lock = ATOMIC_FLAG_INIT;
+
+static bool to_annot_addr(const struct sockaddr *sa, socklen_t len, struct cw_annot_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!sa || len < (socklen_t)sizeof(sa_family_t))
+		return false;
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+		out->family = AF_INET;
+		out->port = s4->sin_port;
+		memcpy(out->addr, &s4->sin_addr, 4);
+		return true;
+	}
+	if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+		out->family = AF_INET6;
+		out->port = s6->sin6_port;
+		memcpy(out->addr, &s6->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+static bool same_addr(const struct cw_annot_addr *a, const struct cw_annot_addr *b)
+{
+	return a->family == b->family && memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static void names_add(const char *name, const struct cw_annot_addr *a, size_t n)
+{
+	size_t len = strnlen(name, CW_ANNOT_MAX_NAME + 1);
+	if (len == 0 || len > CW_ANNOT_MAX_NAME)
+		return;
+	if (atomic_flag_test_and_set_explicit(&names_lock, memory_order_acquire))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct name_ent *e = &names[names_next++ % NAMES];
+		e->a = a[i];
+		memcpy(e->name, name, len);
+		e->name[len] = '\0';
+	}
+	atomic_flag_clear_explicit(&names_lock, memory_order_release);
+}
+
+/* Copies the name into OUT (size CW_ANNOT_MAX_NAME + 1). */
+static bool names_find(const struct cw_annot_addr *a, char *out)
+{
+	bool found = false;
+	if (atomic_flag_test_and_set_explicit(&names_lock, memory_order_acquire))
+		return false;
+	/* Newest first: a name re-resolved to another address wins. */
+	for (unsigned k = 0; k < NAMES && !found; k++) {
+		struct name_ent *e = &names[(names_next - 1 - k) % NAMES];
+		if (e->name[0] && same_addr(&e->a, a)) {
+			memcpy(out, e->name, sizeof(e->name));
+			found = true;
+		}
+	}
+	atomic_flag_clear_explicit(&names_lock, memory_order_release);
+	return found;
+}
+
+static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, enum cw_annot_func f)
+{
+	struct msg m;
+	if (!name || n == 0)
+		return;
+	names_add(name, a, n);
+	msg_init(&m, CW_ANNOT_RESOLVED, f);
+	backtrace_ips(&m, 3);
+	memcpy(m.addrs, a, n * sizeof(*a));
+	m.u.h.naddrs = (uint16_t)n;
+	m.name = name;
+	m.namelen = strnlen(name, CW_ANNOT_MAX_NAME + 1);
+	msg_send(&m);
+}
+
+static void resolved_hostent(const char *name, const struct hostent *he, enum cw_annot_func f)
+{
+	struct cw_annot_addr a[CW_ANNOT_MAX_ADDRS];
+	size_t n = 0;
+	if (!he || !he->h_addr_list)
+		return;
+	for (char **p = he->h_addr_list; *p && n < CW_ANNOT_MAX_ADDRS; p++) {
+		memset(&a[n], 0, sizeof(a[n]));
+		if (he->h_addrtype == AF_INET && he->h_length == 4) {
+			a[n].family = AF_INET;
+			memcpy(a[n].addr, *p, 4);
+			n++;
+		} else if (he->h_addrtype == AF_INET6 && he->h_length == 16) {
+			a[n].family = AF_INET6;
+			memcpy(a[n].addr, *p, 16);
+			n++;
+		}
+	}
+	send_resolved(name, a, n, f);
+}
+
+/* ---- name resolution ---- */
+
+EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		       struct addrinfo **res)
+{
+	bool on = enter();
+	RESOLVE(getaddrinfo);
+	if (!real_getaddrinfo)
+		return EAI_SYSTEM;
+	in_hook++;
+	int r = real_getaddrinfo(node, service, hints, res);
+	in_hook--;
+	if (on && r == 0 && node && res && *res) {
+		int saved = errno;
+		struct cw_annot_addr a[CW_ANNOT_MAX_ADDRS];
+		size_t n = 0;
+		in_hook++;
+		for (const struct addrinfo *ai = *res; ai && n < CW_ANNOT_MAX_ADDRS; ai = ai->ai_next) {
+			struct cw_annot_addr x;
+			bool dup = false;
+			if (!to_annot_addr(ai->ai_addr, ai->ai_addrlen, &x))
+				continue;
+			x.port = 0;
+			for (size_t i = 0; i < n && !dup; i++)
+				dup = same_addr(&a[i], &x);
+			if (!dup)
+				a[n++] = x;
+		}
+		send_resolved(node, a, n, CW_AF_GETADDRINFO);
+		in_hook--;
+		errno = saved;
+	}
+	return r;
+}
+
+#define HOSTENT_WRAPPER_TAIL(name, he, func) \
+	do { \
+		if (on && (he)) { \
+			int saved_ = errno; \
+			in_hook++; \
+			resolved_hostent(name, he, func); \
+			in_hook--; \
+			errno = saved_; \
+		} \
+	} while (0)
+
+EXPORT struct hostent *gethostbyname(const char *name)
+{
+	bool on = enter();
+	RESOLVE(gethostbyname);
+	if (!real_gethostbyname)
+		return NULL;
+	in_hook++;
+	struct hostent *he = real_gethostbyname(name);
+	in_hook--;
+	HOSTENT_WRAPPER_TAIL(name, he, CW_AF_GETHOSTBYNAME);
+	return he;
+}
+
+EXPORT struct hostent *gethostbyname2(const char *name, int af)
+{
+	bool on = enter();
+	RESOLVE(gethostbyname2);
+	if (!real_gethostbyname2)
+		return NULL;
+	in_hook++;
+	struct hostent *he = real_gethostbyname2(name, af);
+	in_hook--;
+	HOSTENT_WRAPPER_TAIL(name, he, CW_AF_GETHOSTBYNAME2);
+	return he;
+}
+
+EXPORT int gethostbyname_r(const char *name, struct hostent *ret, char *buf, size_t buflen,
+			   struct hostent **result, int *h_errnop)
+{
+	bool on = enter();
+	RESOLVE(gethostbyname_r);
+	if (!real_gethostbyname_r)
+		return ENOSYS;
+	in_hook++;
+	int r = real_gethostbyname_r(name, ret, buf, buflen, result, h_errnop);
+	in_hook--;
+	HOSTENT_WRAPPER_TAIL(name, (r == 0 && result ? *result : NULL), CW_AF_GETHOSTBYNAME_R);
+	return r;
+}
+
+EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, char *buf, size_t buflen,
+			    struct hostent **result, int *h_errnop)
+{
+	bool on = enter();
+	RESOLVE(gethostbyname2_r);
+	if (!real_gethostbyname2_r)
+		return ENOSYS;
+	in_hook++;
+	int r = real_gethostbyname2_r(name, af, ret, buf, buflen, result, h_errnop);
+	in_hook--;
+	HOSTENT_WRAPPER_TAIL(name, (r == 0 && result ? *result : NULL), CW_AF_GETHOSTBYNAME2_R);
+	return r;
+}
+
+/* ---- network: sent before the call, so that the annotation is queued
+ * before the kernel notifies the supervisor of the call itself ---- */
+
+static void annotate_net(const struct sockaddr *sa, socklen_t len, enum cw_annot_func f)
+{
+	struct msg m;
+	char host[CW_ANNOT_MAX_NAME + 1];
+	char upath[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+
+	msg_init(&m, CW_ANNOT_NET, f);
+	if (to_annot_addr(sa, len, &m.addrs[0])) {
+		m.u.h.naddrs = 1;
+		if (names_find(&m.addrs[0], host)) {
+			m.name = host;
+			m.namelen = strlen(host);
+		}
+	} else if (sa && len > (socklen_t)offsetof(struct sockaddr_un, sun_path) &&
+		   sa->sa_family == AF_UNIX) {
+		/* A unix socket: its path is the text (abstract: '@' first). */
+		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
+		const char *sp = ((const struct sockaddr_un *)sa)->sun_path;
+		if (n >= sizeof(upath))
+			n = sizeof(upath) - 1;
+		memcpy(upath, sp, n);
+		upath[n] = '\0';
+		if (n && upath[0] == '\0')
+			upath[0] = '@';
+		m.text = upath;
+		m.textlen = strnlen(upath, n);
+	} else {
+		return;
+	}
+	backtrace_ips(&m, 3);
+	msg_send(&m);
+}
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	RESOLVE(connect);
+	if (!real_connect) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (enter()) {
+		int saved = errno;
+		in_hook++;
+		annotate_net(addr, len, CW_AF_CONNECT);
+		in_hook--;
+		errno = saved;
+	}
+	return real_connect(fd, addr, len);
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *addr,
+		      socklen_t len)
+{
+	RESOLVE(sendto);
+	if (!real_sendto) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (addr && len && fd != chan_fd && enter()) {
+		int saved = errno;
+		in_hook++;
+		annotate_net(addr, len, CW_AF_SENDTO);
+		in_hook--;
+		errno = saved;
+	}
+	return real_sendto(fd, buf, n, flags, addr, len);
+}
+
+/* ---- exec and spawn ---- */
+
+/* Does ENVP carry both our LD_PRELOAD entry and the channel fd? */
+static bool env_has_us(char *const envp[], size_t *count)
+{
+	bool pre = false, fd = false;
+	size_t n = 0;
+	if (!envp) {
+		*count = 0;
+		return false;
+	}
+	for (; envp[n]; n++) {
+		const char *e = envp[n];
+		if (strncmp(e, "LD_PRELOAD=", 11) == 0 && our_path &&
+		    strncmp(e + 11, our_path, our_path_len) == 0 &&
+		    (e[11 + our_path_len] == '\0' || e[11 + our_path_len] == ':' ||
+		     e[11 + our_path_len] == ' '))
+			pre = true;
+		else if (fd_env[0] && strcmp(e, fd_env) == 0)
+			fd = true;
+	}
+	*count = n;
+	return pre && (fd || !fd_env[0]);
+}
+
+#define MAX_REINJECT_ENV 4096
+
+/* A program that clears LD_PRELOAD (env -u, a custom envp) for its child
+ * gets it back at exec: the environment passed to the real call is ENVP
+ * plus our two entries. Built in OUT (on the caller's stack: no malloc, this
+ * runs in vfork children). The program's own LD_PRELOAD entry, if any, is
+ * kept after ours in BUF. Returns ENVP when nothing needs adding or the
+ * environment is too large to copy. */
+static char *const *reinject(char *const envp[], char **out, size_t outn, char *buf, size_t bufn)
+{
+	size_t n, k = 0;
+	const char *theirs = NULL;
+	if (!our_path || env_has_us(envp, &n) || n + 3 > outn)
+		return envp;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0) {
+			theirs = envp[i] + 11;
+			continue;
+		}
+		if (fd_env[0] && strncmp(envp[i], CW_ANNOT_ENV_FD "=", sizeof(CW_ANNOT_ENV_FD)) == 0)
+			continue;
+		out[k++] = envp[i];
+	}
+	if (theirs && strncmp(theirs, our_path, our_path_len) == 0 &&
+	    (theirs[our_path_len] == '\0' || theirs[our_path_len] == ':' || theirs[our_path_len] == ' ')) {
+		int w = snprintf(buf, bufn, "LD_PRELOAD=%s", theirs);
+		if (w < 0 || (size_t)w >= bufn)
+			return envp;
+		out[k++] = buf;
+	} else if (theirs && *theirs) {
+		int w = snprintf(buf, bufn, "LD_PRELOAD=%.*s:%s", (int)our_path_len, our_path, theirs);
+		if (w < 0 || (size_t)w >= bufn)
+			return envp;
+		out[k++] = buf;
+	} else {
+		int w = snprintf(buf, bufn, "LD_PRELOAD=%.*s", (int)our_path_len, our_path);
+		if (w < 0 || (size_t)w >= bufn)
+			return envp;
+		out[k++] = buf;
+	}
+	if (fd_env[0])
+		out[k++] = fd_env;
+	out[k] = NULL;
+	return out;
+}
+
+static void annotate_exec(const char *what, enum cw_annot_func f, void *ra, bool full)
+{
+	struct msg m;
+	msg_init(&m, CW_ANNOT_EXEC, f);
+	set_text(&m, what);
+	if (full)
+		backtrace_ips(&m, 3);
+	else
+		callsite_only(&m, ra);
+	msg_send(&m);
+}
+
+/* Call EXPR with E_ bound to ENVP, or to a copy of it with our entries
+ * added back (on this stack frame: no malloc). */
+#define WITH_OUR_ENV(envp, expr) \
+	do { \
+		size_t n_; \
+		if (!our_path || env_has_us((envp), &n_) || n_ > MAX_REINJECT_ENV) { \
+			char *const *E_ = (envp); \
+			in_hook--; \
+			errno = saved; \
+			return expr; \
+		} \
+		char *outv_[n_ + 4]; \
+		char buf_[sizeof(preload_env) + 64]; \
+		char *const *E_ = reinject((envp), outv_, n_ + 4, buf_, sizeof(buf_)); \
+		in_hook--; \
+		errno = saved; \
+		return expr; \
+	} while (0)
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	RESOLVE(execve);
+	if (!real_execve) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!enter())
+		return real_execve(path, argv, envp);
+	/* Async-signal-safe and used in vfork children: call site only. */
+	int saved = errno;
+	in_hook++;
+	annotate_exec(path, CW_AF_EXECVE, __builtin_return_address(0), false);
+	WITH_OUR_ENV(envp, real_execve(path, argv, E_));
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	/* glibc's execv calls execve internally (not through the PLT): the
+	 * environment is environ, which the process may have cleared. */
+	RESOLVE(execve);
+	if (!real_execve) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!enter())
+		return real_execve(path, argv, environ);
+	int saved = errno;
+	in_hook++;
+	annotate_exec(path, CW_AF_EXECV, __builtin_return_address(0), false);
+	WITH_OUR_ENV(environ, real_execve(path, argv, E_));
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	RESOLVE(execvpe);
+	if (!real_execvpe) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!enter())
+		return real_execvpe(file, argv, envp);
+	int saved = errno;
+	in_hook++;
+	annotate_exec(file, CW_AF_EXECVPE, NULL, true);
+	WITH_OUR_ENV(envp, real_execvpe(file, argv, E_));
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	RESOLVE(execvpe);
+	if (!real_execvpe) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!enter())
+		return real_execvpe(file, argv, environ);
+	int saved = errno;
+	in_hook++;
+	annotate_exec(file, CW_AF_EXECVP, NULL, true);
+	WITH_OUR_ENV(environ, real_execvpe(file, argv, E_));
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	RESOLVE(posix_spawn);
+	if (!real_posix_spawn)
+		return ENOSYS;
+	if (!enter())
+		return real_posix_spawn(pid, path, fa, attr, argv, envp);
+	int saved = errno;
+	in_hook++;
+	annotate_exec(path, CW_AF_POSIX_SPAWN, NULL, true);
+	WITH_OUR_ENV(envp, real_posix_spawn(pid, path, fa, attr, argv, E_));
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	RESOLVE(posix_spawnp);
+	if (!real_posix_spawnp)
+		return ENOSYS;
+	if (!enter())
+		return real_posix_spawnp(pid, file, fa, attr, argv, envp);
+	int saved = errno;
+	in_hook++;
+	annotate_exec(file, CW_AF_POSIX_SPAWNP, NULL, true);
+	WITH_OUR_ENV(envp, real_posix_spawnp(pid, file, fa, attr, argv, E_));
+}
+
+/* system() and popen() run /bin/sh with environ: a process that cleared
+ * LD_PRELOAD there loses the preload in the shell (recorded as absent). */
+EXPORT int system(const char *cmd)
+{
+	RESOLVE(system);
+	if (!real_system) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (cmd && enter()) {
+		int saved = errno;
+		in_hook++;
+		annotate_exec(cmd, CW_AF_SYSTEM, NULL, true);
+		in_hook--;
+		errno = saved;
+	}
+	return real_system(cmd);
+}
+
+EXPORT FILE *popen(const char *cmd, const char *type)
+{
+	RESOLVE(popen);
+	if (!real_popen) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (cmd && enter()) {
+		int saved = errno;
+		in_hook++;
+		annotate_exec(cmd, CW_AF_POPEN, NULL, true);
+		in_hook--;
+		errno = saved;
+	}
+	return real_popen(cmd, type);
+}
+
+/* ---- files: the call site ---- */
+
+static void annotate_file(const char *path, enum cw_annot_func f, void *ra, bool full)
+{
+	struct msg m;
+	int saved = errno;
+	in_hook++;
+	msg_init(&m, CW_ANNOT_FILE, f);
+	set_text(&m, path);
+	if (full)
+		backtrace_ips(&m, 3);
+	else
+		callsite_only(&m, ra);
+	msg_send(&m);
+	in_hook--;
+	errno = saved;
+}
+
+static bool takes_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+#define OPEN_WRAPPER(name, func) \
+	EXPORT int name(const char *path, int flags, ...) \
+	{ \
+		mode_t mode = 0; \
+		if (takes_mode(flags)) { \
+			va_list ap; \
+			va_start(ap, flags); \
+			mode = (mode_t)va_arg(ap, int); \
+			va_end(ap); \
+		} \
+		RESOLVE(name); \
+		if (!real_##name) { \
+			errno = ENOSYS; \
+			return -1; \
+		} \
+		if (enter()) \
+			annotate_file(path, func, __builtin_return_address(0), false); \
+		return real_##name(path, flags, mode); \
+	}
+
+#define OPENAT_WRAPPER(name, func) \
+	EXPORT int name(int dirfd, const char *path, int flags, ...) \
+	{ \
+		mode_t mode = 0; \
+		if (takes_mode(flags)) { \
+			va_list ap; \
+			va_start(ap, flags); \
+			mode = (mode_t)va_arg(ap, int); \
+			va_end(ap); \
+		} \
+		RESOLVE(name); \
+		if (!real_##name) { \
+			errno = ENOSYS; \
+			return -1; \
+		} \
+		if (enter()) \
+			annotate_file(path, func, __builtin_return_address(0), false); \
+		return real_##name(dirfd, path, flags, mode); \
+	}
+
+OPEN_WRAPPER(open, CW_AF_OPEN)
+OPEN_WRAPPER(open64, CW_AF_OPEN)
+OPENAT_WRAPPER(openat, CW_AF_OPENAT)
+OPENAT_WRAPPER(openat64, CW_AF_OPENAT)
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	RESOLVE(fopen);
+	if (!real_fopen) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	/* fopen is not async-signal-safe (it allocates): a full backtrace
+	 * costs nothing a correct program could notice. */
+	if (enter())
+		annotate_file(path, CW_AF_FOPEN, NULL, true);
+	return real_fopen(path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	RESOLVE(fopen64);
+	if (!real_fopen64) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	if (enter())
+		annotate_file(path, CW_AF_FOPEN, NULL, true);
+	return real_fopen64(path, mode);
+}
+
+EXPORT int unlink(const char *path)
+{
+	RESOLVE(unlink);
+	if (!real_unlink) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (enter())
+		annotate_file(path, CW_AF_UNLINK, __builtin_return_address(0), false);
+	return real_unlink(path);
+}
+
+EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	RESOLVE(unlinkat);
+	if (!real_unlinkat) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (enter())
+		annotate_file(path, CW_AF_UNLINKAT, __builtin_return_address(0), false);
+	return real_unlinkat(dirfd, path, flags);
+}
+
+EXPORT int rename(const char *from, const char *to)
+{
+	RESOLVE(rename);
+	if (!real_rename) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (enter())
+		annotate_file(from, CW_AF_RENAME, __builtin_return_address(0), false);
+	return real_rename(from, to);
+}
+
+EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	RESOLVE(renameat);
+	if (!real_renameat) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (enter())
+		annotate_file(from, CW_AF_RENAMEAT, __builtin_return_address(0), false);
+	return real_renameat(fromfd, from, tofd, to);
+}
