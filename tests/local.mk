@@ -10,3 +10,4 @@ include $(srcdir)/tests/unit/json.mk
 include $(srcdir)/tests/integration/local.mk
 include $(srcdir)/tests/tools/local.mk
 include $(srcdir)/tests/escapes/local.mk
+include $(srcdir)/tests/bench/local.mk

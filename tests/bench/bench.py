@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""capwatch benchmark driver (issue 8). Not part of `make check`.
+
+    bench.py --capwatch PATH --helpers DIR --srcdir DIR [--quick] [--rounds N]
+             [--out DIR] [--only WORKLOADS] [--no-micro] [--scale]
+
+Workloads (sizes in parentheses are --quick's):
+  exec    2,000 (200) short processes: /bin/true from a sh loop
+  open    100,000 (10,000) open+close and as many stat of 1,000 existing files
+  cbuild  make -j2 of a generated 40-file (8-file) C project, from clean
+  mix     60 (10) test-suite-like cases: temp dirs, files, sort/grep/sed,
+          10 loopback TCP connections each (in a private netns)
+
+Modes, run interleaved in every round (order reversed on odd rounds, so
+slow drift of the machine hits every mode alike), after one untimed
+warm-up run of each workload:
+  bare     the command alone
+  observe  capwatch --observe --report R -- cmd
+  verify   capwatch --profile verify --trace T --report R -- cmd
+  strace   strace -f --seccomp-bpf -e trace=SET -o /dev/null -- cmd
+           (SET: the syscalls capwatch's filter always notifies, read from
+           supervisor/handlers/table.c)
+
+For each workload and mode: median wall time, median CPU (user+sys of the
+whole tree, supervisor included: wait4 rusage of cwb_run's child), median
+peak RSS of the biggest single process of the tree (wait4 ru_maxrss), the
+supervisor's own peak RSS and CPU (getrusage(RUSAGE_SELF) at its exit, via
+cwb_hwm.so), and for capwatch the events per second (report/trace stats:
+events / elapsed). Ratios are median(mode) / median(bare).
+
+The micro-benchmark (cwb_work micro, cwb_floor) gives microseconds per
+operation, bare and supervised, unpinned and pinned to one CPU.
+
+Results go to OUT/results.json and OUT/results.md and to stdout.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MODES = ['bare', 'observe', 'verify', 'strace']
+
+SIZES = {
+    'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
+             'micro': 100000, 'micro_denied': 20000, 'micro_net': 20000,
+             'micro_rounds': 5, 'scale_procs': 10000},
+    'quick': {'exec': 200, 'open': 10000, 'cbuild': 8, 'mix': 10,
+              'micro': 5000, 'micro_denied': 2000, 'micro_net': 2000,
+              'micro_rounds': 1, 'scale_procs': 1000},
+}
+
+# Rows of the capwatch filter that notify on every call of the syscall.
+# The rows that notify only on some argument values (clone, unshare,
+# seccomp, ioctl, fcntl, sendto) are left out of strace's set: strace
+# cannot filter on arguments, and stopping on every ioctl/fcntl/clone
+# would charge strace for calls capwatch never sees. This makes strace
+# look cheaper, not dearer.
+ALWAYS_RULES = ('CW_RULE_NOTIFY', 'CW_RULE_ESCAPE')
+
+
+def strace_set(srcdir):
+    path = os.path.join(srcdir, 'supervisor', 'handlers', 'table.c')
+    names = []
+    with open(path) as fh:
+        text = fh.read()
+    for m in re.finditer(r'^\s*ESCAPE\((\w+)\)', text, re.M):
+        names.append(m.group(1))
+    for m in re.finditer(r'^\s*\[__NR_\w+\]\s*=\s*\{\s*"(\w+)",\s*\w+,\s*(CW_RULE_\w+)', text, re.M):
+        if m.group(2) in ALWAYS_RULES:
+            names.append(m.group(1))
+    if len(names) < 20:
+        raise SystemExit(f'bench: could not read the syscall table from {path}')
+    return sorted(set(names))
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+class Bench:
+    def __init__(self, args):
+        self.a = args
+        self.size = SIZES['quick' if args.quick else 'full']
+        self.cw = os.path.abspath(args.capwatch)
+        self.helpers = os.path.abspath(args.helpers)
+        self.srcdir = os.path.abspath(args.srcdir)
+        self.run_bin = os.path.join(self.helpers, 'cwb_run')
+        self.work_bin = os.path.join(self.helpers, 'cwb_work')
+        self.floor_bin = os.path.join(self.helpers, 'cwb_floor')
+        self.hwm = os.path.join(self.helpers, 'cwb_hwm.so')
+        self.tmp = tempfile.mkdtemp(prefix='cwbench-', dir=args.tmpdir)
+        self.tmp = os.path.realpath(self.tmp)
+        self.strace = shutil.which('strace')
+        self.modes = [m for m in MODES if m != 'strace' or self.strace]
+        self.sset = strace_set(self.srcdir)
+        if self.strace:
+            self.sset = self.strace_known(self.sset)
+        self.results = {}
+        self.failures = []
+        self.count = 0
+
+    def strace_known(self, names):
+        """Drop the names this strace does not know (e.g. fchmodat2 in 6.1)."""
+        names = list(names)
+        self.sset_dropped = []
+        for _ in range(len(names)):
+            p = subprocess.run([self.strace, '-e', 'trace=' + ','.join(names), '-o', '/dev/null', 'true'],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            m = re.search(r"invalid system call '(\w+)'", p.stderr)
+            if not m or m.group(1) not in names:
+                break
+            names.remove(m.group(1))
+            self.sset_dropped.append(m.group(1))
+        return names
+
+    # ---- one measured run ----
+
+    def wrap(self, mode, cmd, tag):
+        """The command line for MODE, and the files it leaves results in."""
+        files = {'hwm': os.path.join(self.tmp, f'{tag}.hwm')}
+        env = {}
+        if mode == 'bare':
+            return cmd, files, env
+        env = {'CWB_HWM_FILE': files['hwm']}  # cwb_run --preload puts cwb_hwm.so in
+        if mode == 'strace':
+            return ([self.strace, '-f', '--seccomp-bpf', '-e', 'trace=' + ','.join(self.sset),
+                     '-o', '/dev/null', '-E', 'LD_PRELOAD', '-E', 'CWB_HWM_FILE', '--'] + cmd,
+                    files, env)
+        files['report'] = os.path.join(self.tmp, f'{tag}.report.json')
+        if mode == 'observe':
+            return [self.cw, '--observe', '--report', files['report'], '--'] + cmd, files, env
+        if mode == 'verify':
+            files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
+            return ([self.cw, '--profile', 'verify', '--trace', files['trace'],
+                     '--report', files['report'], '--'] + cmd, files, env)
+        raise ValueError(mode)
+
+    def measure(self, mode, cmd, cwd, netns=False, cpu=None, keep_stdout=False,
+                ok_outcomes=(None, 'success')):
+        self.count += 1
+        tag = f'r{self.count}'
+        full, files, extra_env = self.wrap(mode, cmd, tag)
+        out = os.path.join(self.tmp, f'{tag}.cwb')
+        pre = [self.run_bin, '--out', out]
+        if mode != 'bare':
+            pre += ['--preload', self.hwm]
+        if netns:
+            pre.append('--netns')
+        if cpu is not None:
+            pre += ['--cpu', str(cpu)]
+        env = dict(os.environ)
+        env['TMPDIR'] = os.path.join(self.tmp, 'tmp')
+        env.update(extra_env)
+        p = subprocess.run(pre + ['--'] + full, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        r = {'mode': mode}
+        try:
+            with open(out) as fh:
+                line = fh.read().strip()
+            for k, v in re.findall(r'(\w+)=([-\d.]+)', line):
+                r[k] = float(v)
+        except OSError:
+            r['status'] = -1
+        r['cpu'] = r.get('user', 0) + r.get('sys', 0)
+        if os.path.exists(files['hwm']):
+            with open(files['hwm']) as fh:
+                rows = [ln.split() for ln in fh if ln.strip()]
+            if rows:
+                # The supervisor is the process with the largest peak among
+                # those that wrote (only it should have).
+                row = max(rows, key=lambda x: int(x[1]))
+                r['sup_maxrss_kb'] = int(row[1]) if int(row[1]) > 0 else int(row[4])
+                r['sup_cpu'] = float(row[2]) + float(row[3])
+            os.unlink(files['hwm'])
+        stats = None
+        if 'trace' in files and os.path.exists(files['trace']):
+            r['trace_bytes'] = os.path.getsize(files['trace'])
+            last = None
+            with open(files['trace'], 'rb') as fh:
+                for ln in fh:
+                    last = ln
+            try:
+                s = json.loads(last)
+                if s.get('type') == 'summary':
+                    stats = {'events': s['events'], 'elapsed': s['elapsed']}
+            except (TypeError, ValueError):
+                pass
+            os.unlink(files['trace'])
+        if 'report' in files and os.path.exists(files['report']):
+            try:
+                with open(files['report']) as fh:
+                    rep = json.load(fh)
+                r['outcome'] = rep.get('outcome', {}).get('kind')
+                if stats is None:
+                    stats = rep.get('stats')
+                r['notifications'] = rep.get('stats', {}).get('notifications')
+            except ValueError:
+                r['outcome'] = 'unreadable report'
+            os.unlink(files['report'])
+        if stats and stats.get('elapsed'):
+            r['events'] = stats['events']
+            r['events_per_s'] = stats['events'] / stats['elapsed']
+        r['ok'] = p.returncode == 0 and r.get('status') == 0 and r.get('outcome') in ok_outcomes
+        if not r['ok']:
+            self.failures.append({'mode': mode, 'cmd': cmd, 'rc': p.returncode,
+                                  'outcome': r.get('outcome'), 'stderr': p.stderr[-2000:]})
+            print(f'bench: FAILED {mode} {" ".join(cmd)} rc={p.returncode} '
+                  f'outcome={r.get("outcome")}\n{p.stderr[-800:]}', file=sys.stderr)
+        if keep_stdout:
+            r['stdout'] = p.stdout
+        return r
+
+    # ---- workloads ----
+
+    def setup(self):
+        os.makedirs(os.path.join(self.tmp, 'tmp'))
+        # open: 1,000 files in 10 directories.
+        self.files_dir = os.path.join(self.tmp, 'files')
+        for k in range(10):
+            os.makedirs(os.path.join(self.files_dir, f'd{k}'))
+        for i in range(1000):
+            with open(os.path.join(self.files_dir, f'd{i % 10}', f'f{i // 10}'), 'w') as fh:
+                fh.write(f'file {i}\n')
+        # cbuild: the generated project.
+        self.cdir = os.path.join(self.tmp, 'cproject')
+        subprocess.run([sys.executable, os.path.join(self.srcdir, 'tests', 'bench', 'gen_cproject.py'),
+                        self.cdir, str(self.size['cbuild'])], check=True)
+        self.work_dir = os.path.join(self.tmp, 'ws')
+        os.makedirs(self.work_dir)
+        s = self.size
+        self.workloads = {
+            'exec': {'cmd': ['sh', '-c', 'i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done' % s['exec']],
+                     'cwd': self.work_dir, 'desc': f'{s["exec"]} x /bin/true from a sh loop'},
+            'open': {'cmd': [self.work_bin, 'open', self.files_dir, '1000', str(s['open'])],
+                     'cwd': self.work_dir, 'desc': f'{s["open"]} open+close and {s["open"]} stat of 1,000 files'},
+            'cbuild': {'cmd': ['make', '-j2', '-s'], 'cwd': self.cdir,
+                       'desc': f'make -j2 of a generated {s["cbuild"]}-file C project, from clean',
+                       'before': lambda: subprocess.run(['make', '-s', 'clean'], cwd=self.cdir, check=True)},
+            'mix': {'cmd': ['sh', os.path.join(self.srcdir, 'tests', 'bench', 'mix.sh'), self.work_bin, str(s['mix'])],
+                    'cwd': self.work_dir, 'netns': True,
+                    'desc': f'{s["mix"]} test-like cases: temp dirs, files, coreutils, 10 loopback connects each'},
+        }
+
+    def run_workloads(self, names, rounds):
+        for name in names:
+            w = self.workloads[name]
+            self.results[name] = {m: [] for m in self.modes}
+            if w.get('before'):
+                w['before']()
+            self.measure('bare', w['cmd'], w['cwd'], netns=w.get('netns', False))  # warm-up
+        for rnd in range(rounds):
+            order = self.modes if rnd % 2 == 0 else list(reversed(self.modes))
+            for name in names:
+                w = self.workloads[name]
+                for mode in order:
+                    if w.get('before'):
+                        w['before']()
+                    r = self.measure(mode, w['cmd'], w['cwd'], netns=w.get('netns', False))
+                    self.results[name][mode].append(r)
+                    print(f'bench: round {rnd + 1}/{rounds} {name:6s} {mode:7s} wall {r.get("wall", 0):8.3f} s'
+                          f'  cpu {r["cpu"]:8.3f} s' + ('' if r['ok'] else '  FAILED'), flush=True)
+
+    def summarize(self):
+        summary = {}
+        for name, per in self.results.items():
+            summary[name] = {}
+            bare_wall = median(r.get('wall') for r in per['bare'])
+            bare_cpu = median(r['cpu'] for r in per['bare'])
+            for mode, runs in per.items():
+                good = [r for r in runs if r['ok']]
+                s = {
+                    'runs': len(runs), 'ok': len(good),
+                    'wall': median(r.get('wall') for r in good),
+                    'cpu': median(r['cpu'] for r in good),
+                    'tree_maxrss_kb': median(r.get('maxrss_kb') for r in good),
+                    'sup_maxrss_kb': median(r.get('sup_maxrss_kb') for r in good),
+                    'sup_maxrss_kb_max': max((r['sup_maxrss_kb'] for r in good if 'sup_maxrss_kb' in r), default=None),
+                    'sup_cpu': median(r.get('sup_cpu') for r in good),
+                    'events': median(r.get('events') for r in good),
+                    'events_per_s': median(r.get('events_per_s') for r in good),
+                    'walls': [r.get('wall') for r in runs],
+                }
+                if s['wall'] and bare_wall:
+                    s['wall_ratio'] = s['wall'] / bare_wall
+                if s['cpu'] and bare_cpu:
+                    s['cpu_ratio'] = s['cpu'] / bare_cpu
+                summary[name][mode] = s
+        return summary
+
+    # ---- micro ----
+
+    def run_micro(self):
+        s = self.size
+        secret = os.path.join(self.work_dir, 'bench-key.pem')  # a secret-looking name: verify denies it
+        with open(secret, 'w') as fh:
+            fh.write('not a key\n')
+        plain = os.path.join(self.files_dir, 'd0', 'f0')
+        # (label, argv, netns, expected errno bare, expected errno under verify)
+        kinds = [
+            ('getppid (not notified)', ['getppid', str(s['micro'])], False, '0', '0'),
+            ('stat (not notified)', ['stat', str(s['micro']), plain], False, '0', '0'),
+            ('open+close, allowed', ['open', str(s['micro']), plain], False, '0', '0'),
+            ('open, denied (secret path)', ['open', str(s['micro_denied']), secret], False, '0', None),
+            ('loopback connect, allowed', ['connect', str(s['micro_net'])], True, '0', '0'),
+            ('connect 203.0.113.7, denied', ['connect-ext', str(s['micro_denied'])], True, 'ENETUNREACH', None),
+        ]
+        variants = [('bare', 'bare', None), ('verify', 'cwmicro', None), ('verify+trace', 'verify', None),
+                    ('bare, 1 CPU', 'bare', 0), ('verify, 1 CPU', 'cwmicro', 0)]
+        res = {}
+        for rnd in range(s['micro_rounds']):
+            for label, argv, netns, bare_err, cw_err in kinds:
+                for vname, mode, cpu in variants:
+                    r = self.measure_micro(mode, [self.work_bin, 'micro'] + argv, netns, cpu)
+                    exp = bare_err if mode == 'bare' else cw_err
+                    err = r.get('errno')
+                    good = r['ok'] and (err == exp if exp is not None else err not in (None, '0'))
+                    if not good:
+                        self.failures.append({'micro': label, 'variant': vname, 'errno': err, 'expected': exp})
+                        print(f'bench: micro {label} {vname}: errno {err}, expected {exp}', file=sys.stderr)
+                    res.setdefault(label, {}).setdefault(vname, []).append(
+                        {'us': r.get('us_per_op'), 'errno': err, 'ok': good, 'sup_maxrss_kb': r.get('sup_maxrss_kb')})
+                    print(f'bench: micro {label:30s} {vname:14s} {r.get("us_per_op", 0):9.3f} us/op errno={err}', flush=True)
+        out = {}
+        for label, per in res.items():
+            out[label] = {}
+            for vname, runs in per.items():
+                out[label][vname] = {'us_per_op': median(x['us'] for x in runs if x['ok']),
+                                     'errno': runs[-1]['errno'],
+                                     'sup_maxrss_kb': median(x['sup_maxrss_kb'] for x in runs)}
+        # The floor: one notification round trip, nothing else.
+        floor = {}
+        for rnd in range(s['micro_rounds']):
+            for vname, sync, cpu in [('unpinned', False, None), ('unpinned, SYNC_WAKE_UP', True, None),
+                                     ('1 CPU', False, 0), ('1 CPU, SYNC_WAKE_UP', True, 0)]:
+                pre = [self.run_bin]
+                if cpu is not None:
+                    pre += ['--cpu', str(cpu)]
+                p = subprocess.run(pre + ['--', self.floor_bin, str(s['micro'])] + (['sync'] if sync else []),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                m = re.search(r'floor notify .*us_per_op=([\d.]+)', p.stdout)
+                b = re.search(r'floor bare .*us_per_op=([\d.]+)', p.stdout)
+                if m:
+                    floor.setdefault(vname, []).append(float(m.group(1)))
+                    floor.setdefault('bare getppid', []).append(float(b.group(1)))
+                else:
+                    floor.setdefault(vname, [])
+                    print(f'bench: floor {vname}: {p.stderr.strip()}', file=sys.stderr)
+        out['_floor'] = {k: median(v) for k, v in floor.items()}
+        return out
+
+    def measure_micro(self, mode, cmd, netns, cpu):
+        if mode == 'cwmicro':
+            # verify without trace or report: the decision path alone.
+            self.count += 1
+            hwm = os.path.join(self.tmp, f'r{self.count}.hwm')
+            env = dict(os.environ, TMPDIR=os.path.join(self.tmp, 'tmp'), CWB_HWM_FILE=hwm)
+            pre = [self.run_bin, '--preload', self.hwm] + (['--netns'] if netns else []) + (['--cpu', str(cpu)] if cpu is not None else [])
+            p = subprocess.run(pre + ['--', self.cw, '--profile', 'verify', '--'] + cmd, cwd=self.work_dir, env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            r = {'ok': p.returncode == 0, 'stdout': p.stdout}
+            if p.returncode != 0:
+                print(f'bench: micro {" ".join(cmd)} under verify: rc {p.returncode}\n{p.stderr[-800:]}',
+                      file=sys.stderr)
+            if os.path.exists(hwm):
+                with open(hwm) as fh:
+                    rows = [ln.split() for ln in fh if ln.strip()]
+                if rows:
+                    r['sup_maxrss_kb'] = max(int(x[1]) for x in rows)
+                os.unlink(hwm)
+        else:
+            # A run of denials ends "enforcement_denied": expected here.
+            r = self.measure(mode, cmd, self.work_dir, netns=netns, cpu=cpu, keep_stdout=True,
+                             ok_outcomes=(None, 'success', 'enforcement_denied'))
+        m = re.search(r'us_per_op=([\d.]+).*errno=(\S+)', r.get('stdout', ''))
+        if m:
+            r['us_per_op'] = float(m.group(1))
+            r['errno'] = m.group(2)
+        else:
+            r['ok'] = False
+        return r
+
+    # ---- scale ----
+
+    def run_scale(self):
+        n = self.size['scale_procs']
+        cmd = ['sh', '-c', 'i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done' % n]
+        r = self.measure('verify', cmd, self.work_dir)
+        r['procs'] = n
+        return r
+
+
+def fmt(x, spec='.2f', unit=''):
+    return '–' if x is None else format(x, spec) + unit
+
+
+def render(b, summary, micro, scale, args, started, ended):
+    L = []
+    L.append(f'capwatch benchmark ({"quick" if args.quick else "full"}), {b.a.rounds} rounds, interleaved')
+    L.append(f'started {started}, ended {ended}; kernel {platform.release()}, nproc {os.cpu_count()}, '
+             f'load average at end {os.getloadavg()[0]:.2f}')
+    if b.strace:
+        L.append(f'strace set ({len(b.sset)} syscalls): {",".join(b.sset)}'
+                 + (f' (unknown to this strace, left out: {",".join(b.sset_dropped)})' if b.sset_dropped else ''))
+    else:
+        L.append('strace: not installed, mode skipped')
+    L.append('')
+    L.append('| workload | mode | wall (s) | × bare | CPU (s) | × bare | tree peak RSS (MiB) | supervisor peak RSS (MiB) | supervisor CPU (s) | events/s |')
+    L.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for name, per in summary.items():
+        for mode, s in per.items():
+            L.append(f'| {name} | {mode} | {fmt(s["wall"], ".3f")} | {fmt(s.get("wall_ratio"), ".2f")} | '
+                     f'{fmt(s["cpu"], ".3f")} | {fmt(s.get("cpu_ratio"), ".2f")} | '
+                     f'{fmt(s["tree_maxrss_kb"] and s["tree_maxrss_kb"] / 1024, ".1f")} | '
+                     f'{fmt(s["sup_maxrss_kb"] and s["sup_maxrss_kb"] / 1024, ".1f")} | '
+                     f'{fmt(s["sup_cpu"], ".3f")} | {fmt(s["events_per_s"], ",.0f")} |'
+                     + ('' if s['ok'] == s['runs'] else f' ({s["runs"] - s["ok"]} of {s["runs"]} runs failed)'))
+    L.append('')
+    L.append('Overhead (ratio − 1) of capwatch against strace -f --seccomp-bpf, wall time:')
+    L.append('')
+    L.append('| workload | observe | verify+trace | strace | observe / strace | verify / strace |')
+    L.append('|---|---:|---:|---:|---:|---:|')
+    for name, per in summary.items():
+        def ov(m):
+            r = per.get(m, {}).get('wall_ratio')
+            return None if r is None else r - 1
+        o, v, st = ov('observe'), ov('verify'), ov('strace')
+        L.append(f'| {name} | {fmt(o, "+.3f")} | {fmt(v, "+.3f")} | {fmt(st, "+.3f")} | '
+                 f'{fmt(o / st if o is not None and st else None, ".2f")} | '
+                 f'{fmt(v / st if v is not None and st else None, ".2f")} |')
+    if micro:
+        L.append('')
+        L.append('Micro-benchmark, µs per operation (median over rounds; overhead = supervised − bare):')
+        L.append('')
+        L.append('| operation | bare | verify | verify+trace | bare, 1 CPU | verify, 1 CPU | overhead | overhead, 1 CPU | errno under verify |')
+        L.append('|---|---:|---:|---:|---:|---:|---:|---:|---|')
+        for label, per in micro.items():
+            if label.startswith('_'):
+                continue
+            g = lambda v: per.get(v, {}).get('us_per_op')
+            d1 = g('verify') - g('bare') if g('verify') is not None and g('bare') is not None else None
+            d2 = (g('verify, 1 CPU') - g('bare, 1 CPU')
+                  if g('verify, 1 CPU') is not None and g('bare, 1 CPU') is not None else None)
+            L.append(f'| {label} | {fmt(g("bare"), ".2f")} | {fmt(g("verify"), ".2f")} | {fmt(g("verify+trace"), ".2f")} | '
+                     f'{fmt(g("bare, 1 CPU"), ".2f")} | {fmt(g("verify, 1 CPU"), ".2f")} | {fmt(d1, ".2f")} | '
+                     f'{fmt(d2, ".2f")} | {per.get("verify", {}).get("errno")} |')
+        fl = micro.get('_floor', {})
+        L.append('')
+        L.append('Floor: one seccomp notification round trip answered CONTINUE by a thread doing nothing else '
+                 '(cwb_floor), µs: ' + ', '.join(f'{k} {fmt(v, ".2f")}' for k, v in fl.items()))
+    if scale:
+        L.append('')
+        L.append(f'Scale: {scale["procs"]} processes under verify --trace: wall {fmt(scale.get("wall"), ".2f")} s, '
+                 f'supervisor peak RSS {fmt(scale.get("sup_maxrss_kb") and scale["sup_maxrss_kb"] / 1024, ".1f")} MiB, '
+                 f'{fmt(scale.get("events"), ".0f")} events, {fmt(scale.get("events_per_s"), ",.0f")} events/s, '
+                 f'trace {fmt(scale.get("trace_bytes") and scale["trace_bytes"] / 1048576, ".1f")} MiB'
+                 + ('' if scale.get('ok') else ' (FAILED)'))
+    if b.failures:
+        L.append('')
+        L.append(f'{len(b.failures)} failed runs: see results.json')
+    return '\n'.join(L) + '\n'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--capwatch', required=True)
+    ap.add_argument('--helpers', required=True, help='directory with cwb_run, cwb_work, cwb_floor, cwb_hwm.so')
+    ap.add_argument('--srcdir', required=True)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--rounds', type=int)
+    ap.add_argument('--only', default='exec,open,cbuild,mix')
+    ap.add_argument('--no-micro', action='store_true')
+    ap.add_argument('--scale', action='store_true', help='also one 10,000-process run under verify --trace')
+    ap.add_argument('--out', default='bench-results')
+    ap.add_argument('--tmpdir', default=None)
+    args = ap.parse_args()
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 5
+    if os.geteuid() != 0:
+        # cwb_run --netns needs CAP_SYS_ADMIN for unshare(CLONE_NEWNET).
+        print('bench: the mix workload and network micro-benchmarks need root (private netns)', file=sys.stderr)
+    b = Bench(args)
+    started = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    try:
+        b.setup()
+        b.run_workloads([w for w in args.only.split(',') if w], args.rounds)
+        summary = b.summarize()
+        micro = None if args.no_micro else b.run_micro()
+        scale = b.run_scale() if args.scale else None
+    finally:
+        shutil.rmtree(b.tmp, ignore_errors=True)
+    ended = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    text = render(b, summary, micro, scale, args, started, ended)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, 'results.md'), 'w') as fh:
+        fh.write(text)
+    with open(os.path.join(args.out, 'results.json'), 'w') as fh:
+        json.dump({'started': started, 'ended': ended, 'kernel': platform.release(), 'nproc': os.cpu_count(),
+                   'quick': args.quick, 'rounds': args.rounds, 'strace_set': b.sset,
+                   'summary': summary, 'micro': micro, 'scale': scale, 'failures': b.failures,
+                   'raw': b.results}, fh, indent=1, default=str)
+    print(text)
+    return 1 if b.failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
