@@ -13,6 +13,7 @@ capwatch_SOURCES = \
 	supervisor/notify.h supervisor/notify.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \
+	supervisor/annot.h supervisor/annot.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
 	supervisor/handlers/fs.c \

@@ -27,6 +27,8 @@ struct cw_proc {
 			       as process_spawn used only at the exec stop */
 	struct cw_proc *prev_image; /* earlier programs this pid exec'd (owned),
 				       newest first: one report record each */
+	const char *preload; /* static string: "present" | "absent" | "unknown";
+				NULL = "unknown" (supervisor/annot.c) */
 };
 
 struct cw_tracker_ops {
