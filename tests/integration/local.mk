@@ -24,7 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
-	tests/integration/cwcheck.py \
+	tests/integration/cwcheck.py tests/integration/README.md \
 	tests/integration/cproject/Makefile \
 	tests/integration/cproject/greet.h \
 	tests/integration/cproject/main.c \
