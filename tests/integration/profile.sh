@@ -25,6 +25,13 @@ if [ "$CURL" = /usr/bin/curl ] && [ -x "$CURL" ]; then
 		"denial['rule'].startswith('nocurl:process_spawn:deny')"
 	trace_assert "$O/c1.jsonl" "ops('process_spawn', 'deny', '/usr/bin/curl')" "not execs('/usr/bin/curl')"
 
+	# Through a symlink with an innocent name: the resolved program decides.
+	ln -s /usr/bin/curl mytool
+	cw --profile "$P/nocurl.json" --report "$O/c3.json" -- sh -c './mytool --version; echo "child=$?"' >"$O/c3.out" 2>/dev/null
+	! grep -q '^curl ' "$O/c3.out" || fail "nocurl: curl ran through a symlink"
+	report_assert "$O/c3.json" "kind(denial['capability']) == 'process_spawn'" \
+		"denial['capability']['scope'] == '/usr/bin/curl'"
+
 	cw --profile "$P/nocurl.json" --report "$O/c2.json" -- curl --version >"$O/c2.out" 2>/dev/null
 	expect_rc 126 "nocurl: curl as the command"
 	[ ! -s "$O/c2.out" ] || fail "nocurl: curl ran as the command"
@@ -33,6 +40,16 @@ if [ "$CURL" = /usr/bin/curl ] && [ -x "$CURL" ]; then
 else
 	echo "# curl is not /usr/bin/curl here: program-scope case not run" >&2
 fi
+
+# A script denied by its own path (executed directly, through its #! line).
+printf '{"name": "noevil", "extends": "verify", "capabilities": {"process_spawn": {"deny": ["**/evil.sh"]}}}\n' > "$P/noevil.json"
+printf '#!/bin/sh\necho EVIL-RAN\n' > evil.sh
+chmod +x evil.sh
+cw --profile "$P/noevil.json" --report "$O/e.json" --trace "$O/e.jsonl" -- sh -c './evil.sh; echo "child=$?"' >"$O/e.out" 2>/dev/null
+expect_rc 0 "noevil: sh running ./evil.sh"
+! grep -q EVIL-RAN "$O/e.out" || fail "noevil: the denied script ran"
+report_assert "$O/e.json" "denial['capability']['scope'] == '$W/evil.sh'" "denial['rule'] == 'noevil:process_spawn:deny[0]'"
+trace_assert "$O/e.jsonl" "ops('process_spawn', 'deny', '$W/evil.sh')"
 
 # 2. A path glob carved out of workspace_write.
 cat > "$P/gen.json" <<'J'
