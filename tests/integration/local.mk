@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/tty.sh \
 	tests/integration/degraded.sh \
 	tests/integration/matrix.sh \
+	tests/integration/replay.sh \
 	tests/integration/scale.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
