@@ -13,3 +13,4 @@ esc_log "bare: $(race_line "$O/bare.out")"
 canary_make "$H/.bashrc"
 under verify -- "$ESC_BIN/e09_thread_flip" "$RACE" "$W/ok.txt" "$H/.bashrc"
 race_verdict "$H/.bashrc" "open() of a flipped path buffer reached $H/.bashrc under --profile verify"
+race_need_ok

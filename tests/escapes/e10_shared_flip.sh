@@ -12,3 +12,4 @@ esc_log "bare: $(race_line "$O/bare.out")"
 canary_make "$H/.bashrc"
 under verify -- "$ESC_BIN/e10_shared_flip" "$RACE" "$W/ok.txt" "$H/.bashrc"
 race_verdict "$H/.bashrc" "open() of a path in a shared page flipped by another process reached $H/.bashrc under --profile verify"
+race_need_ok

@@ -13,3 +13,4 @@ esc_log "bare: $(race_line "$O/bare.out")"
 canary_make "$H/.bashrc"
 under verify -- "$ESC_BIN/e12_symlink_swap" "$RACE" ok.txt "$H/.bashrc"
 race_verdict "$H/.bashrc" "open(\"l\") with l swapped ok.txt <-> $H/.bashrc reached the canary under --profile verify"
+race_need_ok

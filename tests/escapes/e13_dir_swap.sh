@@ -13,3 +13,4 @@ esc_log "bare: $(race_line "$O/bare.out")"
 canary_make "$H/.ssh/authorized_keys"
 under verify -- "$ESC_BIN/e13_dir_swap" "$RACE" "$H/.ssh/authorized_keys"
 race_verdict "$H/.ssh/authorized_keys" "open(d/authorized_keys) with d swapped for a symlink to $H/.ssh reached the canary under --profile verify"
+race_need_ok

@@ -15,3 +15,4 @@ canary_make "$H/.bashrc"
 esc_log "pid_max $(cat /proc/sys/kernel/pid_max 2>/dev/null)"
 under verify -- "$ESC_BIN/e64_pid_reuse" "$RACE" "$W/ok.txt" "$H/.bashrc"
 race_verdict "$H/.bashrc" "a killed child's write-open of $H/.bashrc went through under --profile verify"
+race_need_ok

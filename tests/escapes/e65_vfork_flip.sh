@@ -16,5 +16,6 @@ canary_make "$W/PAYLOAD_RAN.absent"; rm -f "$W/PAYLOAD_RAN.absent"
 under "$prof" -- "$ESC_BIN/e65_vfork_flip" "$RACE" "$true_bin" "$W/evil" "$W/PAYLOAD_RAN"
 esc_log "under capwatch, ${RACE}s: $(race_line "$OUT")"
 [ -e "$W/PAYLOAD_RAN" ] && esc_bypass "the unapproved payload ran via a flipped vfork exec path: $(race_line "$OUT")"
+race_need_ok
 race_line "$OUT" >/dev/null || fail "no result: $(tail -5 "$OUT")"
 exit 0

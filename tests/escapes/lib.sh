@@ -229,3 +229,9 @@ race_verdict() {
 		esc_bypass "$2: $h hits in ${RACE}s ($(race_line "$OUT")); canary $(canary_intact "$1" && echo intact || echo CHANGED)"
 	fi
 }
+# race_need_ok: the allowed side of the race did run under capwatch (else
+# the run proves nothing: every attempt may have failed for another reason).
+race_need_ok() {
+	_ok=$(sed -n 's/^RACE .*ok=\([0-9]*\).*/\1/p' "$OUT" | tail -1)
+	[ "${_ok:-0}" -gt 0 ] || fail "no allowed operation succeeded under capwatch: $(race_line "$OUT")"
+}
