@@ -8,7 +8,8 @@
  *                                          bad-arch action we set)
  *   rows of handlers/table.c           -> NOTIFY / ERRNO
  *   everything else                    -> ALLOW
- * Integer arguments are compared on their low 32 bits only (K6). */
+ * Integer arguments are compared on their low 32 bits only (K6), with
+ * masked compares (see low32_eq()). */
 #include "config.h"
 #include <errno.h>
 #include <seccomp.h>
@@ -30,6 +31,16 @@ static bool escape_allowed(struct cw_run *run, const char *name)
 	struct cw_decision d;
 	cw_policy_decide(run->profile, &run->ctx, &op, &d);
 	return d.verdict == CW_ALLOW || run->observe;
+}
+
+/* (u32)args[ARG] == V, whatever the upper half of the register holds:
+ * the kernel truncates int arguments (K6). libseccomp 2.5.4 compiles
+ * SCMP_CMP32 with SCMP_CMP_EQ into a 64-bit compare (upper half == 0),
+ * which `cmd | 1UL << 32` passes; a masked compare checks the low word
+ * only (its upper mask is 0). */
+static struct scmp_arg_cmp low32_eq(unsigned arg, uint32_t v)
+{
+	return SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, v);
 }
 
 static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const struct cw_syscall *s)
@@ -56,14 +67,11 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		}
 		return rc;
 	case CW_RULE_ESCAPE_EQ:
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->mask));
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->mask));
 	case CW_RULE_NOTIFY_EQ:
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-				      SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->mask));
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->mask));
 		if (rc == 0 && s->val2)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-					      SCMP_CMP32(s->arg, SCMP_CMP_EQ, s->val2));
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->val2));
 		return rc;
 	case CW_RULE_ESCAPE_SILENT:
 		/* Denied in the filter: invisible to the supervisor, hence

@@ -247,7 +247,9 @@ static bool setid_is_noop(struct cw_notif *n)
 void cw_handle_escape(struct cw_notif *n)
 {
 	struct cw_event ev;
-	if (setid_is_noop(n)) {
+	if (setid_is_noop(n) ||
+	    (n->req->data.nr == __NR_personality && (uint32_t)arg_u64(n, 0) == 0xffffffffu)) {
+		/* Nothing changes (personality(0xffffffff) only queries). */
 		cw_notif_continue(n);
 		return;
 	}

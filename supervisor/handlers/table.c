@@ -9,6 +9,7 @@
 #include "config.h"
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/personality.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
@@ -17,6 +18,9 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
+
+#define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
+			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
 
 #define ESCAPE(nm) [__NR_##nm] = { #nm, cw_handle_escape, CW_RULE_ESCAPE, 0, 0 }
 
@@ -77,6 +81,11 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ESCAPE(kexec_load),
 	ESCAPE(kexec_file_load),
 	ESCAPE(perf_event_open),
+	/* Execution domains that weaken the address space: READ_IMPLIES_EXEC
+	 * makes every readable mapping executable, ADDR_NO_RANDOMIZE fixes
+	 * addresses for races. Notified when a dangerous bit is set (the
+	 * query personality(0xffffffff) is let through by the handler). */
+	[__NR_personality] = { "personality", cw_handle_escape, CW_RULE_ESCAPE_FLAGS, 0, CW_ESCAPE_PERSONALITY, 0 },
 	/* Stalls the supervisor's memory reads (K16). */
 	ESCAPE(userfaultfd),
 	ESCAPE(keyctl),
