@@ -90,5 +90,9 @@ report_assert "$O/obs.json" \
 	"len(used('filesystem_read', '$KEY')) == 1"
 trace_assert "$O/obs.jsonl" \
 	"len(ops('filesystem_read', 'allow', '$KEY')) >= 1" \
-	"all(e['secret'] is True for e in ops('filesystem_read', 'allow', '$KEY'))"
+	"all(e['secret'] is True and e.get('flagged') is True for e in ops('filesystem_read', 'allow', '$KEY'))"
+# Where the report itself shows the flag is not fixed by the contract (its
+# section 4 has no such field); say so in the log rather than fail.
+"$CW_PY" "$CWCHECK" report "$O/obs.json" "any(e.get('flagged') or e.get('secret') for e in used('filesystem_read', '$KEY')) or 'flagged' in text" 2>/dev/null \
+	|| echo "# note: the observe report does not mark the secret read as flagged (only the trace does)" >&2
 exit 0
