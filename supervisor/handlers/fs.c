@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
+#include <linux/limits.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
@@ -24,6 +27,10 @@
 /* The kernel's own O_TMPFILE bit (glibc's __O_TMPFILE also has
  * O_DIRECTORY in it, which every directory open sets). */
 #define CW_O_TMPFILE_BIT 020000000
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 
 /* Scratch buffers: one notification is handled at a time. */
 static char raw1[PATH_MAX], raw2[PATH_MAX];
@@ -460,6 +467,110 @@ static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 	enforce_continue(n, ev);
 }
 
+/* ---- metadata through a descriptor: emulated on a duplicate ---- */
+
+/* The target's descriptor, duplicated into capwatch (pidfd_getfd): what
+ * it refers to can no longer be swapped by another thread's dup2 between
+ * the decision and the operation (kernel-notes E11, K19). */
+static int cur_fd = -1;
+
+static int dup_target_fd(struct cw_notif *n, int fd)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+	if (pfd < 0 && errno == EINVAL) /* before 6.9 */
+		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
+	if (pfd < 0)
+		return -errno;
+	int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	int e = errno;
+	close(pfd);
+	return d < 0 ? -e : d;
+}
+
+static int do_fd_op(struct cw_notif *n)
+{
+	int nr = n->req->data.nr;
+	char name[XATTR_NAME_MAX + 1];
+	ssize_t k;
+	int r;
+
+	switch (nr) {
+	case __NR_fchmod:
+		r = fchmod(cur_fd, (mode_t)(uint32_t)arg_u64(n, 1));
+		break;
+	case __NR_fchown:
+		r = fchown(cur_fd, (uid_t)(uint32_t)arg_u64(n, 1), (gid_t)(uint32_t)arg_u64(n, 2));
+		break;
+	case __NR_fremovexattr:
+		k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
+		if (k < 0)
+			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+		r = fremovexattr(cur_fd, name);
+		break;
+	case __NR_fsetxattr: {
+		uint64_t size = arg_u64(n, 3);
+		k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
+		if (k < 0)
+			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+		if (size > XATTR_SIZE_MAX)
+			return -E2BIG;
+		_cleanup_free_ char *value = size ? malloc(size) : NULL;
+		if (size && !value)
+			return -ENOMEM;
+		if (size && (r = cw_mem_read(n->tid, arg_u64(n, 2), value, size)) < 0)
+			return r;
+		r = fsetxattr(cur_fd, name, value, size, arg_int(n, 4));
+		break;
+	}
+	case __NR_utimensat: {
+		struct timespec ts[2];
+		if (arg_int(n, 3) != 0)
+			return -EINVAL; /* no flags without a path */
+		if (arg_u64(n, 2) && (r = cw_mem_read(n->tid, arg_u64(n, 2), ts, sizeof(ts))) < 0)
+			return r;
+		r = futimens(cur_fd, arg_u64(n, 2) ? ts : NULL);
+		break;
+	}
+	case __NR_futimesat: {
+		struct timeval tv[2];
+		struct timespec ts[2];
+		if (arg_u64(n, 2)) {
+			if ((r = cw_mem_read(n->tid, arg_u64(n, 2), tv, sizeof(tv))) < 0)
+				return r;
+			for (int i = 0; i < 2; i++) {
+				if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+					return -EINVAL;
+				ts[i].tv_sec = tv[i].tv_sec;
+				ts[i].tv_nsec = tv[i].tv_usec * 1000;
+			}
+		}
+		r = futimens(cur_fd, arg_u64(n, 2) ? ts : NULL);
+		break;
+	}
+	default:
+		return -ENOSYS;
+	}
+	return r < 0 ? -errno : 0;
+}
+
+/* Performed by capwatch on its duplicate, with the target's credentials
+ * (the same uid and gids), and answered with the result: the operation
+ * acts on the object that was decided on. */
+static void enforce_fd_op(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int r = do_fd_op(n);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
+}
+
 void cw_handle_fs(struct cw_notif *n)
 {
 	int nr = n->req->data.nr;
@@ -493,9 +604,16 @@ void cw_handle_fs(struct cw_notif *n)
 
 	int e;
 	size_t len = 0, len2 = 0;
-	if (l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0)) {
-		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself. */
-		e = cw_resolve_fd(n->tid, dirfd, &res1);
+	bool fd_op = l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0);
+	if (fd_op) {
+		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself,
+		 * named by capwatch's own duplicate of it. */
+		e = cur_fd = dup_target_fd(n, dirfd);
+		if (e >= 0) {
+			e = cw_resolve_fd(getpid(), cur_fd, &res1);
+			if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
+				snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", dirfd);
+		}
 		raw1[0] = '\0';
 	} else {
 		e = read_path(n, l->path, raw1, &len);
@@ -503,6 +621,8 @@ void cw_handle_fs(struct cw_notif *n)
 			e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
 	}
 	if (e < 0) {
+		if (cur_fd >= 0)
+			close(steal_fd(&cur_fd));
 		answer_unreadable(n, -e);
 		return;
 	}
@@ -540,7 +660,9 @@ void cw_handle_fs(struct cw_notif *n)
 		ev.raw_path2 = raw2;
 		ev.raw_path2_len = len2;
 	}
-	cw_event_finish(n, &ev, prepare_fs, enforce_fs);
+	cw_event_finish(n, &ev, prepare_fs, fd_op ? enforce_fd_op : enforce_fs);
+	if (cur_fd >= 0)
+		close(steal_fd(&cur_fd));
 }
 
 /* name_to_handle_at: a file handle is metadata (like stat) and reads
