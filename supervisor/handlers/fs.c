@@ -224,16 +224,23 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		.mode = cur_open.mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
+	/* Creations get the target's umask, applied by the kernel as for the
+	 * target itself (a directory's default ACL then wins, as it would). */
+	int um = -1;
 	if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
-		int um = target_umask(n->tid);
+		um = target_umask(n->tid);
 		if (um < 0) {
 			enforce_continue(n, ev);
 			return;
 		}
-		how.mode &= ~(unsigned long long)um;
 	}
 	ev->verified = true;
+	mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
+	int open_errno = errno;
+	if (um >= 0)
+		umask(saved_umask);
+	errno = open_errno;
 	if (fd < 0) {
 		ev->err = errno;
 		cw_notif_error(n, ev->err);
