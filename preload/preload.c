@@ -13,8 +13,15 @@
  *   - errno is saved before our own work and restored before the real call;
  *     the real call's result and errno are returned untouched;
  *   - no malloc, no locks that can block, no stdio: messages are built on
- *     the stack and sent with one send(MSG_DONTWAIT|MSG_NOSIGNAL), which
- *     never blocks and never raises SIGPIPE; every failure is silent;
+ *     the stack and sent with one writev() on the non-blocking datagram
+ *     socket (not notified by the filter; never blocks; a datagram socket
+ *     raises no SIGPIPE); every failure is silent;
+ *   - memory the program passed us (paths, commands, socket addresses) is
+ *     never read by our code: it goes into the message as an iovec, so the
+ *     kernel copies it and a bad pointer costs the annotation (EFAULT),
+ *     not a SIGSEGV the program would not have had. A path is copied up to
+ *     the end of its page at most (the string may end before; the
+ *     supervisor cuts at the first NUL);
  *   - a thread-local flag stops recursion (libunwind, libc internals calling
  *     a wrapped function) and makes nested calls go straight through;
  *   - the async-signal-safe wrappers a program may call in a signal handler
@@ -49,6 +56,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "preload/proto.h"
@@ -60,6 +68,7 @@ extern char **environ;
 /* ---- state ---- */
 
 static int chan_fd = -1;          /* the channel, -1: annotations off */
+static unsigned long chan_ino;    /* its inode: the socket capwatch made */
 static atomic_int init_state;     /* 0 not yet, 1 running, 2 done */
 static char preload_env[4200];    /* "LD_PRELOAD=<our value>" for re-injection */
 static char fd_env[64];           /* "CAPWATCH_ANNOT_FD=1000" */
@@ -118,16 +127,23 @@ static void resolve_all(void)
 	RESOLVE(unlink); RESOLVE(unlinkat); RESOLVE(rename); RESOLVE(renameat);
 }
 
-/* The channel is usable only if the fd named by the environment is a
- * socket: a program that closed fd 1000 and opened a file there must not get
- * our bytes in its file. Checked once per process image. */
+/* The environment names the channel as FD:INODE. It is used only while
+ * that fd is that very socket: a program that closed fd 1000 and put a
+ * file or a connection of its own there must never get our bytes. */
+static bool channel_ok(void)
+{
+	struct stat st;
+	return chan_fd >= 0 && fstat(chan_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       (unsigned long)st.st_ino == chan_ino;
+}
+
 static void channel_setup(void)
 {
 	const char *s = getenv(CW_ANNOT_ENV_FD);
 	const char *p = getenv("LD_PRELOAD");
-	struct stat st;
 	char *end;
 	long fd;
+	unsigned long ino;
 
 	if (p && strlen(p) + sizeof("LD_PRELOAD=") <= sizeof(preload_env)) {
 		/* Our own entry is the first of LD_PRELOAD's list (the
@@ -142,12 +158,16 @@ static void channel_setup(void)
 		return;
 	errno = 0;
 	fd = strtol(s, &end, 10);
-	if (errno || *end || fd < 3 || fd > 65535)
+	if (errno || *end != ':' || fd < 3 || fd > 65535)
 		return;
-	if (fstat((int)fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+	ino = strtoul(end + 1, &end, 10);
+	if (errno || *end || strlen(s) + sizeof(CW_ANNOT_ENV_FD) + 1 > sizeof(fd_env))
 		return;
-	snprintf(fd_env, sizeof(fd_env), "%s=%ld", CW_ANNOT_ENV_FD, fd);
+	snprintf(fd_env, sizeof(fd_env), "%s=%s", CW_ANNOT_ENV_FD, s);
 	chan_fd = (int)fd;
+	chan_ino = ino;
+	if (!channel_ok())
+		chan_fd = -1;
 }
 
 static void send_msg(const void *buf, size_t len);
@@ -181,20 +201,39 @@ struct msg {
 		struct cw_annot_hdr h;
 		unsigned char buf[CW_ANNOT_MAX_MSG];
 	} u;
-	size_t len;
 	uint64_t frames[CW_ANNOT_MAX_FRAMES];
 	struct cw_annot_addr addrs[CW_ANNOT_MAX_ADDRS];
-	const char *name, *text;
-	size_t namelen, textlen;
+	const char *name;            /* ours, already read by libc */
+	const void *text, *raw;      /* the program's memory: never read here */
+	size_t namelen, textlen, rawlen;
 };
+
+/* How much of the program's memory at P we may hand to the kernel: up to
+ * MAX bytes, not past the end of P's page. */
+static size_t user_span(const void *p, size_t max)
+{
+	size_t to_end;
+	if (!p)
+		return 0;
+	to_end = 4096 - ((uintptr_t)p & 4095);
+	return to_end < max ? to_end : max;
+}
+
+static void send_iov(struct iovec *iov, int n)
+{
+	if (!channel_ok())
+		return;
+	/* writev on the non-blocking datagram socket: one datagram, not
+	 * notified by the filter, never blocks (a full queue drops it), no
+	 * SIGPIPE; EFAULT on a bad pointer of the program drops it too. */
+	ssize_t r = writev(chan_fd, iov, n);
+	(void)r;
+}
 
 static void send_msg(const void *buf, size_t len)
 {
-	if (chan_fd < 0)
-		return;
-	/* sendto() with no address: not notified by the filter. Never
-	 * blocks (a full queue drops the annotation), never SIGPIPE. */
-	(void)send(chan_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	struct iovec iov = { (void *)buf, len };
+	send_iov(&iov, 1);
 }
 
 static void msg_init(struct msg *m, enum cw_annot_type type, enum cw_annot_func func)
@@ -204,8 +243,9 @@ static void msg_init(struct msg *m, enum cw_annot_type type, enum cw_annot_func 
 	m->u.h.type = (uint16_t)type;
 	m->u.h.func = (uint16_t)func;
 	m->u.h.tid = (int32_t)syscall(SYS_gettid);
-	m->name = m->text = NULL;
-	m->namelen = m->textlen = 0;
+	m->name = NULL;
+	m->text = m->raw = NULL;
+	m->namelen = m->textlen = m->rawlen = 0;
 }
 
 static void msg_send(struct msg *m)
@@ -220,25 +260,29 @@ static void msg_send(struct msg *m)
 		m->namelen = 0; /* not a DNS name: leave it out */
 	if (m->textlen > CW_ANNOT_MAX_TEXT)
 		m->textlen = CW_ANNOT_MAX_TEXT;
+	if (m->rawlen > CW_ANNOT_MAX_RAW)
+		m->rawlen = CW_ANNOT_MAX_RAW;
 	h->namelen = (uint16_t)m->namelen;
 	h->textlen = (uint16_t)m->textlen;
+	h->rawlen = (uint16_t)m->rawlen;
 	memcpy(m->u.buf + off, m->frames, nf * sizeof(uint64_t));
 	off += nf * sizeof(uint64_t);
 	memcpy(m->u.buf + off, m->addrs, na * sizeof(struct cw_annot_addr));
 	off += na * sizeof(struct cw_annot_addr);
-	if (m->namelen)
-		memcpy(m->u.buf + off, m->name, m->namelen);
-	off += m->namelen;
-	if (m->textlen)
-		memcpy(m->u.buf + off, m->text, m->textlen);
-	off += m->textlen;
-	send_msg(m->u.buf, off);
+	struct iovec iov[4] = {
+		{ m->u.buf, off },
+		{ (void *)m->raw, m->rawlen },
+		{ (void *)m->name, m->namelen },
+		{ (void *)m->text, m->textlen },
+	};
+	send_iov(iov, 4);
 }
 
-/* The full call chain of the caller, innermost first: libunwind, local
- * address space, bounded depth. SKIP frames of ours are dropped (this
- * function and the wrapper). Only IPs: symbol names are looked up by the
- * supervisor, so that the target opens no file on our behalf. */
+/* The call chain, innermost first: libunwind, local address space,
+ * bounded depth, SKIP - 1 frames dropped. Our own frames (inlining decides
+ * how many) are dropped by the supervisor, which knows where this library
+ * is mapped. Only IPs: symbol names are looked up by the supervisor, so
+ * that the target opens no file on our behalf. */
 static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip)
 {
 	unw_context_t uc;
@@ -270,10 +314,8 @@ static void callsite_only(struct msg *m, void *ra)
 
 static void set_text(struct msg *m, const char *s)
 {
-	if (s) {
-		m->text = s;
-		m->textlen = strnlen(s, CW_ANNOT_MAX_TEXT);
-	}
+	m->text = s;
+	m->textlen = user_span(s, CW_ANNOT_MAX_TEXT);
 }
 
 /* Enter a wrapper: false means "just call the real function" (recursion,
@@ -287,20 +329,7 @@ static bool enter(void)
 	return chan_fd >= 0;
 }
 
-/* ---- names and addresses seen in this process ---- */
-
-/* A small table shared by the threads of the process (curl resolves in a
- * helper thread and connects in another). A try-lock: a thread that finds
- * it busy (another thread, or a signal handler interrupting the holder)
- * simply does without. */
-#define NAMES 64
-struct name_ent {
-	struct cw_annot_addr a;
-	char name[CW_ANNOT_MAX_NAME + 1];
-};
-static struct name_ent names[NAMES];
-static unsigned names_next;
-static atomic_flag names_lock = ATOMIC_FLAG_INIT;
+/* ---- names and addresses ---- */
 
 static bool to_annot_addr(const struct sockaddr *sa, socklen_t len, struct cw_annot_addr *out)
 {
@@ -329,48 +358,13 @@ static bool same_addr(const struct cw_annot_addr *a, const struct cw_annot_addr 
 	return a->family == b->family && memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
 }
 
-static void names_add(const char *name, const struct cw_annot_addr *a, size_t n)
-{
-	size_t len = strnlen(name, CW_ANNOT_MAX_NAME + 1);
-	if (len == 0 || len > CW_ANNOT_MAX_NAME)
-		return;
-	if (atomic_flag_test_and_set_explicit(&names_lock, memory_order_acquire))
-		return;
-	for (size_t i = 0; i < n; i++) {
-		struct name_ent *e = &names[names_next++ % NAMES];
-		e->a = a[i];
-		memcpy(e->name, name, len);
-		e->name[len] = '\0';
-	}
-	atomic_flag_clear_explicit(&names_lock, memory_order_release);
-}
-
-/* Copies the name into OUT (size CW_ANNOT_MAX_NAME + 1). */
-static bool names_find(const struct cw_annot_addr *a, char *out)
-{
-	bool found = false;
-	if (atomic_flag_test_and_set_explicit(&names_lock, memory_order_acquire))
-		return false;
-	/* Newest first: a name re-resolved to another address wins. */
-	for (unsigned k = 0; k < NAMES && !found; k++) {
-		struct name_ent *e = &names[(names_next - 1 - k) % NAMES];
-		if (e->name[0] && same_addr(&e->a, a)) {
-			memcpy(out, e->name, sizeof(e->name));
-			found = true;
-		}
-	}
-	atomic_flag_clear_explicit(&names_lock, memory_order_release);
-	return found;
-}
-
 static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, enum cw_annot_func f)
 {
 	struct msg m;
 	if (!name || n == 0)
 		return;
-	names_add(name, a, n);
 	msg_init(&m, CW_ANNOT_RESOLVED, f);
-	backtrace_ips(&m, 3);
+	backtrace_ips(&m, 1);
 	memcpy(m.addrs, a, n * sizeof(*a));
 	m.u.h.naddrs = (uint16_t)n;
 	m.name = name;
@@ -502,36 +496,18 @@ EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, char 
 /* ---- network: sent before the call, so that the annotation is queued
  * before the kernel notifies the supervisor of the call itself ---- */
 
+/* The destination goes as the raw sockaddr (the program's memory, copied
+ * by the kernel); the supervisor parses it and ties it to a name it was
+ * told about by this process. */
 static void annotate_net(const struct sockaddr *sa, socklen_t len, enum cw_annot_func f)
 {
 	struct msg m;
-	char host[CW_ANNOT_MAX_NAME + 1];
-	char upath[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
-
-	msg_init(&m, CW_ANNOT_NET, f);
-	if (to_annot_addr(sa, len, &m.addrs[0])) {
-		m.u.h.naddrs = 1;
-		if (names_find(&m.addrs[0], host)) {
-			m.name = host;
-			m.namelen = strlen(host);
-		}
-	} else if (sa && len > (socklen_t)offsetof(struct sockaddr_un, sun_path) &&
-		   sa->sa_family == AF_UNIX) {
-		/* A unix socket: its path is the text (abstract: '@' first). */
-		size_t n = (size_t)len - offsetof(struct sockaddr_un, sun_path);
-		const char *sp = ((const struct sockaddr_un *)sa)->sun_path;
-		if (n >= sizeof(upath))
-			n = sizeof(upath) - 1;
-		memcpy(upath, sp, n);
-		upath[n] = '\0';
-		if (n && upath[0] == '\0')
-			upath[0] = '@';
-		m.text = upath;
-		m.textlen = strnlen(upath, n);
-	} else {
+	if (!sa || len == 0)
 		return;
-	}
-	backtrace_ips(&m, 3);
+	msg_init(&m, CW_ANNOT_NET, f);
+	m.raw = sa;
+	m.rawlen = len < CW_ANNOT_MAX_RAW ? (size_t)len : CW_ANNOT_MAX_RAW;
+	backtrace_ips(&m, 1);
 	msg_send(&m);
 }
 
@@ -647,7 +623,7 @@ static void annotate_exec(const char *what, enum cw_annot_func f, void *ra, bool
 	msg_init(&m, CW_ANNOT_EXEC, f);
 	set_text(&m, what);
 	if (full)
-		backtrace_ips(&m, 3);
+		backtrace_ips(&m, 1);
 	else
 		callsite_only(&m, ra);
 	msg_send(&m);
@@ -809,7 +785,7 @@ static void annotate_file(const char *path, enum cw_annot_func f, void *ra, bool
 	msg_init(&m, CW_ANNOT_FILE, f);
 	set_text(&m, path);
 	if (full)
-		backtrace_ips(&m, 3);
+		backtrace_ips(&m, 1);
 	else
 		callsite_only(&m, ra);
 	msg_send(&m);

@@ -27,8 +27,11 @@
  *   struct cw_annot_hdr
  *   uint64_t frames[nframes]          return addresses, innermost first
  *   struct cw_annot_addr addrs[naddrs]
+ *   unsigned char raw[rawlen]         connect/sendto: the sockaddr as passed
  *   char name[namelen]                host name, no NUL
- *   char text[textlen]                path, command, function name: no NUL
+ *   char text[textlen]                path or command; ends at its first NUL
+ *                                     (the preload copies up to the end of
+ *                                     the string's page, see preload.c)
  * and the datagram is exactly that long. */
 #include <stdint.h>
 
@@ -39,6 +42,7 @@
 #define CW_ANNOT_MAX_ADDRS 8
 #define CW_ANNOT_MAX_NAME 253 /* a DNS name */
 #define CW_ANNOT_MAX_TEXT 1024
+#define CW_ANNOT_MAX_RAW 128 /* sizeof(struct sockaddr_storage) */
 #define CW_ANNOT_MAX_MSG 2048
 
 enum cw_annot_type {
@@ -72,6 +76,8 @@ struct cw_annot_hdr {
 	uint16_t naddrs;   /* <= CW_ANNOT_MAX_ADDRS */
 	uint16_t namelen;  /* <= CW_ANNOT_MAX_NAME */
 	uint16_t textlen;  /* <= CW_ANNOT_MAX_TEXT */
+	uint16_t rawlen;   /* <= CW_ANNOT_MAX_RAW */
+	uint16_t reserved; /* 0 */
 	uint32_t flags;    /* CW_ANNOT_F_* */
 };
 

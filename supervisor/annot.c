@@ -82,6 +82,8 @@ struct ann {
 	char name[CW_ANNOT_MAX_NAME + 1];
 	char text[CW_ANNOT_MAX_TEXT + 1];
 	uint16_t textlen;
+	bool text_whole;           /* false: a prefix (cut at a page end) */
+	bool unix_dest;            /* NET to an AF_UNIX address */
 };
 static struct ann *ring;
 static size_t ring_next;
@@ -346,12 +348,13 @@ static const char *validate(const unsigned char *buf, size_t len, struct cw_anno
 	if (h->func >= CW_AF__COUNT)
 		return "unknown function";
 	if (h->nframes > CW_ANNOT_MAX_FRAMES || h->naddrs > CW_ANNOT_MAX_ADDRS ||
-	    h->namelen > CW_ANNOT_MAX_NAME || h->textlen > CW_ANNOT_MAX_TEXT)
+	    h->namelen > CW_ANNOT_MAX_NAME || h->textlen > CW_ANNOT_MAX_TEXT ||
+	    h->rawlen > CW_ANNOT_MAX_RAW)
 		return "a field over its limit";
-	if (h->flags & ~CW_ANNOT_F_CALLSITE_ONLY)
+	if ((h->flags & ~CW_ANNOT_F_CALLSITE_ONLY) || h->reserved)
 		return "unknown flags";
 	size_t want = sizeof(*h) + (size_t)h->nframes * 8 + (size_t)h->naddrs * sizeof(struct cw_annot_addr) +
-		      h->namelen + h->textlen;
+		      h->rawlen + h->namelen + h->textlen;
 	if (want != len)
 		return "length does not match its header";
 	const unsigned char *p = buf + sizeof(*h) + (size_t)h->nframes * 8;
@@ -361,13 +364,10 @@ static const char *validate(const unsigned char *buf, size_t len, struct cw_anno
 		if (a.family != AF_INET && a.family != AF_INET6)
 			return "address of an unknown family";
 	}
-	p += (size_t)h->naddrs * sizeof(struct cw_annot_addr);
+	p += (size_t)h->naddrs * sizeof(struct cw_annot_addr) + h->rawlen;
 	for (unsigned i = 0; i < h->namelen; i++)
 		if (!host_char(p[i]))
 			return "host name with characters no host name has";
-	p += h->namelen;
-	if (memchr(p, '\0', h->textlen))
-		return "NUL byte in text";
 	switch (h->type) {
 	case CW_ANNOT_HELLO:
 		if (len != sizeof(*h))
@@ -378,8 +378,8 @@ static const char *validate(const unsigned char *buf, size_t len, struct cw_anno
 			return "resolution without name or address";
 		break;
 	case CW_ANNOT_NET:
-		if (h->naddrs > 1)
-			return "more than one destination";
+		if (h->naddrs || h->rawlen < sizeof(sa_family_t))
+			return "network annotation without its address";
 		break;
 	default:
 		break;
@@ -404,7 +404,8 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 	const unsigned char *p = buf + sizeof(*h);
 	const unsigned char *frames = p;
 	const unsigned char *addrs = p + (size_t)h->nframes * 8;
-	const unsigned char *name = addrs + (size_t)h->naddrs * sizeof(struct cw_annot_addr);
+	const unsigned char *raw = addrs + (size_t)h->naddrs * sizeof(struct cw_annot_addr);
+	const unsigned char *name = raw + h->rawlen;
 	const unsigned char *text = name + h->namelen;
 
 	if (h->type == CW_ANNOT_RESOLVED) {
@@ -429,14 +430,34 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 	a->time = now;
 	a->nframes = h->nframes;
 	memcpy(a->frames, frames, (size_t)h->nframes * 8);
-	a->naddrs = h->naddrs;
-	if (h->naddrs)
-		memcpy(&a->addr, addrs, sizeof(a->addr));
+	if (h->rawlen >= sizeof(sa_family_t)) {
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, raw, h->rawlen);
+		a->unix_dest = ss.ss_family == AF_UNIX;
+		if (ss.ss_family == AF_INET && h->rawlen >= sizeof(struct sockaddr_in)) {
+			const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+			a->addr.family = AF_INET;
+			a->addr.port = s4->sin_port;
+			memcpy(a->addr.addr, &s4->sin_addr, 4);
+			a->naddrs = 1;
+		} else if (ss.ss_family == AF_INET6 && h->rawlen >= sizeof(struct sockaddr_in6)) {
+			const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+			a->addr.family = AF_INET6;
+			a->addr.port = s6->sin6_port;
+			memcpy(a->addr.addr, &s6->sin6_addr, 16);
+			a->naddrs = 1;
+		}
+	}
 	memcpy(a->name, name, h->namelen);
 	a->name[h->namelen] = '\0';
-	memcpy(a->text, text, h->textlen);
-	a->text[h->textlen] = '\0';
-	a->textlen = h->textlen;
+	/* The text ends at its first NUL; without one it is the part of
+	 * the string up to a page end (a prefix). */
+	size_t tl = strnlen((const char *)text, h->textlen);
+	memcpy(a->text, text, tl);
+	a->text[tl] = '\0';
+	a->textlen = (uint16_t)tl;
+	a->text_whole = tl < h->textlen;
 }
 
 /* ---- receiving ---- */
@@ -915,6 +936,17 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Is the annotation's text the raw path of EV (or a prefix of it, when the
+ * preload could only copy up to a page end)? */
+static bool text_matches(const struct ann *a, const struct cw_event *ev)
+{
+	if (!ev->raw_path)
+		return false;
+	if (a->text_whole)
+		return ev->raw_path_len == a->textlen && memcmp(ev->raw_path, a->text, a->textlen) == 0;
+	return ev->raw_path_len >= a->textlen && memcmp(ev->raw_path, a->text, a->textlen) == 0;
+}
+
 static bool ann_matches(const struct ann *a, const struct cw_event *ev)
 {
 	const struct cw_op *op = &ev->op;
@@ -925,19 +957,15 @@ static bool ann_matches(const struct ann *a, const struct cw_event *ev)
 			return false;
 		if (a->naddrs)
 			return addr_match(&a->addr, op->addr, op->addrlen, true);
-		/* A unix socket: the raw path from the target. */
-		return op->addr && op->addr->sa_family == AF_UNIX;
+		return a->unix_dest && op->addr && op->addr->sa_family == AF_UNIX;
 	case CW_OP_EXEC:
 		return a->type == CW_ANNOT_EXEC &&
-		       ((ev->raw_path && ev->raw_path_len == a->textlen &&
-			 memcmp(ev->raw_path, a->text, a->textlen) == 0) ||
-			(op->path && strcmp(base(op->path), base(a->text)) == 0));
+		       (text_matches(a, ev) || (a->text_whole && op->path && strcmp(base(op->path), base(a->text)) == 0));
 	case CW_OP_OPEN_READ:
 	case CW_OP_OPEN_WRITE:
 	case CW_OP_FS_WRITE:
 	case CW_OP_RENAME:
-		return a->type == CW_ANNOT_FILE && ev->raw_path && ev->raw_path_len == a->textlen &&
-		       memcmp(ev->raw_path, a->text, a->textlen) == 0;
+		return a->type == CW_ANNOT_FILE && text_matches(a, ev);
 	default:
 		return false;
 	}
@@ -973,22 +1001,27 @@ static struct ann *find_spawn(pid_t ppid, const struct cw_event *ev, double now)
 	return NULL;
 }
 
-static const char *find_host(pid_t tgid, const struct sockaddr *sa, size_t len)
+/* The newest name TGID resolved to this address; else one its parent
+ * resolved (a child forked after the lookup). */
+static const char *find_host(pid_t tgid, pid_t ppid, const struct sockaddr *sa, size_t len)
 {
-	for (size_t k = 0; k < NAMES && k < names_next; k++) {
-		const struct name_rec *r = &names[(names_next - 1 - k) % NAMES];
-		if (r->tgid == tgid && addr_match(&r->a, sa, len, false))
-			return r->name;
+	for (int pass = 0; pass < 2; pass++) {
+		pid_t who = pass ? ppid : tgid;
+		if (who <= 0)
+			continue;
+		for (size_t k = 0; k < NAMES && k < names_next; k++) {
+			const struct name_rec *r = &names[(names_next - 1 - k) % NAMES];
+			if (r->tgid == who && addr_match(&r->a, sa, len, false))
+				return r->name;
+		}
 	}
 	return NULL;
 }
 
-void cw_annot_attach(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
-		     struct cw_event *ev, struct cw_annot_view *out)
+static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
+		   const struct cw_event *ev, struct cw_annot_view *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!enabled)
-		return;
 	cw_annot_drain(run);
 	cw_op_kind k = ev->op.kind;
 	bool net = k == CW_OP_CONNECT || k == CW_OP_SEND;
@@ -1010,18 +1043,48 @@ void cw_annot_attach(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 			symbolize(a->tgid, a, out);
 	}
 	if (net && !out->host) {
-		const char *h = find_host(tgid, ev->op.addr, ev->op.addrlen);
+		const char *h = find_host(tgid, ppid, ev->op.addr, ev->op.addrlen);
 		if (h) {
 			snprintf(host_buf, sizeof(host_buf), "%s", h);
 			out->host = host_buf;
 		}
 	}
+	if (out->host || out->site)
+		out->source = "preload";
+}
+
+/* The view looked up while the target was still blocked in its call. */
+static struct {
+	const struct cw_event *ev;
+	pid_t tid;
+	struct cw_annot_view view;
+} prepared;
+
+void cw_annot_prepare(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid, const struct cw_event *ev)
+{
+	prepared.ev = NULL;
+	if (!enabled)
+		return;
+	lookup(run, tgid, tid, ppid, ev, &prepared.view);
+	prepared.ev = ev;
+	prepared.tid = tid;
+}
+
+void cw_annot_attach(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
+		     struct cw_event *ev, struct cw_annot_view *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!enabled)
+		return;
+	if (prepared.ev == ev && prepared.tid == tid)
+		*out = prepared.view;
+	else
+		lookup(run, tgid, tid, ppid, ev, out);
+	prepared.ev = NULL;
 	if (out->host && !ev->op.host)
 		ev->op.host = out->host;
-	if (out->host || out->site) {
-		out->source = "preload";
+	if (out->source)
 		stats.attached++;
-	}
 }
 
 /* ---- exec ---- */
