@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "supervisor/run.h"
+#include "supervisor/annot.h"
 #include "supervisor/filter.h"
 #include "supervisor/launch.h"
 #include "supervisor/log.h"
@@ -448,6 +449,7 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	};
 	cw_report_set_enforcement(run->report, &enf);
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
+	cw_annot_report(run);
 	cw_tracker_report(run);
 	changes_report(run);
 	cw_report_set_stats(run->report, run->events, run->notifications, cw_run_time(run));
@@ -565,6 +567,7 @@ static void kill_and_drain(struct cw_run *run)
 static void run_free(struct cw_run *run)
 {
 	cw_tracker_free(run);
+	cw_annot_free();
 	changes_free(run->changes);
 	if (run->profile)
 		cw_profile_free(run->profile);
@@ -808,7 +811,7 @@ int cw_run_main(const struct cw_options *opts)
 		}
 		full_env = true;
 	}
-	if (build_env(run, full_env) < 0)
+	if (build_env(run, full_env) < 0 || cw_annot_setup(run) < 0)
 		goto oom;
 
 	/* 5. The filter, the signals, the launch. */
