@@ -16,6 +16,7 @@
 #include <linux/seccomp.h>
 #include <unistd.h>
 #include "supervisor/launch.h"
+#include "supervisor/annot.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
@@ -103,6 +104,8 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	 * closed at exec (the sync pipes still work until then). */
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		child_fail(st, CW_STEP_FDS);
+	/* ...but for the preload's annotation channel, at a fixed number. */
+	cw_annot_child();
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(st, CW_STEP_NNP);
