@@ -18,6 +18,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include "supervisor/notify.h"
+#include "supervisor/annot.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
@@ -143,6 +144,7 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 	}
 	ev->enforced = !run->observe;
 	ev->allowed = allow || run->observe;
+	cw_annot_prepare(run, n->tgid, n->tid, n->ppid, ev); /* advisory, after the decision */
 	return ev->allowed;
 }
 
@@ -158,7 +160,9 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	struct cw_run *run = n->run;
 	double t = cw_run_time(run);
 	bool denied = ev->d.verdict != CW_ALLOW;
+	struct cw_annot_view av; /* advisory: looked up after the decision */
 
+	cw_annot_attach(run, n->tgid, n->tid, n->ppid, ev, &av);
 	run->events++;
 	struct cw_trace_op to = {
 		.seq = ++run->seq, .time = t,
@@ -174,6 +178,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.enforced = denied ? ev->enforced : true,
 		.err = ev->err,
 		.verified = ev->verified,
+		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
 	};
 	cw_trace_op_write(&run->tj, &to);
 	cw_run_trace_emit(run);
@@ -197,6 +202,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.time = t,
 		.enforced = ev->enforced,
 		.host = ev->op.host,
+		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && ev->enforced) {
@@ -312,6 +318,11 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	e.data.u32 = 1;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e) < 0)
 		return -errno;
+	if (cw_annot_fd() >= 0) {
+		e.data.u32 = 3;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, cw_annot_fd(), &e) < 0)
+			return -errno;
+	}
 	if (run->opts->timeout > 0) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd < 0)
@@ -360,6 +371,9 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				}
 				break;
 			}
+			case 3:
+				cw_annot_drain(run);
+				break;
 			case 2: {
 				uint64_t x;
 				if (read(tfd, &x, sizeof(x)) == sizeof(x) && !run->timed_out) {
