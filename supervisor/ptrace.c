@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <unistd.h>
 #include "supervisor/ptrace.h"
+#include "supervisor/annot.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
@@ -402,9 +403,10 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	p->argv = read_cmdline(p->pid);
 	if (p->pid == run->child)
 		run->child_execed = true;
+	p->preload = cw_annot_exec(run, p->pid);
 	run->events++;
 	cw_trace_exec_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid,
-			    p->exe, (const char *const *)p->argv, "unknown");
+			    p->exe, (const char *const *)p->argv, p->preload);
 	cw_run_trace_emit(run);
 
 	if (!p->exe)
@@ -647,7 +649,7 @@ static void report_one(struct cw_run *run, const struct cw_proc *p)
 		.argv = (const char *const *)p->argv,
 		.start = p->start, .end = p->alive ? -1 : p->end,
 		.exited = p->exited, .code = p->code, .signal = p->signal,
-		.preload = "unknown",
+		.preload = p->preload ? p->preload : "unknown",
 	};
 	cw_report_add_process(run->report, &r);
 }
