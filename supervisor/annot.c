@@ -469,9 +469,13 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	struct cw_annot_hdr h;
 
 	stats.received++;
-	if (!cred || cred->pid <= 0 || !cw_tracker_in_tree(run, cred->pid)) {
-		/* No kernel-attested sender inside the tree: nothing to
-		 * attach it to. */
+	/* A member of the tree, alive or not: a short-lived process (a
+	 * shell that runs "exit 3") is often reaped before its hello is read.
+	 * A sender outside the tree can only have the channel if a member
+	 * passed it on, and then can only mislabel that member's events. */
+	if (!cred || cred->pid <= 0 || !cw_tracker_find(run, cred->pid)) {
+		/* No kernel-attested sender of the tree: nothing to attach
+		 * it to. */
 		stats.unattributed++;
 		if (!noted_unattributed) {
 			noted_unattributed = true;

@@ -11,3 +11,4 @@ include $(srcdir)/tests/integration/local.mk
 include $(srcdir)/tests/tools/local.mk
 include $(srcdir)/tests/escapes/local.mk
 include $(srcdir)/tests/bench/local.mk
+include $(srcdir)/tests/preload/local.mk
