@@ -26,8 +26,8 @@ PYEOF
 # outside the sandbox; prints "hit" when the connection is accepted.
 client() {
 	i=0
-	while ! grep -q '^PORT\|listen failed' "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	port=$(sed -n 's/^PORT //p' "$1")
+	while ! grep -q '^PORT [0-9][0-9]*$\|listen failed' "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$1")
 	[ -n "$port" ] || { echo "no port"; return 0; }
 	"$PY" -c "import socket,sys; socket.create_connection(('$SINK_ADDR', $port), 2); print('hit')" 2>/dev/null || echo miss
 }
