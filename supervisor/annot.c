@@ -679,6 +679,10 @@ struct module {
 #define MODULES 16
 static struct module modules[MODULES];
 static uint64_t module_clock;
+/* Symbol tables read per event at most: a target mapping many large files
+ * cannot make one annotation cost the supervisor more than this. */
+#define LOADS_PER_EVENT 4
+static int loads_left;
 
 static void module_clear(struct module *md)
 {
@@ -748,7 +752,7 @@ static void module_load(struct module *md, int fd)
 		goto out;
 	const Elf64_Shdr *ss = &sh[pick], *st = &sh[ss->sh_link];
 	size_t nraw = ss->sh_size / sizeof(Elf64_Sym);
-	if (nraw == 0 || nraw > 2000000 || st->sh_size == 0 || st->sh_size > (64u << 20))
+	if (nraw == 0 || nraw > 500000 || st->sh_size == 0 || st->sh_size > (16u << 20))
 		goto out;
 	raw = malloc(nraw * sizeof(*raw));
 	md->strtab = malloc(st->sh_size + 1);
@@ -820,6 +824,9 @@ static struct module *module_get(pid_t pid, const struct map_ent *me)
 		if (md->use < victim->use)
 			victim = md;
 	}
+	if (loads_left <= 0)
+		return NULL; /* over budget: this frame stays module+offset */
+	loads_left--;
 	module_clear(victim);
 	victim->dev = me->dev;
 	victim->ino = me->ino;
@@ -904,6 +911,7 @@ static void symbolize(pid_t pid, const struct ann *a, struct cw_annot_view *out)
 	struct maps m;
 	bool have = maps_read(pid, &m) == 0;
 	size_t k = 0;
+	loads_left = LOADS_PER_EVENT;
 	for (unsigned i = 0; i < a->nframes && k < CW_ANNOT_MAX_FRAMES; i++) {
 		if (frame_format(pid, have ? &m : NULL, a->frames[i], true, frame_text[k], sizeof(frame_text[k])))
 			frame_ptrs[k] = frame_text[k], k++;
