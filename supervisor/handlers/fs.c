@@ -14,6 +14,7 @@
 #include <linux/openat2.h>
 #include <linux/limits.h>
 #include <sys/time.h>
+#include <utime.h>
 #include <sys/xattr.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
@@ -467,11 +468,254 @@ static enum cw_change_kind fs_change_kind(int nr)
 	return (enum cw_change_kind)layouts[nr].change;
 }
 
+/* ---- path-changing calls: emulated on directory fds held by capwatch ---- */
+
+/* Open the parent directory of the decided path PATH without following
+ * any symlink (one swapped in after the decision makes this fail with
+ * ELOOP), and copy the last component to BASE. */
+static int open_parent(const char *path, char *base, size_t basesz)
+{
+	const char *slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || !slash[1])
+		return -EINVAL;
+	const char *b = slash + 1;
+	if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0 || strlen(b) >= basesz)
+		return -EINVAL;
+	strcpy(base, b);
+	char dir[PATH_MAX];
+	size_t dlen = (size_t)(slash - path);
+	if (dlen >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if (dlen == 0) {
+		strcpy(dir, "/");
+	} else {
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+	}
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The decided object itself, as an O_PATH descriptor, no symlink followed. */
+static int open_object(const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Timestamps of utime/utimes/utimensat/futimesat at ADDR (NULL = now) as
+ * utimensat wants them. Returns 0 (TS filled or *NOW set) or -errno. */
+static int read_times(struct cw_notif *n, int nr, uint64_t addr, struct timespec ts[2], bool *now)
+{
+	*now = addr == 0;
+	if (*now)
+		return 0;
+	if (nr == __NR_utime) {
+		struct utimbuf u;
+		int e = cw_mem_read(n->tid, addr, &u, sizeof(u));
+		if (e < 0)
+			return e;
+		ts[0] = (struct timespec){ u.actime, 0 };
+		ts[1] = (struct timespec){ u.modtime, 0 };
+		return 0;
+	}
+	if (nr == __NR_utimensat)
+		return cw_mem_read(n->tid, addr, ts, sizeof(struct timespec) * 2);
+	struct timeval tv[2];
+	int e = cw_mem_read(n->tid, addr, tv, sizeof(tv));
+	if (e < 0)
+		return e;
+	for (int i = 0; i < 2; i++) {
+		if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+			return -EINVAL;
+		ts[i] = (struct timespec){ tv[i].tv_sec, tv[i].tv_usec * 1000 };
+	}
+	return 0;
+}
+
+/* Perform the decided operation. Returns 0 or -errno for the answer, or
+ * 1 when this case is left to the kernel (CONTINUE). */
+static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
+{
+	int nr = n->req->data.nr;
+	const struct layout *l = &layouts[nr];
+	char b1[NAME_MAX + 1], b2[NAME_MAX + 1], proc[64];
+	_cleanup_close_ int p1 = -1;
+	_cleanup_close_ int p2 = -1;
+	_cleanup_close_ int obj = -1;
+	int r, at = l->flags >= 0 ? arg_int(n, l->flags) : 0;
+	int unlink_flags = nr == __NR_unlinkat ? arg_int(n, 2) : 0;
+
+	/* A trailing slash changes what the kernel accepts (unlink("f/") is
+	 * ENOTDIR); those rare calls keep the kernel's own semantics. */
+	bool dir_op = nr == __NR_mkdir || nr == __NR_mkdirat || nr == __NR_rmdir ||
+		      (unlink_flags & AT_REMOVEDIR);
+	size_t rl = strlen(raw1);
+	if (!dir_op && rl > 1 && raw1[rl - 1] == '/')
+		return 1;
+	if (l->path2 >= 0) {
+		size_t rl2 = strlen(raw2);
+		if (rl2 > 1 && raw2[rl2 - 1] == '/')
+			return 1;
+	}
+	if (at & AT_EMPTY_PATH)
+		return 1; /* the descriptor itself: linkat of an O_TMPFILE... */
+
+	switch (nr) {
+	case __NR_unlink:
+	case __NR_unlinkat:
+	case __NR_rmdir:
+		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)
+			return p1;
+		r = unlinkat(p1, b1, nr == __NR_rmdir ? AT_REMOVEDIR : unlink_flags);
+		break;
+	case __NR_mkdir:
+	case __NR_mkdirat:
+	case __NR_mknod:
+	case __NR_mknodat: {
+		bool md = nr == __NR_mkdir || nr == __NR_mkdirat;
+		bool at_form = nr == __NR_mkdirat || nr == __NR_mknodat;
+		mode_t mode = (mode_t)(uint32_t)arg_u64(n, at_form ? 2 : 1);
+		if (!md && !S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode) && (mode & S_IFMT))
+			return 1; /* device nodes: the kernel checks CAP_MKNOD itself */
+		int um = target_umask(n->tid);
+		if (um < 0)
+			return 1;
+		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)
+			return p1;
+		mode_t saved = umask((mode_t)um);
+		r = md ? mkdirat(p1, b1, mode)
+		       : mknodat(p1, b1, mode, (dev_t)arg_u64(n, at_form ? 3 : 2));
+		int e = errno;
+		umask(saved);
+		errno = e;
+		break;
+	}
+	case __NR_rename:
+	case __NR_renameat:
+	case __NR_renameat2:
+	case __NR_link:
+	case __NR_linkat:
+		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)
+			return p1;
+		if ((p2 = open_parent(ev->op.path2, b2, sizeof(b2))) < 0)
+			return p2;
+		if (nr == __NR_link || nr == __NR_linkat)
+			/* The source was resolved as asked (AT_SYMLINK_FOLLOW
+			 * or not): link exactly that object. */
+			r = linkat(p1, b1, p2, b2, 0);
+		else
+			r = renameat2(p1, b1, p2, b2, nr == __NR_renameat2 ? (unsigned)arg_u64(n, 4) : 0);
+		break;
+	case __NR_symlink:
+	case __NR_symlinkat:
+		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)
+			return p1;
+		r = symlinkat(raw2, p1, b1);
+		break;
+	case __NR_chown:
+	case __NR_lchown:
+	case __NR_fchownat: {
+		int ua = nr == __NR_fchownat ? 2 : 1;
+		if ((obj = open_object(ev->op.path)) < 0)
+			return obj;
+		r = fchownat(obj, "", (uid_t)(uint32_t)arg_u64(n, ua), (gid_t)(uint32_t)arg_u64(n, ua + 1),
+			     AT_EMPTY_PATH);
+		break;
+	}
+	case __NR_chmod:
+	case __NR_fchmodat:
+	case __NR_fchmodat2:
+	case __NR_truncate:
+	case __NR_setxattr:
+	case __NR_removexattr:
+	case __NR_utime:
+	case __NR_utimes:
+	case __NR_utimensat:
+	case __NR_futimesat: {
+		struct stat st;
+		if ((obj = open_object(ev->op.path)) < 0)
+			return obj;
+		if (fstat(obj, &st) < 0)
+			return -errno;
+		if (S_ISLNK(st.st_mode))
+			return 1; /* acting on a symlink itself: left to the kernel */
+		/* The magic link pins the object we opened. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", obj);
+		if (nr == __NR_chmod || nr == __NR_fchmodat || nr == __NR_fchmodat2) {
+			r = chmod(proc, (mode_t)(uint32_t)arg_u64(n, nr == __NR_chmod ? 1 : 2));
+		} else if (nr == __NR_truncate) {
+			r = truncate(proc, (off_t)arg_u64(n, 1));
+		} else if (nr == __NR_setxattr || nr == __NR_removexattr) {
+			char name[XATTR_NAME_MAX + 1];
+			ssize_t k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
+			if (k < 0)
+				return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+			if (nr == __NR_removexattr) {
+				r = removexattr(proc, name);
+			} else {
+				uint64_t size = arg_u64(n, 3);
+				if (size > XATTR_SIZE_MAX)
+					return -E2BIG;
+				_cleanup_free_ char *value = size ? malloc(size) : NULL;
+				if (size && !value)
+					return -ENOMEM;
+				if (size && (r = cw_mem_read(n->tid, arg_u64(n, 2), value, size)) < 0)
+					return r;
+				r = setxattr(proc, name, value, size, arg_int(n, 4));
+			}
+		} else {
+			struct timespec ts[2];
+			bool now;
+			uint64_t addr = arg_u64(n, nr == __NR_utime || nr == __NR_utimes ? 1 : 2);
+			if (nr == __NR_utimensat && (at & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)))
+				return -EINVAL;
+			if ((r = read_times(n, nr, addr, ts, &now)) < 0)
+				return r;
+			r = utimensat(obj, "", now ? NULL : ts, AT_EMPTY_PATH);
+		}
+		break;
+	}
+	default:
+		return 1;
+	}
+	return r < 0 ? -errno : 0;
+}
+
+/* Path-changing calls (kernel-notes K19): capwatch performs them itself on
+ * directories it opened without following symlinks, using the basename of
+ * the path it decided on, so neither rewritten argument memory nor a
+ * symlink swapped into a parent directory can redirect them. Calls on an
+ * object (chmod, chown, truncate, utimes, xattrs) act on an O_PATH
+ * descriptor of the decided object. Same credentials as the target;
+ * creations use its umask. */
 static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 {
-	/* See enforce_continue(): advisory until the supervisor performs
-	 * these on its own directory fds (K19). */
-	enforce_continue(n, ev);
+	const char *p = ev->op.path;
+	if (!ev->enforced || p[0] != '/' || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0 ||
+	    strncmp(p, "/sys/", 5) == 0 || (ev->op.path2 && ev->op.kind == CW_OP_RENAME && ev->op.path2[0] != '/')) {
+		enforce_continue(n, ev); /* --observe, pseudo files: see enforce_continue() */
+		return;
+	}
+	int r = do_path_op(n, ev);
+	if (r == 1) {
+		enforce_continue(n, ev);
+		return;
+	}
+	ev->verified = true;
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
 }
 
 /* ---- metadata through a descriptor: emulated on a duplicate ---- */
