@@ -325,8 +325,10 @@ class Bench:
                     if not good:
                         self.failures.append({'micro': label, 'variant': vname, 'errno': err, 'expected': exp})
                         print(f'bench: micro {label} {vname}: errno {err}, expected {exp}', file=sys.stderr)
+                    n_ops = int(argv[1]) + int(argv[1]) // 10 + 1  # timed + warm-up
                     res.setdefault(label, {}).setdefault(vname, []).append(
-                        {'us': r.get('us_per_op'), 'errno': err, 'ok': good, 'sup_maxrss_kb': r.get('sup_maxrss_kb')})
+                        {'us': r.get('us_per_op'), 'errno': err, 'ok': good, 'sup_maxrss_kb': r.get('sup_maxrss_kb'),
+                         'sup_us': r['sup_cpu'] * 1e6 / n_ops if r.get('sup_cpu') is not None else None})
                     print(f'bench: micro {label:30s} {vname:14s} {r.get("us_per_op", 0):9.3f} us/op errno={err}', flush=True)
         out = {}
         for label, per in res.items():
@@ -334,25 +336,32 @@ class Bench:
             for vname, runs in per.items():
                 out[label][vname] = {'us_per_op': median(x['us'] for x in runs if x['ok']),
                                      'errno': runs[-1]['errno'],
-                                     'sup_maxrss_kb': median(x['sup_maxrss_kb'] for x in runs)}
-        # The floor: one notification round trip, nothing else.
+                                     'sup_maxrss_kb': median(x['sup_maxrss_kb'] for x in runs),
+                                     'sup_cpu_us_per_op': median(x['sup_us'] for x in runs)}
+        # The floor: one notification round trip, nothing else; and one
+        # emulated open (ADDFD|SEND), nothing else.
         floor = {}
         for rnd in range(s['micro_rounds']):
-            for vname, sync, cpu in [('unpinned', False, None), ('unpinned, SYNC_WAKE_UP', True, None),
-                                     ('1 CPU', False, 0), ('1 CPU, SYNC_WAKE_UP', True, 0)]:
-                pre = [self.run_bin]
-                if cpu is not None:
-                    pre += ['--cpu', str(cpu)]
-                p = subprocess.run(pre + ['--', self.floor_bin, str(s['micro'])] + (['sync'] if sync else []),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                m = re.search(r'floor notify .*us_per_op=([\d.]+)', p.stdout)
-                b = re.search(r'floor bare .*us_per_op=([\d.]+)', p.stdout)
-                if m:
-                    floor.setdefault(vname, []).append(float(m.group(1)))
-                    floor.setdefault('bare getppid', []).append(float(b.group(1)))
-                else:
-                    floor.setdefault(vname, [])
-                    print(f'bench: floor {vname}: {p.stderr.strip()}', file=sys.stderr)
+            for what in ('getppid', 'open'):
+                for vname, sync, cpu in [('unpinned', False, None), ('unpinned, SYNC_WAKE_UP', True, None),
+                                         ('1 CPU', False, 0), ('1 CPU, SYNC_WAKE_UP', True, 0)]:
+                    pre = [self.run_bin]
+                    if cpu is not None:
+                        pre += ['--cpu', str(cpu)]
+                    argv = [self.floor_bin, str(s['micro'] // 2)] + (['sync'] if sync else [])
+                    argv += ['addfd'] if what == 'open' else []
+                    p = subprocess.run(pre + ['--'] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True, timeout=300)
+                    m = re.search(r'floor notify .*us_per_op=([\d.]+)', p.stdout)
+                    b = re.search(r'floor bare .*us_per_op=([\d.]+)', p.stdout)
+                    bare_key = f'{what} bare' + (', 1 CPU' if cpu is not None else '')
+                    key = f'{what} {"CONTINUE" if what == "getppid" else "ADDFD+SEND"}, {vname}'
+                    if m and b:
+                        floor.setdefault(key, []).append(float(m.group(1)))
+                        floor.setdefault(bare_key, []).append(float(b.group(1)))
+                    else:
+                        floor.setdefault(key, [])
+                        print(f'bench: floor {key}: {p.stderr.strip()}', file=sys.stderr)
         out['_floor'] = {k: median(v) for k, v in floor.items()}
         return out
 
@@ -373,7 +382,9 @@ class Bench:
                 with open(hwm) as fh:
                     rows = [ln.split() for ln in fh if ln.strip()]
                 if rows:
-                    r['sup_maxrss_kb'] = max(int(x[1]) for x in rows)
+                    row = max(rows, key=lambda x: int(x[1]))
+                    r['sup_maxrss_kb'] = int(row[1])
+                    r['sup_cpu'] = float(row[2]) + float(row[3])
                 os.unlink(hwm)
         else:
             # A run of denials ends "enforcement_denied": expected here.
@@ -439,8 +450,9 @@ def render(b, summary, micro, scale, args, started, ended):
         L.append('')
         L.append('Micro-benchmark, µs per operation (median over rounds; overhead = supervised − bare):')
         L.append('')
-        L.append('| operation | bare | verify | verify+trace | bare, 1 CPU | verify, 1 CPU | overhead | overhead, 1 CPU | errno under verify |')
-        L.append('|---|---:|---:|---:|---:|---:|---:|---:|---|')
+        L.append('| operation | bare | verify | verify+trace | bare, 1 CPU | verify, 1 CPU | overhead | overhead, 1 CPU '
+                 '| supervisor CPU per op (verify) | supervisor peak RSS, MiB (verify) | errno under verify |')
+        L.append('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|')
         for label, per in micro.items():
             if label.startswith('_'):
                 continue
@@ -450,11 +462,19 @@ def render(b, summary, micro, scale, args, started, ended):
                   if g('verify, 1 CPU') is not None and g('bare, 1 CPU') is not None else None)
             L.append(f'| {label} | {fmt(g("bare"), ".2f")} | {fmt(g("verify"), ".2f")} | {fmt(g("verify+trace"), ".2f")} | '
                      f'{fmt(g("bare, 1 CPU"), ".2f")} | {fmt(g("verify, 1 CPU"), ".2f")} | {fmt(d1, ".2f")} | '
-                     f'{fmt(d2, ".2f")} | {per.get("verify", {}).get("errno")} |')
+                     f'{fmt(d2, ".2f")} | {fmt(per.get("verify", {}).get("sup_cpu_us_per_op"), ".2f")} | '
+                     f'{fmt(per.get("verify", {}).get("sup_maxrss_kb") and per["verify"]["sup_maxrss_kb"] / 1024, ".1f")} | '
+                     f'{per.get("verify", {}).get("errno")} |')
         fl = micro.get('_floor', {})
         L.append('')
-        L.append('Floor: one seccomp notification round trip answered CONTINUE by a thread doing nothing else '
-                 '(cwb_floor), µs: ' + ', '.join(f'{k} {fmt(v, ".2f")}' for k, v in fl.items()))
+        L.append('Floor (cwb_floor): a thread that does nothing but answer, µs per operation. getppid answered '
+                 'CONTINUE = one notification round trip; open(/dev/null)+close answered ADDFD+SEND = one '
+                 'emulated open, as capwatch does for every allowed open.')
+        L.append('')
+        L.append('| floor | µs/op |')
+        L.append('|---|---:|')
+        for k in sorted(fl):
+            L.append(f'| {k} | {fmt(fl[k], ".2f")} |')
     if scale:
         L.append('')
         L.append(f'Scale: {scale["procs"]} processes under verify --trace: wall {fmt(scale.get("wall"), ".2f")} s, '

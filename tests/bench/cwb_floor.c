@@ -1,12 +1,19 @@
 /* cwb_floor: the cost of one seccomp user-notification round trip with
  * nothing else around it — the floor under any supervisor built on it.
  *
- *   cwb_floor N [sync]
+ *   cwb_floor N [sync] [addfd]
  *
  * The main thread installs a filter that notifies getppid() and nothing
  * else, then a second thread answers every notification with CONTINUE
  * (RECV; SEND), as a supervisor that decides instantly would. The main
- * thread times N getppid() calls after N/10 warm-up ones. "sync" sets
+ * thread times N getppid() calls after N/10 warm-up ones.
+ * "addfd": the filter notifies openat() instead, the main thread times
+ * open("/dev/null")+close(), and the thread answers each with
+ * SECCOMP_IOCTL_NOTIF_ADDFD + SECCOMP_ADDFD_FLAG_SEND of a descriptor it
+ * holds — the floor of an emulated open, which capwatch uses for every
+ * allowed open. ADDFD returns only once the target has installed the
+ * descriptor, so it costs the supervisor one more sleep and wake-up than
+ * a plain SEND. "sync" sets
  * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP on the listener (Linux 6.7+), which
  * asks the kernel to run the woken side on the waker's CPU. Pinning is left
  * to the caller (cwb_run --cpu 0, or taskset). Prints
@@ -14,6 +21,7 @@
  * A getppid() with no filter at all is measured first as "bare". */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -41,6 +49,9 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static int use_addfd;
+static int held = -1; /* opened before the filter: the thread inherits it */
+
 static void *answer(void *arg)
 {
 	int fd = *(int *)arg;
@@ -58,6 +69,14 @@ static void *answer(void *arg)
 				continue;
 			return NULL;
 		}
+		if (use_addfd) {
+			struct seccomp_notif_addfd a = {
+				.id = req->id, .flags = SECCOMP_ADDFD_FLAG_SEND,
+				.srcfd = (__u32)held, .newfd = 0, .newfd_flags = O_CLOEXEC,
+			};
+			if (ioctl(fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) >= 0)
+				continue;
+		}
 		memset(resp, 0, sz.seccomp_notif_resp);
 		resp->id = req->id;
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -65,29 +84,49 @@ static void *answer(void *arg)
 	}
 }
 
-static double time_getppid(long n)
+static void op(void)
+{
+	if (use_addfd)
+		close(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	else
+		syscall(SYS_getppid);
+}
+
+static double time_op(long n)
 {
 	for (long i = 0; i < n / 10 + 1; i++)
-		syscall(SYS_getppid);
+		op();
 	double t0 = now();
 	for (long i = 0; i < n; i++)
-		syscall(SYS_getppid);
+		op();
 	return (now() - t0) * 1e6 / (double)n;
 }
 
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000;
-	int sync = argc > 2 && strcmp(argv[2], "sync") == 0;
+	int sync = 0;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "sync") == 0)
+			sync = 1;
+		else if (strcmp(argv[i], "addfd") == 0)
+			use_addfd = 1;
+	}
 	if (n <= 0) {
-		fprintf(stderr, "usage: cwb_floor N [sync]\n");
+		fprintf(stderr, "usage: cwb_floor N [sync] [addfd]\n");
 		return 2;
 	}
-	printf("floor bare n=%ld us_per_op=%.3f\n", n, time_getppid(n));
+	const char *what = use_addfd ? "open" : "getppid";
+	printf("floor bare %s n=%ld us_per_op=%.3f\n", what, n, time_op(n));
 
+	held = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (held < 0) {
+		perror("cwb_floor: /dev/null");
+		return 1;
+	}
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, use_addfd ? SYS_openat : SYS_getppid, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -112,7 +151,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cwb_floor: pthread_create failed\n");
 		return 1;
 	}
-	printf("floor notify n=%ld sync=%d us_per_op=%.3f\n", n, sync, time_getppid(n));
+	printf("floor notify %s n=%ld sync=%d us_per_op=%.3f\n", what, n, sync, time_op(n));
 	fflush(stdout);
 	_exit(0); /* the answering thread never returns */
 }
