@@ -351,6 +351,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				continue;
 			return -errno;
 		}
+		bool chld = k == 0; /* idle: reap anyway, as a safety net */
 		for (int i = 0; i < k; i++) {
 			switch (evs[i].data.u32) {
 			case 0:
@@ -365,8 +366,10 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			case 1: {
 				struct signalfd_siginfo si;
 				while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo == SIGCHLD)
-						continue; /* reaped below */
+					if (si.ssi_signo == SIGCHLD) {
+						chld = true; /* reaped below */
+						continue;
+					}
 					forward_signal(run, &si);
 				}
 				break;
@@ -386,8 +389,10 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			}
 			}
 		}
-		/* Cheap when nothing is pending: one waitpid(WNOHANG). */
-		run->tracker_ops->reap(run);
+		/* Every tracee stop and exit raises SIGCHLD, and a reap drains
+		 * all pending statuses: no waitpid per notification. */
+		if (chld || run->timed_out)
+			run->tracker_ops->reap(run);
 		if (run->timed_out && kill_deadline && cw_now() > kill_deadline) {
 			/* Something survived SIGKILL for 5s (stuck in D state,
 			 * or invisible to us): give up waiting for it. */
