@@ -574,6 +574,67 @@ static bool env_has_us(char *const envp[], size_t *count)
 
 #define MAX_REINJECT_ENV 4096
 
+static void pipe_drain(int fd)
+{
+	char sink[2048];
+	while (read(fd, sink, sizeof(sink)) > 0)
+		;
+}
+
+/* May our code read ENVP (the pointer array and the first bytes of each
+ * string)? An environment array the program built itself can point
+ * anywhere, and execve must then fail with EFAULT, not fault in here. The
+ * kernel answers for us: it copies the bytes into a private pipe, and a bad
+ * pointer is an EFAULT. pipe2, write and read are not notified by the
+ * filter; the pipe exists only during the call. */
+static bool env_readable(char *const envp[])
+{
+	int p[2];
+	bool ok = true;
+	struct iovec iov[64];
+	int k = 0;
+	uintptr_t lastpage = 0;
+
+	if (!envp || envp == environ)
+		return true;
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return false;
+	for (size_t i = 0;; i++) {
+		const char *slot = (const char *)&envp[i];
+		uintptr_t a = (uintptr_t)slot >> 12, b = ((uintptr_t)slot + sizeof(char *) - 1) >> 12;
+		if (i > MAX_REINJECT_ENV) {
+			ok = false;
+			break;
+		}
+		if (i == 0 || a != lastpage || b != lastpage) {
+			if (write(p[1], slot, sizeof(char *)) != (ssize_t)sizeof(char *)) {
+				ok = false;
+				break;
+			}
+			pipe_drain(p[0]);
+			lastpage = b;
+		}
+		if (!envp[i])
+			break;
+		iov[k].iov_base = envp[i];
+		iov[k].iov_len = user_span(envp[i], 24);
+		if (++k == 64) {
+			ok = writev(p[1], iov, k) >= 0;
+			pipe_drain(p[0]);
+			k = 0;
+			if (!ok)
+				break;
+		}
+	}
+	if (ok && k) {
+		ok = writev(p[1], iov, k) >= 0;
+		pipe_drain(p[0]);
+	}
+	close(p[0]);
+	close(p[1]);
+	return ok;
+}
+
 /* A program that clears LD_PRELOAD (env -u, a custom envp) for its child
  * gets it back at exec: the environment passed to the real call is ENVP
  * plus our two entries. Built in OUT (on the caller's stack: no malloc, this
@@ -635,7 +696,8 @@ static void annotate_exec(const char *what, enum cw_annot_func f, void *ra, bool
 #define WITH_OUR_ENV(envp, expr) \
 	do { \
 		size_t n_; \
-		if (!our_path || env_has_us((envp), &n_) || n_ > MAX_REINJECT_ENV) { \
+		if (!our_path || !env_readable(envp) || env_has_us((envp), &n_) || \
+		    n_ > MAX_REINJECT_ENV) { \
 			char *const *E_ = (envp); \
 			in_hook--; \
 			errno = saved; \

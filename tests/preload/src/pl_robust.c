@@ -1,16 +1,20 @@
 /* The preload must not change what a program does. pl_robust runs fork,
  * vfork+execve, threads, a signal handler that calls open(), an exec with
  * LD_PRELOAD removed from the environment, posix_spawn, system and popen,
- * and prints what it saw. The output must be the same with and without
+ * execve and open with pointers into an unmapped page (the kernel answers
+ * EFAULT; the preload must not fault first), and prints what it saw. The output must be the same with and without
  * capwatch. */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,5 +117,35 @@ int main(void)
 		pclose(f);
 	}
 	printf("popen: %s", line);
+
+	/* Bad pointers: an environment string, an environment array running
+	 * into a hole, a path in a hole. */
+	char *m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || munmap(m + 4096, 4096) < 0)
+		return 2;
+	char **env = (char **)(m + 4096 - 16);
+	env[0] = "A=1";
+	env[1] = m + 4096 + 100;
+	errno = 0;
+	r = execve("/bin/true", av3, env);
+	printf("execve bad env string: %d %s\n", r, errno == EFAULT ? "EFAULT" : strerror(errno));
+	char **env2 = (char **)(m + 4096 - 8);
+	env2[0] = "B=2";
+	errno = 0;
+	r = execve("/bin/true", av3, env2);
+	printf("execve bad env array: %d %s\n", r, errno == EFAULT ? "EFAULT" : strerror(errno));
+	errno = 0;
+	r = execve(m + 4096 + 8, av3, environ);
+	printf("execve bad path: %d %s\n", r, errno == EFAULT ? "EFAULT" : strerror(errno));
+	char *edge = m + 4096 - 4;
+	memcpy(edge, "/tmp", 4); /* no NUL before the hole */
+	errno = 0;
+	fd = open(edge, O_RDONLY);
+	printf("open path into a hole: %d %s\n", fd, errno == EFAULT ? "EFAULT" : strerror(errno));
+	struct sockaddr_in *bad = (struct sockaddr_in *)(m + 4096 - 4);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	errno = 0;
+	r = connect(s, (struct sockaddr *)bad, sizeof(*bad));
+	printf("connect address into a hole: %d %s\n", r, errno == EFAULT ? "EFAULT" : strerror(errno));
 	return 0;
 }
