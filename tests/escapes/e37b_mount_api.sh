@@ -5,6 +5,7 @@
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_mountns
 esc_setup
+esc_mounted "$H/authorized_keys"
 printf 'trusted\n' >"$H/authorized_keys"
 printf 'attacker key\n' >"$W/fake"
 cat >"$T/newapi.py" <<PYEOF

@@ -16,7 +16,7 @@ try:
 except OSError as e:
     print("listen failed", e, flush=True); sys.exit(3)
 print("PORT", s.getsockname()[1], flush=True)
-s.settimeout(5)
+s.settimeout(30)
 try:
     s.accept()
 except OSError:

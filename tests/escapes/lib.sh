@@ -26,11 +26,15 @@ esc_bypass() { echo "BYPASS: $esc_name: $*" >&2; exit 1; }
 # The bare attack did not work: the test could not fail, so it is invalid.
 esc_control_failed() { echo "INVALID: $esc_name: positive control failed: $*" >&2; exit 1; }
 
+ESC_MOUNTS=
 esc_cleanup() {
 	for p in $ESC_PIDS; do kill -9 "$p" 2>/dev/null; done
 	for p in $ESC_PIDS; do wait "$p" 2>/dev/null; done
+	for m in $ESC_MOUNTS; do umount -l "$m" 2>/dev/null; done
 	cd / && rm -rf "$T"
 }
+# esc_mounted PATH: a mount this test made (private mount ns): detached at exit.
+esc_mounted() { ESC_MOUNTS="$1 $ESC_MOUNTS"; }
 
 # Kill one background process this test started (and remove it from the
 # list): never by name.
