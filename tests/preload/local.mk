@@ -7,7 +7,8 @@ PRELOAD_TESTS = \
 	tests/preload/host.sh \
 	tests/preload/forge.sh \
 	tests/preload/static.sh \
-	tests/preload/robust.sh
+	tests/preload/robust.sh \
+	tests/preload/setuid.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
