@@ -41,6 +41,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <libunwind.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -362,7 +363,11 @@ static bool same_addr(const struct cw_annot_addr *a, const struct cw_annot_addr 
 static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, enum cw_annot_func f)
 {
 	struct msg m;
+	unsigned char tmp[sizeof(struct in6_addr)];
 	if (!name || n == 0)
+		return;
+	/* A numeric address "resolves" to itself: not a host name. */
+	if (inet_pton(AF_INET, name, tmp) == 1 || inet_pton(AF_INET6, name, tmp) == 1)
 		return;
 	msg_init(&m, CW_ANNOT_RESOLVED, f);
 	backtrace_ips(&m, 1);
