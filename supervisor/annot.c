@@ -69,6 +69,22 @@ static char lib_path[PATH_MAX];
 static bool enabled;
 static struct cw_annot_stats stats;
 static bool noted_unattributed;
+/* Notes about bad senders, at most this many per run (a fork storm of
+ * misbehaving processes must not flood the trace or the terminal). */
+#define NOTES_MAX 32
+static unsigned notes_written, flood_notes;
+
+static bool note_allowed(struct cw_run *run)
+{
+	if (notes_written > NOTES_MAX)
+		return false;
+	if (notes_written++ == NOTES_MAX) {
+		cw_run_note(run, 0, "warning",
+			    "preload channel: more bad annotations; from now on they are only counted (stats.annotations)");
+		return false;
+	}
+	return true;
+}
 
 struct ann {
 	pid_t tgid, tid;
@@ -394,6 +410,8 @@ static void flag_bad(struct cw_run *run, pid_t pid, struct bucket *b, const char
 		return;
 	if (b)
 		b->noted_bad = true;
+	if (!note_allowed(run))
+		return;
 	cw_run_note(run, pid, "warning",
 		    "preload channel: malformed annotation from pid %d (%s): ignored; "
 		    "annotations are advisory and decisions are unaffected", (int)pid, why);
@@ -477,7 +495,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		/* No kernel-attested sender of the tree: nothing to attach
 		 * it to. */
 		stats.unattributed++;
-		if (!noted_unattributed) {
+		if (!noted_unattributed && note_allowed(run)) {
 			noted_unattributed = true;
 			cw_run_note(run, 0, "warning",
 				    "preload channel: annotation from a sender outside the supervised tree (pid %d): ignored",
@@ -496,7 +514,10 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		b->dropped++;
 		if (!b->noted_flood) {
 			b->noted_flood = true;
-			cw_run_note(run, pid, "info",
+			/* A busy honest program gets here too: an info note,
+			 * a few per run at most. */
+			if (flood_notes++ < NOTES_MAX)
+				cw_run_note(run, pid, "info",
 				    "preload channel: pid %d exceeds %g annotations/s; the excess is dropped",
 				    (int)pid, RATE);
 		}
