@@ -22,12 +22,14 @@ ESCAPES_TESTS = \
 	tests/escapes/e10_shared_flip.sh \
 	tests/escapes/e11_fd_swap.sh \
 	tests/escapes/e12_symlink_swap.sh \
+	tests/escapes/e12b_dangling_symlink.sh \
 	tests/escapes/e13_dir_swap.sh \
 	tests/escapes/e14_hardlink.sh \
 	tests/escapes/e15_rename_exchange.sh \
 	tests/escapes/e16_proc_magic.sh \
 	tests/escapes/e17_openat2.sh \
 	tests/escapes/e17b_openat2_resolve.sh \
+	tests/escapes/e17c_openat2_flags_race.sh \
 	tests/escapes/e18_opath_upgrade.sh \
 	tests/escapes/e19_dirfd_relative.sh \
 	tests/escapes/e20_open_by_handle.sh \
@@ -73,6 +75,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e55_create_other.sh \
 	tests/escapes/e56_fork_bomb.sh \
 	tests/escapes/e57_flood.sh \
+	tests/escapes/e57b_fifo_stall.sh \
 	tests/escapes/e58_extreme_paths.sh \
 	tests/escapes/e59_encodings.sh \
 	tests/escapes/e60_log_injection.sh \
@@ -85,7 +88,10 @@ ESCAPES_TESTS = \
 	tests/escapes/e67_tamper.sh
 
 ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e09b_sockaddr_flip.sh \
+	tests/escapes/e09c_flip_continued.sh \
 	tests/escapes/e14b_bind_alias.sh \
+	tests/escapes/e17d_openat2_flags_continued.sh \
 	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e48_scm_rights.sh \
 	tests/escapes/e68_script_swap.sh
@@ -99,10 +105,12 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e06_int80 \
 	tests/escapes/src/e07_io_uring \
 	tests/escapes/src/e09_thread_flip \
+	tests/escapes/src/e09b_sockaddr_flip \
 	tests/escapes/src/e10_shared_flip \
 	tests/escapes/src/e11_fd_swap \
 	tests/escapes/src/e12_symlink_swap \
 	tests/escapes/src/e13_dir_swap \
+	tests/escapes/src/e17c_openat2_flags_race \
 	tests/escapes/src/e20_handle \
 	tests/escapes/src/e22_memfd_exec \
 	tests/escapes/src/e26_listener \
@@ -126,6 +134,10 @@ EXTRA_DIST += tests/escapes/src/esc.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
+tests_escapes_src_e09b_sockaddr_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e09b_sockaddr_flip_LDFLAGS = -pthread
+tests_escapes_src_e17c_openat2_flags_race_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e17c_openat2_flags_race_LDFLAGS = -pthread
 tests_escapes_src_e57_flood_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e57_flood_LDFLAGS = -pthread
 tests_escapes_src_e65_vfork_flip_CFLAGS = $(AM_CFLAGS) -pthread
