@@ -74,6 +74,17 @@ cw -- printf abc >"$O/norep.out"
 expect_rc 0 "capwatch -- printf abc"
 [ "$(cat "$O/norep.out")" = abc ] || fail "stdout without --report is '$(cat "$O/norep.out")', not 'abc'"
 
+# Closed stdout/stderr: capwatch's own files must not land on fds 1/2 where
+# the command would write into them; the command sees them closed, as bare.
+printf 'PAYLOAD-ON-CLOSED-FD\n' > payload
+sh -c 'cat payload; cat payload >&2' >&- 2>&-
+bare=$?
+cw --report "$O/closed.json" --trace "$O/closed.jsonl" -- sh -c 'cat payload; cat payload >&2' >&- 2>&-
+expect_rc $bare "stdout and stderr closed"
+! grep -q PAYLOAD "$O/closed.json" "$O/closed.jsonl" || fail "with stdout/stderr closed, the command wrote into the report or trace"
+report_assert "$O/closed.json" "d['schema'] == 'capwatch.report/v1'"
+trace_assert "$O/closed.jsonl" "summary['type'] == 'summary'"
+
 # --report-fd 3, and the command cannot forge the report through fd 3.
 cw --report-fd 3 -- printf xyz >"$O/fd.out" 3>"$O/fd.json"
 expect_rc 0 "--report-fd 3"
