@@ -90,10 +90,12 @@ ESCAPES_TESTS = \
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e09b_sockaddr_flip.sh \
 	tests/escapes/e09c_flip_continued.sh \
+	tests/escapes/e09d_pathcall_flip.sh \
 	tests/escapes/e14b_bind_alias.sh \
 	tests/escapes/e17d_openat2_flags_continued.sh \
 	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e48_scm_rights.sh \
+	tests/escapes/e55b_mknod_device.sh \
 	tests/escapes/e68_script_swap.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
@@ -106,6 +108,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e07_io_uring \
 	tests/escapes/src/e09_thread_flip \
 	tests/escapes/src/e09b_sockaddr_flip \
+	tests/escapes/src/e09d_pathcall_flip \
 	tests/escapes/src/e10_shared_flip \
 	tests/escapes/src/e11_fd_swap \
 	tests/escapes/src/e12_symlink_swap \
@@ -134,6 +137,8 @@ EXTRA_DIST += tests/escapes/src/esc.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
+tests_escapes_src_e09d_pathcall_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e09d_pathcall_flip_LDFLAGS = -pthread
 tests_escapes_src_e09b_sockaddr_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09b_sockaddr_flip_LDFLAGS = -pthread
 tests_escapes_src_e17c_openat2_flags_race_CFLAGS = $(AM_CFLAGS) -pthread
