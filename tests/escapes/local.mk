@@ -93,6 +93,7 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e09d_pathcall_flip.sh \
 	tests/escapes/e14b_bind_alias.sh \
 	tests/escapes/e17d_openat2_flags_continued.sh \
+	tests/escapes/e31b_environ_leak.sh \
 	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e48_scm_rights.sh \
 	tests/escapes/e55b_mknod_device.sh \
