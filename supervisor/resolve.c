@@ -185,6 +185,7 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 	strcpy(rest, path);
 	res->exists = true;
 	res->is_symlink = false;
+	res->mode = 0;
 
 	char *r = rest;
 	for (;;) {
@@ -199,6 +200,7 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 		bool last = *next == '\0';
 		bool trailing_slash = last && r[n] == '/';
 
+		res->mode = 0; /* set again below by the lstat of this component */
 		if (n == 1 && r[0] == '.') {
 			r = next;
 			continue;
@@ -265,11 +267,13 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				continue;
 			}
 			if (!S_ISLNK(st.st_mode)) {
+				res->mode = st.st_mode;
 				r = next;
 				continue;
 			}
 			if (!follow) {
 				res->is_symlink = true;
+				res->mode = st.st_mode;
 				r = next;
 				continue;
 			}

@@ -33,6 +33,7 @@ struct cw_resolved {
 			      already-open object that grants nothing new */
 	bool exists;       /* the final object existed when we looked */
 	bool is_symlink;   /* ... and was a symlink (NOFOLLOW) */
+	unsigned mode;     /* its st_mode as seen by the walk, 0 = not known */
 };
 
 /* Resolve PATH as the kernel would for thread TID of process TGID: relative

@@ -187,17 +187,21 @@ static int plain_device(const char *path)
 	return -1;
 }
 
-static bool emulable_object(const char *path)
+static bool emulable_object(const char *path, const struct cw_resolved *res)
 {
 	if (plain_device(path) >= 0)
 		return true;
 	if (strncmp(path, "/proc/", 6) == 0 || strcmp(path, "/proc") == 0 ||
 	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/sys/", 5) == 0)
 		return false;
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT;
-	return S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode);
+	mode_t mode = res->mode; /* what the resolution saw, when it knows */
+	if (!mode) {
+		struct stat st;
+		if (lstat(path, &st) < 0)
+			return errno == ENOENT;
+		mode = st.st_mode;
+	}
+	return S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode);
 }
 
 /* Emulation (kernel-notes K18): capwatch opens the path it decided on,
@@ -211,7 +215,7 @@ static bool emulable_object(const char *path)
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
 	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
-	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path)) {
+	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path, &res1)) {
 		/* --observe, pseudo-devices, /proc: see enforce_continue().
 		 * O_PATH descriptors cannot be passed with ADDFD (the kernel's
 		 * fget() refuses them); they grant no access by themselves,
