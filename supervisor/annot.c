@@ -1096,7 +1096,11 @@ static struct {
 void cw_annot_prepare(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid, const struct cw_event *ev)
 {
 	prepared.ev = NULL;
-	if (!enabled)
+	/* Only for an operation that will not go ahead: an allowed one is
+	 * answered with CONTINUE and the kernel re-reads its arguments, so any
+	 * time spent here would widen that window (kernel-notes K11). Its
+	 * annotations are looked up after the answer, in cw_annot_attach(). */
+	if (!enabled || ev->allowed)
 		return;
 	lookup(run, tgid, tid, ppid, ev, &prepared.view);
 	prepared.ev = ev;

@@ -44,10 +44,12 @@ int cw_annot_fd(void);
 /* Read what is queued (bounded per call), validate, attribute, store. */
 void cw_annot_drain(struct cw_run *run);
 
-/* Right after EV was decided, while TID is still blocked in the call:
- * look its annotations up and resolve the call site's symbols now (after
- * the answer the process may be gone, and its maps with it). The result
- * is kept for the cw_annot_attach() of the same EV. Never changes EV. */
+/* Right after EV was decided, while TID is still blocked in the call: for
+ * an operation that is not going ahead (denied and enforced), look its
+ * annotations up and resolve the call site's symbols now (after the
+ * answer the process may be gone, and its maps with it). The result is
+ * kept for the cw_annot_attach() of the same EV. Nothing is done for an
+ * allowed operation, whose answer must not wait. Never changes EV. */
 void cw_annot_prepare(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid, const struct cw_event *ev);
 
 /* Look up the annotations for EV, made by TID of TGID (PPID: its parent,

@@ -1,0 +1,310 @@
+/* Unit tests of the receiving side of the preload channel
+ * (supervisor/annot.c), without a supervised run: the file is included so
+ * that its static validator, store and lookups can be driven directly, and
+ * the few supervisor functions it calls are stubbed here.
+ *
+ * What is checked: every malformed shape is rejected and counted; the
+ * sender is the kernel's pid, never the claimed one; a claimed tid outside
+ * the sender's thread group is rejected; the rate limit drops the excess;
+ * a network annotation gives its host to the matching connect only; a path
+ * cut at a page end matches as a prefix; symbols are named from the ELF
+ * file the kernel mapped; a decision is never touched. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "supervisor/annot.c"
+
+/* ---- stubs of the supervisor ---- */
+
+static double now_s;
+static int notes;
+static char last_note[512];
+static struct cw_proc procs[4];
+
+double cw_run_time(const struct cw_run *run)
+{
+	(void)run;
+	return now_s;
+}
+
+void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	(void)run;
+	(void)pid;
+	(void)level;
+	va_start(ap, fmt);
+	vsnprintf(last_note, sizeof(last_note), fmt, ap);
+	va_end(ap);
+	notes++;
+}
+
+struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid)
+{
+	(void)run;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(procs); i++)
+		if (procs[i].pid == pid)
+			return &procs[i];
+	return NULL;
+}
+
+void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a)
+{
+	(void)r;
+	(void)a;
+}
+
+void cw_log(cw_log_level level, const char *fmt, ...)
+{
+	(void)level;
+	(void)fmt;
+}
+
+/* ---- helpers ---- */
+
+static struct cw_run run;
+static unsigned char buf[CW_ANNOT_MAX_MSG * 2];
+
+/* Two processes: 100 (threads 100, 101) and 200. */
+static int setup(void **state)
+{
+	(void)state;
+	memset(&stats, 0, sizeof(stats));
+	memset(procs, 0, sizeof(procs));
+	procs[0] = (struct cw_proc){ .pid = 100, .tgid = 100 };
+	procs[1] = (struct cw_proc){ .pid = 101, .tgid = 100, .is_thread = true };
+	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200 };
+	ring = calloc(RING, sizeof(*ring));
+	names = calloc(NAMES, sizeof(*names));
+	buckets = calloc(BUCKETS, sizeof(*buckets));
+	ring_next = names_next = nbuckets = 0;
+	notes = 0;
+	notes_written = flood_notes = 0;
+	now_s = 1.0;
+	enabled = true;
+	snprintf(lib_path, sizeof(lib_path), "/nonexistent/%s", LIB_NAME);
+	return ring && names && buckets ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	cw_annot_free();
+	return 0;
+}
+
+/* A message of TYPE from TID with optional raw sockaddr, name, text. */
+static size_t build(uint16_t type, int32_t tid, const void *raw, size_t rawlen, const char *name,
+		    const char *text, const struct cw_annot_addr *addrs, uint16_t naddrs)
+{
+	struct cw_annot_hdr h = { .magic = CW_ANNOT_MAGIC, .type = type, .tid = tid,
+				  .naddrs = naddrs, .rawlen = (uint16_t)rawlen,
+				  .namelen = name ? (uint16_t)strlen(name) : 0,
+				  .textlen = text ? (uint16_t)strlen(text) : 0 };
+	size_t off = sizeof(h);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + off, addrs, naddrs * sizeof(*addrs));
+	off += naddrs * sizeof(*addrs);
+	memcpy(buf + off, raw, rawlen);
+	off += rawlen;
+	memcpy(buf + off, name, h.namelen);
+	off += h.namelen;
+	memcpy(buf + off, text, h.textlen);
+	return off + h.textlen;
+}
+
+static void deliver(size_t len, pid_t from, bool trunc)
+{
+	struct ucred c = { .pid = from, .uid = 0, .gid = 0 };
+	receive_one(&run, buf, len, trunc, &c);
+}
+
+static struct sockaddr_in sin_of(const char *ip, int port)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, ip, &s.sin_addr);
+	return s;
+}
+
+/* ---- tests ---- */
+
+static void test_malformed_rejected(void **state)
+{
+	(void)state;
+	struct sockaddr_in s = sin_of("203.0.113.7", 443);
+	struct cw_annot_addr a = { .family = AF_INET };
+	size_t n;
+
+	n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
+	buf[0] ^= 1;                                   /* magic */
+	deliver(n, 100, false);
+	n = build(CW_ANNOT_FILE, 100, NULL, 0, NULL, "/etc/passwd", NULL, 0);
+	deliver(n - 3, 100, false);                    /* shorter than its header says */
+	deliver(n, 100, true);                         /* MSG_TRUNC */
+	n = build(9, 100, NULL, 0, NULL, NULL, NULL, 0);
+	deliver(n, 100, false);                        /* type */
+	n = build(CW_ANNOT_RESOLVED, 100, NULL, 0, "bad\nname", NULL, &a, 1);
+	deliver(n, 100, false);                        /* host characters */
+	n = build(CW_ANNOT_RESOLVED, 100, NULL, 0, "x.test", NULL, NULL, 0);
+	deliver(n, 100, false);                        /* resolution without address */
+	n = build(CW_ANNOT_NET, 100, NULL, 0, NULL, NULL, NULL, 0);
+	deliver(n, 100, false);                        /* network without address */
+	n = build(CW_ANNOT_NET, 200, &s, sizeof(s), NULL, NULL, NULL, 0);
+	deliver(n, 100, false);                        /* tid of another process */
+	n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
+	((struct cw_annot_hdr *)buf)->nframes = CW_ANNOT_MAX_FRAMES + 1;
+	deliver(n, 100, false);                        /* over a limit */
+	assert_int_equal(stats.malformed, 9);
+	assert_int_equal(stats.accepted, 0);
+	assert_int_equal(ring_next, 0);
+	assert_int_equal(names_next, 0);
+	/* One note for the sender, not one per message. */
+	assert_int_equal(notes, 1);
+	assert_non_null(strstr(last_note, "malformed"));
+
+	/* A thread of the sender is fine. */
+	n = build(CW_ANNOT_NET, 101, &s, sizeof(s), NULL, NULL, NULL, 0);
+	deliver(n, 100, false);
+	assert_int_equal(stats.accepted, 1);
+	assert_int_equal(ring[0].tid, 101);
+}
+
+static void test_attribution_is_the_kernels(void **state)
+{
+	(void)state;
+	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
+	deliver(n, 999, false); /* no such member */
+	receive_one(&run, buf, n, false, NULL); /* no credentials */
+	assert_int_equal(stats.unattributed, 2);
+	assert_int_equal(stats.accepted, 0);
+	procs[2].preload = "absent"; /* a static binary cannot be made "present" */
+	n = build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0);
+	deliver(n, 200, false);
+	assert_string_equal(procs[2].preload, "absent");
+	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
+	assert_string_equal(procs[0].preload, "present");
+}
+
+static void test_rate_limit(void **state)
+{
+	(void)state;
+	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
+	for (int i = 0; i < (int)BURST + 500; i++)
+		deliver(n, 100, false);
+	assert_int_equal(stats.accepted, (unsigned long long)BURST);
+	assert_int_equal(stats.flooded, 500);
+	/* Another process has its own budget; time refills. */
+	deliver(build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0), 200, false);
+	assert_int_equal(stats.accepted, (unsigned long long)BURST + 1);
+	now_s += 1.0;
+	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
+	assert_int_equal(stats.accepted, (unsigned long long)BURST + 2);
+}
+
+static void test_host_for_matching_connect_only(void **state)
+{
+	(void)state;
+	struct sockaddr_in dst = sin_of("203.0.113.7", 443), other = sin_of("203.0.113.8", 443);
+	struct cw_annot_addr a = { .family = AF_INET };
+	memcpy(a.addr, &dst.sin_addr, 4);
+	deliver(build(CW_ANNOT_RESOLVED, 100, NULL, 0, "files.example.test", NULL, &a, 1), 100, false);
+	deliver(build(CW_ANNOT_NET, 100, &dst, sizeof(dst), NULL, NULL, NULL, 0), 100, false);
+
+	struct cw_event ev;
+	struct cw_annot_view v;
+	memset(&ev, 0, sizeof(ev));
+	ev.op.kind = CW_OP_CONNECT;
+	ev.op.addr = (const struct sockaddr *)&dst;
+	ev.op.addrlen = sizeof(dst);
+	ev.d.verdict = CW_DENY;
+	snprintf(ev.d.rule, sizeof(ev.d.rule), "verify:external_network:default");
+	struct cw_decision before = ev.d;
+	cw_annot_attach(&run, 100, 100, 1, &ev, &v);
+	assert_non_null(v.host);
+	assert_string_equal(v.host, "files.example.test");
+	assert_string_equal(ev.op.host, "files.example.test");
+	assert_string_equal(v.source, "preload");
+	assert_memory_equal(&before, &ev.d, sizeof(before)); /* the decision is untouched */
+
+	/* Another address, or another process: no host. */
+	memset(&ev, 0, sizeof(ev));
+	ev.op.kind = CW_OP_CONNECT;
+	ev.op.addr = (const struct sockaddr *)&other;
+	ev.op.addrlen = sizeof(other);
+	cw_annot_attach(&run, 100, 100, 1, &ev, &v);
+	assert_null(v.host);
+	ev.op.addr = (const struct sockaddr *)&dst;
+	cw_annot_attach(&run, 200, 200, 1, &ev, &v);
+	assert_null(v.host);
+	/* A child forked after the lookup inherits the name. */
+	cw_annot_attach(&run, 300, 300, 100, &ev, &v);
+	assert_non_null(v.host);
+}
+
+static void test_path_prefix(void **state)
+{
+	(void)state;
+	/* The preload copied the path up to a page end: no NUL, a prefix. */
+	size_t n = build(CW_ANNOT_FILE, 100, NULL, 0, NULL, "/home/u/.ss", NULL, 0);
+	deliver(n, 100, false);
+	/* With a NUL inside the text: exact, the rest ignored. */
+	static const char t2[] = "/etc/shadow\0garbage";
+	struct cw_annot_hdr hh = { .magic = CW_ANNOT_MAGIC, .type = CW_ANNOT_FILE, .tid = 100,
+				   .textlen = sizeof(t2) - 1 };
+	memcpy(buf, &hh, sizeof(hh));
+	memcpy(buf + sizeof(hh), t2, sizeof(t2) - 1);
+	deliver(sizeof(hh) + sizeof(t2) - 1, 100, false);
+	assert_int_equal(stats.accepted, 2);
+
+	struct cw_event ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.op.kind = CW_OP_OPEN_READ;
+	ev.raw_path = "/home/u/.ssh/id_rsa";
+	ev.raw_path_len = strlen(ev.raw_path);
+	assert_non_null(find_ann(100, 100, &ev));
+	ev.raw_path = "/etc/shadow";
+	ev.raw_path_len = strlen(ev.raw_path);
+	assert_non_null(find_ann(100, 100, &ev));
+	ev.raw_path = "/etc/shadow-";
+	ev.raw_path_len = strlen(ev.raw_path);
+	assert_null(find_ann(100, 100, &ev));
+}
+
+static int __attribute__((noinline)) named_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_symbols_from_the_mapped_file(void **state)
+{
+	(void)state;
+	struct maps m;
+	char out[640];
+	uint64_t ip = (uint64_t)(uintptr_t)&named_function + 1;
+	assert_int_equal(named_function(1), 4);
+	assert_int_equal(maps_read(getpid(), &m), 0);
+	loads_left = LOADS_PER_EVENT;
+	assert_true(frame_format(getpid(), &m, ip + 1, true, out, sizeof(out)));
+	assert_non_null(strstr(out, "named_function+0x"));
+	assert_non_null(strstr(out, "test_annot"));
+	/* An address in no mapping is shown as a number. */
+	assert_true(frame_format(getpid(), &m, 0x10, true, out, sizeof(out)));
+	assert_string_equal(out, "0x10");
+	maps_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_malformed_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attribution_is_the_kernels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rate_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_for_matching_connect_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symbols_from_the_mapped_file, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
