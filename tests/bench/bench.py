@@ -17,6 +17,9 @@ warm-up run of each workload:
   bare     the command alone
   observe  capwatch --observe --report R -- cmd
   verify   capwatch --profile verify --trace T --report R -- cmd
+  verify-nopreload  the same with CAPWATCH_PRELOAD=none: capwatch without
+           its LD_PRELOAD library (which every dynamic program then loads,
+           with libunwind and liblzma), to tell the two costs apart
   strace   strace -f --seccomp-bpf -e trace=SET -o /dev/null -- cmd
            (SET: the syscalls capwatch's filter always notifies, read from
            supervisor/handlers/table.c)
@@ -45,7 +48,7 @@ import sys
 import tempfile
 import time
 
-MODES = ['bare', 'observe', 'verify', 'strace']
+MODES = ['bare', 'observe', 'verify', 'verify-nopreload', 'strace']
 
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
@@ -101,16 +104,17 @@ class Bench:
         self.strace = shutil.which('strace')
         self.modes = [m for m in MODES if m != 'strace' or self.strace]
         self.sset = strace_set(self.srcdir)
+        self.sset_dropped = []
         if self.strace:
             self.sset = self.strace_known(self.sset)
         self.results = {}
         self.failures = []
         self.count = 0
+        self.loads = []  # 1-minute load average seen before each measured run
 
     def strace_known(self, names):
         """Drop the names this strace does not know (e.g. fchmodat2 in 6.1)."""
         names = list(names)
-        self.sset_dropped = []
         for _ in range(len(names)):
             p = subprocess.run([self.strace, '-e', 'trace=' + ','.join(names), '-o', '/dev/null', 'true'],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -137,7 +141,9 @@ class Bench:
         files['report'] = os.path.join(self.tmp, f'{tag}.report.json')
         if mode == 'observe':
             return [self.cw, '--observe', '--report', files['report'], '--'] + cmd, files, env
-        if mode == 'verify':
+        if mode == 'verify-nopreload':
+            env['CAPWATCH_PRELOAD'] = 'none'
+        if mode in ('verify', 'verify-nopreload'):
             files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
             return ([self.cw, '--profile', 'verify', '--trace', files['trace'],
                      '--report', files['report'], '--'] + cmd, files, env)
@@ -146,6 +152,7 @@ class Bench:
     def measure(self, mode, cmd, cwd, netns=False, cpu=None, keep_stdout=False,
                 ok_outcomes=(None, 'success')):
         self.count += 1
+        self.loads.append(os.getloadavg()[0])
         tag = f'r{self.count}'
         full, files, extra_env = self.wrap(mode, cmd, tag)
         out = os.path.join(self.tmp, f'{tag}.cwb')
@@ -265,8 +272,8 @@ class Bench:
                         w['before']()
                     r = self.measure(mode, w['cmd'], w['cwd'], netns=w.get('netns', False))
                     self.results[name][mode].append(r)
-                    print(f'bench: round {rnd + 1}/{rounds} {name:6s} {mode:7s} wall {r.get("wall", 0):8.3f} s'
-                          f'  cpu {r["cpu"]:8.3f} s' + ('' if r['ok'] else '  FAILED'), flush=True)
+                    print(f'bench: round {rnd + 1}/{rounds} {name:6s} {mode:16s} wall {r.get("wall", 0):8.3f} s'
+                          f'  cpu {r["cpu"]:8.3f} s  load {self.loads[-1]:.2f}' + ('' if r['ok'] else '  FAILED'), flush=True)
 
     def summarize(self):
         summary = {}
@@ -274,6 +281,7 @@ class Bench:
             summary[name] = {}
             bare_wall = median(r.get('wall') for r in per['bare'])
             bare_cpu = median(r['cpu'] for r in per['bare'])
+            bare_rss = median(r.get('maxrss_kb') for r in per['bare'])
             for mode, runs in per.items():
                 good = [r for r in runs if r['ok']]
                 s = {
@@ -292,6 +300,8 @@ class Bench:
                     s['wall_ratio'] = s['wall'] / bare_wall
                 if s['cpu'] and bare_cpu:
                     s['cpu_ratio'] = s['cpu'] / bare_cpu
+                if s['tree_maxrss_kb'] and bare_rss:
+                    s['rss_ratio'] = s['tree_maxrss_kb'] / bare_rss
                 summary[name][mode] = s
         return summary
 
@@ -408,6 +418,18 @@ class Bench:
         return r
 
 
+def source_revision(srcdir):
+    """The commit measured, and whether the supervisor/policy sources differ from it."""
+    try:
+        head = subprocess.run(['git', '-C', srcdir, 'rev-parse', '--short', 'HEAD'], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(['git', '-C', srcdir, 'status', '--porcelain', '--', 'supervisor', 'policy'],
+                               capture_output=True, text=True).stdout.strip()
+        return head + (' (with uncommitted changes in supervisor/ or policy/)' if dirty else '')
+    except (OSError, subprocess.CalledProcessError):
+        return 'unknown (not a git checkout)'
+
+
 def fmt(x, spec='.2f', unit=''):
     return '–' if x is None else format(x, spec) + unit
 
@@ -416,36 +438,41 @@ def render(b, summary, micro, scale, args, started, ended):
     L = []
     L.append(f'capwatch benchmark ({"quick" if args.quick else "full"}), {b.a.rounds} rounds, interleaved')
     L.append(f'started {started}, ended {ended}; kernel {platform.release()}, nproc {os.cpu_count()}, '
-             f'load average at end {os.getloadavg()[0]:.2f}')
+             f'1-min load average before each run: min {min(b.loads, default=0):.2f}, '
+             f'median {median(b.loads) or 0:.2f}, max {max(b.loads, default=0):.2f} '
+             f'(a quiet 2-CPU machine is near 0; above 1 other work competed for the CPUs); source {b.revision}')
     if b.strace:
         L.append(f'strace set ({len(b.sset)} syscalls): {",".join(b.sset)}'
                  + (f' (unknown to this strace, left out: {",".join(b.sset_dropped)})' if b.sset_dropped else ''))
     else:
         L.append('strace: not installed, mode skipped')
     L.append('')
-    L.append('| workload | mode | wall (s) | × bare | CPU (s) | × bare | tree peak RSS (MiB) | supervisor peak RSS (MiB) | supervisor CPU (s) | events/s |')
-    L.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+    L.append('| workload | mode | wall (s) | × bare | CPU (s) | × bare | tree peak RSS (MiB) | × bare '
+             '| supervisor peak RSS (MiB) | supervisor CPU (s) | events/s |')
+    L.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for name, per in summary.items():
         for mode, s in per.items():
             L.append(f'| {name} | {mode} | {fmt(s["wall"], ".3f")} | {fmt(s.get("wall_ratio"), ".2f")} | '
                      f'{fmt(s["cpu"], ".3f")} | {fmt(s.get("cpu_ratio"), ".2f")} | '
                      f'{fmt(s["tree_maxrss_kb"] and s["tree_maxrss_kb"] / 1024, ".1f")} | '
+                     f'{fmt(s.get("rss_ratio"), ".2f")} | '
                      f'{fmt(s["sup_maxrss_kb"] and s["sup_maxrss_kb"] / 1024, ".1f")} | '
                      f'{fmt(s["sup_cpu"], ".3f")} | {fmt(s["events_per_s"], ",.0f")} |'
                      + ('' if s['ok'] == s['runs'] else f' ({s["runs"] - s["ok"]} of {s["runs"]} runs failed)'))
     L.append('')
     L.append('Overhead (ratio − 1) of capwatch against strace -f --seccomp-bpf, wall time:')
     L.append('')
-    L.append('| workload | observe | verify+trace | strace | observe / strace | verify / strace |')
-    L.append('|---|---:|---:|---:|---:|---:|')
+    L.append('| workload | observe | verify+trace | verify, no preload | strace | observe / strace | verify / strace '
+             '| verify no preload / strace |')
+    L.append('|---|---:|---:|---:|---:|---:|---:|---:|')
     for name, per in summary.items():
         def ov(m):
             r = per.get(m, {}).get('wall_ratio')
             return None if r is None else r - 1
-        o, v, st = ov('observe'), ov('verify'), ov('strace')
-        L.append(f'| {name} | {fmt(o, "+.3f")} | {fmt(v, "+.3f")} | {fmt(st, "+.3f")} | '
-                 f'{fmt(o / st if o is not None and st else None, ".2f")} | '
-                 f'{fmt(v / st if v is not None and st else None, ".2f")} |')
+        o, v, vn, st = ov('observe'), ov('verify'), ov('verify-nopreload'), ov('strace')
+        q = lambda x: fmt(x / st if x is not None and st else None, ".2f")
+        L.append(f'| {name} | {fmt(o, "+.3f")} | {fmt(v, "+.3f")} | {fmt(vn, "+.3f")} | {fmt(st, "+.3f")} | '
+                 f'{q(o)} | {q(v)} | {q(vn)} |')
     if micro:
         L.append('')
         L.append('Micro-benchmark, µs per operation (median over rounds; overhead = supervised − bare):')
@@ -500,7 +527,21 @@ def main():
     ap.add_argument('--scale', action='store_true', help='also one 10,000-process run under verify --trace')
     ap.add_argument('--out', default='bench-results')
     ap.add_argument('--tmpdir', default=None)
+    ap.add_argument('--render', metavar='RESULTS_JSON', help='only print the tables of an earlier run')
     args = ap.parse_args()
+    if args.render:
+        with open(args.render) as fh:
+            d = json.load(fh)
+        b = argparse.Namespace(a=argparse.Namespace(rounds=d['rounds']), strace=bool(d.get('strace_set')),
+                               sset=d.get('strace_set', []), sset_dropped=d.get('strace_dropped', []),
+                               loads=d.get('loads', []), revision=d.get('revision', 'not recorded'),
+                               failures=d.get('failures', []))
+        # Ratios are recomputed from the raw runs, so older files render too.
+        b.results = d['raw']
+        summary = Bench.summarize(b)
+        args.quick = d.get('quick')
+        print(render(b, summary, d.get('micro'), d.get('scale'), args, d['started'], d['ended']), end='')
+        return 0
     if args.rounds is None:
         args.rounds = 1 if args.quick else 5
     if os.geteuid() != 0:
@@ -508,6 +549,7 @@ def main():
         print('bench: the mix workload and network micro-benchmarks need root (private netns)', file=sys.stderr)
     b = Bench(args)
     started = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    b.revision = source_revision(b.srcdir)
     try:
         b.setup()
         b.run_workloads([w for w in args.only.split(',') if w], args.rounds)
@@ -522,8 +564,9 @@ def main():
     with open(os.path.join(args.out, 'results.md'), 'w') as fh:
         fh.write(text)
     with open(os.path.join(args.out, 'results.json'), 'w') as fh:
-        json.dump({'started': started, 'ended': ended, 'kernel': platform.release(), 'nproc': os.cpu_count(),
+        json.dump({'revision': b.revision, 'loads': b.loads, 'started': started, 'ended': ended, 'kernel': platform.release(), 'nproc': os.cpu_count(),
                    'quick': args.quick, 'rounds': args.rounds, 'strace_set': b.sset,
+                   'strace_dropped': getattr(b, 'sset_dropped', []),
                    'summary': summary, 'micro': micro, 'scale': scale, 'failures': b.failures,
                    'raw': b.results}, fh, indent=1, default=str)
     print(text)
