@@ -65,16 +65,16 @@ expect_rc() {
 # report_assert FILE EXPR [EXPR...]: every python expression must hold over
 # the report (names: d, outcome, denials(), used(), procs(), ... see cwcheck.py).
 report_assert() {
-	f=$1; shift
-	"$CW_PY" "$CWCHECK" report "$f" "$@" || fail "report check on $f"
+	_cw_f=$1; shift
+	"$CW_PY" "$CWCHECK" report "$_cw_f" "$@" || fail "report check on $_cw_f"
 }
 # trace_assert FILE EXPR...: same over a trace (names: ev, header, ops(), execs() ...).
 trace_assert() {
-	f=$1; shift
-	"$CW_PY" "$CWCHECK" trace "$f" "$@" || fail "trace check on $f"
+	_cw_f=$1; shift
+	"$CW_PY" "$CWCHECK" trace "$_cw_f" "$@" || fail "trace check on $_cw_f"
 }
 
-# snapshot DIR: a listing of every path with its type, mode, size and content hash.
+# snapshot DIR: a listing of every path with its mode, owner, size, mtime and content hash.
 snapshot() {
 	"$CW_PY" "$CWCHECK" snapshot "$1"
 }
