@@ -42,6 +42,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -53,10 +54,10 @@ MODES = ['bare', 'observe', 'verify', 'verify-nopreload', 'strace']
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
              'micro': 100000, 'micro_denied': 20000, 'micro_net': 20000,
-             'micro_rounds': 5, 'scale_procs': 10000},
+             'micro_rounds': 5, 'scale_procs': 10000, 'scale_opens': 1000000},
     'quick': {'exec': 200, 'open': 10000, 'cbuild': 8, 'mix': 10,
               'micro': 5000, 'micro_denied': 2000, 'micro_net': 2000,
-              'micro_rounds': 1, 'scale_procs': 1000},
+              'micro_rounds': 1, 'scale_procs': 1000, 'scale_opens': 20000},
 }
 
 # Rows of the capwatch filter that notify on every call of the syscall.
@@ -81,6 +82,22 @@ def strace_set(srcdir):
     if len(names) < 20:
         raise SystemExit(f'bench: could not read the syscall table from {path}')
     return sorted(set(names))
+
+
+RUN_TIMEOUT = 600  # seconds for one measured run; a hang must not stall the suite
+
+
+def run_bounded(argv, **kw):
+    """subprocess.run in its own session, killed as a group after RUN_TIMEOUT."""
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True, **kw)
+    try:
+        out, err = p.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        err += f'\nbench: killed after {RUN_TIMEOUT} s'
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
 
 def median(xs):
@@ -166,8 +183,7 @@ class Bench:
         env = dict(os.environ)
         env['TMPDIR'] = os.path.join(self.tmp, 'tmp')
         env.update(extra_env)
-        p = subprocess.run(pre + ['--'] + full, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = run_bounded(pre + ['--'] + full, cwd=cwd, env=env)
         r = {'mode': mode}
         try:
             with open(out) as fh:
@@ -382,8 +398,7 @@ class Bench:
             hwm = os.path.join(self.tmp, f'r{self.count}.hwm')
             env = dict(os.environ, TMPDIR=os.path.join(self.tmp, 'tmp'), CWB_HWM_FILE=hwm)
             pre = [self.run_bin, '--preload', self.hwm] + (['--netns'] if netns else []) + (['--cpu', str(cpu)] if cpu is not None else [])
-            p = subprocess.run(pre + ['--', self.cw, '--profile', 'verify', '--'] + cmd, cwd=self.work_dir, env=env,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            p = run_bounded(pre + ['--', self.cw, '--profile', 'verify', '--'] + cmd, cwd=self.work_dir, env=env)
             r = {'ok': p.returncode == 0, 'stdout': p.stdout}
             if p.returncode != 0:
                 print(f'bench: micro {" ".join(cmd)} under verify: rc {p.returncode}\n{p.stderr[-800:]}',
@@ -411,11 +426,20 @@ class Bench:
     # ---- scale ----
 
     def run_scale(self):
+        """One run each (not interleaved, not repeated): many processes, and
+        many events, under verify --trace; what matters is the supervisor's
+        peak memory and that the trace is complete."""
+        out = []
         n = self.size['scale_procs']
         cmd = ['sh', '-c', 'i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done' % n]
         r = self.measure('verify', cmd, self.work_dir)
-        r['procs'] = n
-        return r
+        r['what'] = f'{n:,} processes (/bin/true from a sh loop)'
+        out.append(r)
+        m = self.size['scale_opens']
+        r = self.measure('verify', [self.work_bin, 'open', self.files_dir, '1000', str(m)], self.work_dir)
+        r['what'] = f'{m:,} opens (and as many stats) in one process'
+        out.append(r)
+        return out
 
 
 def source_revision(srcdir):
@@ -504,11 +528,17 @@ def render(b, summary, micro, scale, args, started, ended):
             L.append(f'| {k} | {fmt(fl[k], ".2f")} |')
     if scale:
         L.append('')
-        L.append(f'Scale: {scale["procs"]} processes under verify --trace: wall {fmt(scale.get("wall"), ".2f")} s, '
-                 f'supervisor peak RSS {fmt(scale.get("sup_maxrss_kb") and scale["sup_maxrss_kb"] / 1024, ".1f")} MiB, '
-                 f'{fmt(scale.get("events"), ".0f")} events, {fmt(scale.get("events_per_s"), ",.0f")} events/s, '
-                 f'trace {fmt(scale.get("trace_bytes") and scale["trace_bytes"] / 1048576, ".1f")} MiB'
-                 + ('' if scale.get('ok') else ' (FAILED)'))
+        L.append('Scale, one run each under verify --trace (the trace is written as the run goes: '
+                 'buffered, flushed at least every second):')
+        L.append('')
+        L.append('| run | wall (s) | events | events/s | supervisor peak RSS (MiB) | trace (MiB) | outcome |')
+        L.append('|---|---:|---:|---:|---:|---:|---|')
+        for r in scale:
+            L.append(f'| {r["what"]} | {fmt(r.get("wall"), ".2f")} | {fmt(r.get("events"), ",.0f")} | '
+                     f'{fmt(r.get("events_per_s"), ",.0f")} | '
+                     f'{fmt(r.get("sup_maxrss_kb") and r["sup_maxrss_kb"] / 1024, ".1f")} | '
+                     f'{fmt(r.get("trace_bytes") and r["trace_bytes"] / 1048576, ".1f")} | '
+                     f'{r.get("outcome")}{"" if r.get("ok") else " (FAILED)"} |')
     if b.failures:
         L.append('')
         L.append(f'{len(b.failures)} failed runs: see results.json')
@@ -524,7 +554,8 @@ def main():
     ap.add_argument('--rounds', type=int)
     ap.add_argument('--only', default='exec,open,cbuild,mix')
     ap.add_argument('--no-micro', action='store_true')
-    ap.add_argument('--scale', action='store_true', help='also one 10,000-process run under verify --trace')
+    ap.add_argument('--scale', action='store_true',
+                    help='also one 10,000-process and one 1,000,000-open run under verify --trace')
     ap.add_argument('--out', default='bench-results')
     ap.add_argument('--tmpdir', default=None)
     ap.add_argument('--render', metavar='RESULTS_JSON', help='only print the tables of an earlier run')
