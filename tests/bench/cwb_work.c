@@ -11,14 +11,16 @@
  *                                  prints "micro KIND n=N us_per_op=X ok=O
  *                                  failed=F errno=E" on stdout
  *     KIND: getppid (never notified: the filter's own cost),
- *           stat PATH (never notified), open PATH (open+close),
+ *           stat PATH (never notified), open PATH (open+close; given a
+ *           path the profile denies, it times the denial),
  *           connect (loopback: socket+connect+accept+2 close),
  *           connect-ext (socket+connect to 203.0.113.7:9+close; only ever
  *           run inside a private netns, where it fails ENETUNREACH bare
  *           and EPERM when capwatch denies it)
  *
- * Exit status 0 when every operation did what the kind expects of it
- * (open-denied expects failures: the driver checks errno). */
+ * "micro" exits 0 whatever the operations returned: the driver checks
+ * ok/failed/errno against what the mode should give. "open" and "net"
+ * exit 1 if any operation failed. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
