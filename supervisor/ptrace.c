@@ -312,10 +312,15 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 			thread = regs.rdi & CLONE_THREAD;
 	}
 	struct cw_proc *c = cw_tracker_find(run, npid);
-	if (!c || !c->alive)
+	/* The child's own stop, or even its exit, may have been reaped before
+	 * this event (both pending at once): that entry is this child (its
+	 * pid cannot have been reused while the parent sits in this stop).
+	 * Adding another one would wait forever for an exit already seen. */
+	if (!c || (!c->alive && !c->unannounced))
 		c = proc_add(run, npid);
 	if (!c)
 		return;
+	c->unannounced = false;
 	c->is_thread = thread;
 	c->tgid = thread ? parent->tgid : npid;
 	if (thread) {
@@ -447,6 +452,7 @@ static void on_status(struct cw_run *run, pid_t pid, int status)
 		p = proc_add(run, pid);
 		if (!p)
 			return;
+		p->unannounced = true;
 		status_ids(pid, &p->tgid, &p->ppid);
 		p->is_thread = p->tgid != pid;
 	}
@@ -535,6 +541,17 @@ static void ptrace_reap(struct cw_run *run)
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (pid < 0 && errno == EINTR)
 			continue;
+		if (pid < 0 && errno == ECHILD && run->tracker->nalive) {
+			/* The kernel says no tracee is left: an entry we still
+			 * think alive missed its exit. Never wait for it. */
+			struct cw_tracker *t = run->tracker;
+			for (size_t i = 0; i < t->nprocs; i++)
+				if (t->procs[i]->alive) {
+					cw_debug("pid %d: no exit seen, gone", (int)t->procs[i]->pid);
+					proc_dead(run, t->procs[i]);
+				}
+			return;
+		}
 		if (pid <= 0)
 			return;
 		on_status(run, pid, status);

@@ -22,6 +22,7 @@ struct cw_proc {
 	int code;
 	int signal;
 	bool group_stopped;
+	bool unannounced;   /* seen (stop or exit) before its parent's fork event */
 	bool execed;        /* exe/argv come from its own exec, not from fork */
 	char *pending_exec; /* scope of an allowed execve notification, counted
 			       as process_spawn used only at the exec stop */
