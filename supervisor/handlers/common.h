@@ -31,10 +31,18 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * address from the target's memory after we answer, so another thread (or
  * a process sharing the page) can swap it between our check and the
  * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
- * The event is therefore recorded "verified": false. The hardening issue
- * replaces this per family with emulation: openat2 + NOTIF_ADDFD|SEND for
- * opens, supervisor-held directory fds for the path-mutating calls,
- * pidfd_getfd'd sockets for connect/bind/send. */
+ * The event is therefore recorded "verified": false.
+ *
+ * Where it is still used: the network family (the hardening issue
+ * performs connect/bind/send on a pidfd_getfd duplicate of the socket,
+ * with a worker for blocking connects), exec (cannot be emulated; the exec
+ * stop re-checks what the kernel loaded), signals (scalar arguments; only
+ * pid reuse can race), and the file cases emulation leaves to the kernel:
+ * --observe, devices other than /dev/null-like ones, /proc and /sys,
+ * O_PATH opens, openat2 with other resolve flags, trailing-slash names,
+ * AT_EMPTY_PATH, calls acting on a symlink itself. Files otherwise are
+ * emulated in fs.c (opens with ADDFD|SEND, path-changing calls on held
+ * directory fds, metadata calls on held object fds). */
 static inline void enforce_continue(struct cw_notif *n, struct cw_event *ev)
 {
 	ev->verified = false;
