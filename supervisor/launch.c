@@ -68,6 +68,8 @@ static __attribute__((noreturn)) void child_fail(int st, enum cw_child_step step
 	_exit(CW_CHILD_EXIT_BASE + step);
 }
 
+static char **sh_argv; /* see make_sh_argv() */
+
 static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t parent, int go, int st,
 						 const struct sock_fprog *prog,
 						 const struct cw_launch_signals *sigs)
@@ -135,8 +137,32 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 		close((int)l);
 
 	execve(run->command_path, run->opts->command, run->envp);
+	if (errno == ENOEXEC && sh_argv) {
+		/* A script without "#!": run it with /bin/sh, as execvp(3)
+		 * does, so that capwatch runs what env(1) or timeout(1) would.
+		 * This exec is notified and decided like any other. */
+		execve("/bin/sh", sh_argv, run->envp);
+		errno = ENOEXEC;
+	}
 	/* Denied by policy (EACCES from capwatch) or not executable. */
 	_exit(errno == ENOENT ? 127 : 126);
+}
+
+/* ["/bin/sh", COMMAND_PATH, ARG...], made before fork for the ENOEXEC
+ * fallback (the child does not allocate). */
+static char **make_sh_argv(const struct cw_run *run)
+{
+	size_t n = 0;
+	while (run->opts->command[n])
+		n++;
+	char **v = calloc(n + 2, sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = (char *)"/bin/sh";
+	v[1] = run->command_path;
+	for (size_t i = 1; i < n; i++)
+		v[i + 1] = run->opts->command[i];
+	return v;
 }
 
 /* Wait for the child's message while keeping its ptrace stops moving (a
@@ -189,6 +215,8 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		return e;
 	}
 
+	free(sh_argv);
+	sh_argv = make_sh_argv(run); /* NULL: no fallback, the exec fails 126 */
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = -errno;
