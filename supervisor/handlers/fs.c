@@ -198,7 +198,7 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
 	if (!mode) {
 		struct stat st;
 		if (lstat(path, &st) < 0)
-			return errno == ENOENT;
+			return true; /* capwatch's open fails the same way (ENOENT creates) */
 		mode = st.st_mode;
 	}
 	return S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode);
@@ -332,14 +332,25 @@ void cw_handle_open(struct cw_notif *n)
 			cw_notif_error(n, EINVAL);
 			return;
 		}
-		/* Copy the struct once; decide on this copy only. Bigger
-		 * (future) structs: the kernel checks the tail; we read the
-		 * fields we know. */
-		int e = cw_mem_read(n->tid, arg_u64(n, 2), &how, sizeof(how));
+		if (size > 4096) {
+			cw_notif_error(n, E2BIG); /* as copy_struct_from_user */
+			return;
+		}
+		/* Copy the whole struct once, as the kernel does, and decide on
+		 * this copy only. A bigger struct is valid when its tail is
+		 * zero (E2BIG otherwise); then it is the same request. */
+		unsigned char buf[4096];
+		int e = cw_mem_read(n->tid, arg_u64(n, 2), buf, (size_t)size);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
 		}
+		for (size_t i = sizeof(how); i < size; i++)
+			if (buf[i]) {
+				cw_notif_error(n, E2BIG);
+				return;
+			}
+		memcpy(&how, buf, sizeof(how));
 		flags = (long long)how.flags;
 		cur_open.mode = how.mode;
 		open_how_resolve = how.resolve;
@@ -356,9 +367,12 @@ void cw_handle_open(struct cw_notif *n)
 		cur_open.flags = (unsigned long long)flags;
 		/* Emulated with RESOLVE_NO_SYMLINKS|NO_MAGICLINKS on the
 		 * resolved path, which is at least as strict as these. */
-		cur_open.emulable = arg_u64(n, 3) == sizeof(struct open_how) &&
-				    !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
-						RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED));
+		/* (RESOLVE_NO_XDEV: the decided path is opened from "/", so
+		 * mount crossings are not refused as the target asked; what
+		 * is opened is still exactly what was decided on.) */
+		cur_open.emulable = !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
+						RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED |
+						RESOLVE_NO_XDEV));
 	} else {
 		/* As the kernel does for open/openat: unknown bits dropped,
 		 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
@@ -589,7 +603,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 		bool at_form = nr == __NR_mkdirat || nr == __NR_mknodat;
 		mode_t mode = (mode_t)(uint32_t)arg_u64(n, at_form ? 2 : 1);
 		if (!md && !S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode) && (mode & S_IFMT))
-			return 1; /* device nodes: the kernel checks CAP_MKNOD itself */
+			return -EPERM; /* devices never get here (cw_handle_fs) */
 		int um = target_umask(n->tid);
 		if (um < 0)
 			return 1;
@@ -838,6 +852,19 @@ void cw_handle_fs(struct cw_notif *n)
 	struct cw_event ev;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = (cw_op_kind)l->kind;
+	if (nr == __NR_mknod || nr == __NR_mknodat) {
+		/* A device node is access to whatever it names (a disk, a
+		 * loop device of a file outside): unrestricted, decided on the
+		 * mode register. */
+		mode_t m = (mode_t)(uint32_t)arg_u64(n, nr == __NR_mknodat ? 2 : 1);
+		if (S_ISCHR(m) || S_ISBLK(m)) {
+			ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+			ev.flags = m;
+			ev.has_flags = true;
+			cw_event_finish(n, &ev, NULL, enforce_continue);
+			return;
+		}
+	}
 
 	int at_flags = l->flags >= 0 ? arg_int(n, l->flags) : 0;
 	int dirfd = l->dirfd >= 0 ? arg_int(n, l->dirfd) : AT_FDCWD;
