@@ -212,8 +212,75 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
  * again. capwatch runs with the target's uid and gids (the command inherits
  * them and set*id changes are denied), so the open is checked with the
  * same credentials; the target's umask is applied to creations. */
+static int dup_target_fd(struct cw_notif *n, int fd);
+
+/* Install FD in the target as the answer, or answer the error. */
+static void answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
+{
+	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
+	close(fd);
+	if (r >= 0) {
+		ev->err = 0;
+	} else if (r == -ENOENT) {
+		n->answered = true; /* the target went away: nothing installed */
+	} else {
+		ev->err = -r; /* EMFILE...: the target still waits for us */
+		cw_notif_error(n, ev->err);
+	}
+}
+
+/* "/dev/fd/N": the target reopens its own descriptor N (/dev/stdout,
+ * /proc/self/fd/N), decided as granting nothing new. capwatch takes a
+ * duplicate of N (pidfd_getfd: the object cannot be swapped any more),
+ * checks again that it covers the access asked for (or is no file at
+ * all), and opens a new description of it through its own magic link, as
+ * the kernel would for the target. */
+static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
+{
+	_cleanup_close_ int d = dup_target_fd(n, tfd);
+	ev->verified = true;
+	if (d < 0) {
+		ev->err = d == -EBADF ? EBADF : EACCES;
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	char self[64], target[16];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", d);
+	bool is_path = readlink(self, target, 1) == 1 && target[0] == '/';
+	int acc = fcntl(d, F_GETFL);
+	int want = (int)(cur_open.flags & O_ACCMODE);
+	bool wr = write_intent((long long)cur_open.flags);
+	bool rd = want == O_RDONLY || want == O_RDWR;
+	if (is_path && (acc < 0 || (wr && (acc & O_ACCMODE) == O_RDONLY) ||
+			(rd && (acc & O_ACCMODE) == O_WRONLY))) {
+		/* It was swapped for a file this access was not decided on. */
+		ev->err = EACCES;
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	struct stat st;
+	bool fifo = fstat(d, &st) == 0 && S_ISFIFO(st.st_mode);
+	/* A pipe without a reader would block capwatch: ENXIO instead. */
+	int fl = (int)(cur_open.flags & ~(unsigned long long)O_CREAT) | O_NOCTTY | O_CLOEXEC |
+		 (fifo ? O_NONBLOCK : 0);
+	int fd = open(self, fl, 0);
+	if (fd < 0) {
+		ev->err = errno;
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	if (fifo && !(cur_open.flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	answer_with_fd(n, ev, fd);
+}
+
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
+	if (ev->enforced && cur_open.emulable && !(cur_open.flags & O_PATH) &&
+	    strncmp(ev->op.path, "/dev/fd/", 8) == 0) {
+		reopen_target_fd(n, ev, atoi(ev->op.path + 8));
+		return;
+	}
 	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
 	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path, &res1)) {
 		/* --observe, pseudo-devices, /proc: see enforce_continue().
@@ -282,18 +349,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			return;
 		}
 	}
-	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
-	close(fd);
-	if (r >= 0) {
-		ev->err = 0;
-	} else if (r == -ENOENT) {
-		/* The target went away: nothing was installed. */
-		n->answered = true;
-	} else {
-		/* EMFILE and friends: the target is still waiting for us. */
-		ev->err = -r;
-		cw_notif_error(n, ev->err);
-	}
+	answer_with_fd(n, ev, fd);
 }
 
 void cw_handle_open(struct cw_notif *n)
