@@ -73,6 +73,13 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		if (rc == 0 && s->val2)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->val2));
 		return rc;
+	case CW_RULE_NOTIFY_UNLISTED:
+		/* libseccomp cannot AND several compares of one argument, so
+		 * one rule per value outside the set. */
+		for (uint32_t v = 0; v < 64 && rc == 0; v++)
+			if (!(s->allow_set & (1ull << v)))
+				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, v));
+		return rc;
 	case CW_RULE_ESCAPE_SILENT:
 		/* Denied in the filter: invisible to the supervisor, hence
 		 * never recorded (only rows where a record adds nothing). */

@@ -15,6 +15,8 @@ enum cw_filter_rule {
 	CW_RULE_ESCAPE_FLAGS,     /* the same, only when (u32)args[arg] has a bit of MASK */
 	CW_RULE_ESCAPE_EQ,        /* the same, only when (u32)args[arg] == MASK */
 	CW_RULE_NOTIFY_EQ,        /* notified when (u32)args[arg] == MASK or == VAL2 */
+	CW_RULE_NOTIFY_UNLISTED,  /* notified when (u32)args[arg] < 64 is not in ALLOW_SET
+				     (a bitmap); larger values fail in the kernel */
 	CW_RULE_ESCAPE_SILENT,    /* the same, decided in the filter: ERRNO(EPERM) when the
 				     profile denies it (hot or useless to record), ALLOW otherwise */
 	CW_RULE_ENOSYS,           /* always ERRNO(ENOSYS) in the filter */
@@ -29,6 +31,7 @@ struct cw_syscall {
 	uint8_t arg;
 	uint32_t mask;
 	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
+	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
 };
 
 #define CW_NSYSCALLS 512
@@ -39,7 +42,7 @@ void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, crea
 void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
-void cw_handle_net(struct cw_notif *n);     /* net.c */
+void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket */
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -171,6 +172,41 @@ static void handle_sendmmsg(struct cw_notif *n)
 	cw_event_record(n, &ev);
 }
 
+/* Effective capabilities of TID ("CapEff:" in /proc/TID/status). */
+static uint64_t cap_eff(pid_t tid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return ~0ull; /* unknown: assume the worst */
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return ~0ull;
+	buf[r] = '\0';
+	char *p = strstr(buf, "\nCapEff:");
+	return p ? strtoull(p + 8, NULL, 16) : ~0ull;
+}
+
+/* socket() in a family the filter does not let through: netlink without
+ * CAP_NET_ADMIN only reads (glibc's address checks, getifaddrs); with it,
+ * or any other family, it is an escape the profile decides. */
+static void handle_socket(struct cw_notif *n)
+{
+	int domain = arg_int(n, 0);
+	if (domain == AF_NETLINK && !(cap_eff(n->tid) & (1ull << 12 /* CAP_NET_ADMIN */))) {
+		cw_notif_continue(n);
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.flags = domain;
+	ev.has_flags = true;
+	/* Registers only: CONTINUE is exact. */
+	cw_event_finish(n, &ev, NULL, enforce_continue);
+}
+
 void cw_handle_net(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -213,6 +249,9 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	case __NR_sendmmsg:
 		handle_sendmmsg(n);
+		return;
+	case __NR_socket:
+		handle_socket(n);
 		return;
 	case __NR_listen:
 		ev.op.kind = CW_OP_LISTEN;

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <sys/personality.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include "supervisor/handlers/handlers.h"
@@ -114,6 +115,11 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_sendmmsg] = { "sendmmsg", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_bind] = { "bind", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_listen] = { "listen", cw_handle_net, CW_RULE_NOTIFY, 0, 0 },
+	/* Socket families other than unix, IPv4 and IPv6 reach the kernel's
+	 * configuration (netlink: addresses, routes, firewall), raw links
+	 * (packet) or other hosts without an address capwatch can decide. */
+	[__NR_socket] = { "socket", cw_handle_net, CW_RULE_NOTIFY_UNLISTED, 0, 0, 0,
+			  (1ull << AF_UNIX) | (1ull << AF_INET) | (1ull << AF_INET6) },
 
 	/* --- 4. Other processes (process_control outside the tree). --- */
 	[__NR_kill] = { "kill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
