@@ -19,6 +19,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
+#include "supervisor/ptrace.h"
 #include "supervisor/util.h"
 #include "path.h"
 
@@ -352,6 +353,54 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	answer_with_fd(n, ev, fd);
 }
 
+/* Files of /proc/PID that reach into the process itself: its memory,
+ * environment, mappings, stack, credentials maps. (stat, status, comm and
+ * cmdline are ordinary reads; procps' ps does read every environ, and is
+ * denied those under the built-in profiles.) */
+static const char *const proc_private[] = {
+	"environ", "mem", "auxv", "syscall", "stack", "pagemap", "maps", "smaps", "smaps_rollup",
+	"numa_maps", "personality", "timerslack_ns", "clear_refs", "oom_adj", "oom_score_adj",
+	"uid_map", "gid_map", "setgroups", "attr", "coredump_filter",
+};
+
+/* Reading /proc/PID/<private file> is process access: process_control when
+ * PID is outside the tree (capwatch itself included: its environment holds
+ * what the sanitizer dropped). Writing any of /proc is a write outside every
+ * workspace already (unrestricted), in the tree too: writing a sibling's
+ * memory is how a blocked target's arguments get rewritten. */
+static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
+{
+	const char *p = ev->op.path;
+	if (strncmp(p, "/proc/", 6) != 0)
+		return;
+	char *end;
+	long pid = strtol(p + 6, &end, 10);
+	if (end == p + 6 || pid <= 0 || *end != '/')
+		return;
+	const char *rest = end + 1;
+	if (strncmp(rest, "task/", 5) == 0) {
+		/* /proc/PID/task/TID/<file>: the thread's view of the same. */
+		char *e2;
+		strtol(rest + 5, &e2, 10);
+		if (e2 == rest + 5 || *e2 != '/')
+			return;
+		rest = e2 + 1;
+	}
+	size_t nlen = strcspn(rest, "/");
+	bool private_file = false;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(proc_private); i++)
+		if (strlen(proc_private[i]) == nlen && memcmp(rest, proc_private[i], nlen) == 0)
+			private_file = true;
+	if (!private_file)
+		return;
+	if (wr)
+		return; /* a write to /proc is outside every workspace: unrestricted */
+	ev->op.target_pid = (int)pid;
+	ev->op.target_in_tree = cw_tracker_in_tree(n->run, (pid_t)pid);
+	if (!ev->op.target_in_tree)
+		ev->op.kind = CW_OP_PROC_ACCESS;
+}
+
 void cw_handle_open(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -474,6 +523,7 @@ void cw_handle_open(struct cw_notif *n)
 	ev.has_dirfd = nr == __NR_openat || nr == __NR_openat2;
 	ev.flags = flags;
 	ev.has_flags = true;
+	proc_file_target(n, &ev, wr);
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
 }
 
