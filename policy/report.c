@@ -44,8 +44,18 @@ struct denial_rec {
 	struct strvec backtrace;
 	cw_cap_kind cap;
 	cw_verdict verdict;
+	cw_source source;
 	double time;
 	bool enforced;
+};
+
+struct approval_rec {
+	char *scope, *rule, *reason, *how;
+	cw_cap_kind cap;
+	bool once;
+	int pid;
+	double time;
+	uint64_t count;
 };
 
 struct change_rec {
@@ -77,6 +87,8 @@ struct cw_report {
 	size_t ndens, adens;
 	struct change_rec *chgs;
 	size_t nchgs, achgs;
+	struct approval_rec *apps;
+	size_t napps, aapps;
 
 	struct cap_ent *tab;
 	size_t tabn, tabcap;
@@ -220,6 +232,13 @@ void cw_report_free(cw_report *r)
 		free(r->chgs[i].path2);
 	}
 	free(r->chgs);
+	for (i = 0; i < r->napps; i++) {
+		free(r->apps[i].scope);
+		free(r->apps[i].rule);
+		free(r->apps[i].reason);
+		free(r->apps[i].how);
+	}
+	free(r->apps);
 	for (i = 0; i < r->tabcap; i++)
 		free(r->tab[i].scope);
 	free(r->tab);
@@ -293,6 +312,7 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 	d->pid = dr->pid;
 	d->cap = dec->cap;
 	d->verdict = dec->verdict;
+	d->source = dec->source;
 	d->time = dr->time;
 	d->enforced = dr->enforced;
 	if (!(d->scope = strndup(dec->scope, sizeof(dec->scope))) ||
@@ -314,6 +334,45 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 		return -ENOMEM;
 	}
 	r->ndens++;
+	return 0;
+}
+
+int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a)
+{
+	struct approval_rec *p;
+	const char *scope = a->scope ? a->scope : "", *rule = a->rule ? a->rule : "";
+	size_t i;
+
+	if (!a->how || a->cap < 0 || a->cap >= CW_CAP__COUNT)
+		return -EINVAL;
+	/* one entry per grant and scope: a loop of approved connects is one
+	 * line with a count (approvals are rare; a scan is enough) */
+	for (i = 0; i < r->napps; i++) {
+		p = &r->apps[i];
+		if (p->cap == a->cap && p->once == a->once && !strcmp(p->scope, scope) &&
+		    !strcmp(p->rule, rule) && !strcmp(p->how, a->how)) {
+			p->count++;
+			return 0;
+		}
+	}
+	if (grow((void **)&r->apps, &r->aapps, r->napps, sizeof(*r->apps)))
+		return -ENOMEM;
+	p = &r->apps[r->napps];
+	memset(p, 0, sizeof(*p));
+	p->cap = a->cap;
+	p->once = a->once;
+	p->pid = a->pid;
+	p->time = a->time;
+	p->count = 1;
+	if (dup_str(&p->scope, scope) || dup_str(&p->rule, rule) ||
+	    dup_str(&p->reason, a->reason ? a->reason : "") || dup_str(&p->how, a->how)) {
+		free(p->scope);
+		free(p->rule);
+		free(p->reason);
+		free(p->how);
+		return -ENOMEM;
+	}
+	r->napps++;
 	return 0;
 }
 
@@ -710,6 +769,7 @@ static void render_denials(struct rctx *c, const cw_report *r, cJSON *root)
 		add_str(c, o, "decision", cw_verdict_name(d->verdict));
 		add_bytes(c, o, "rule", d->rule);
 		add_bytes(c, o, "reason", d->reason);
+		add_str(c, o, "source", cw_source_name(d->source));
 		add_num(c, o, "time", usec(d->time));
 		chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
 		if (d->host)
@@ -720,6 +780,30 @@ static void render_denials(struct rctx *c, const cw_report *r, cJSON *root)
 			add_bytes_arr(c, o, "backtrace", &d->backtrace);
 		if (d->annotation_source && (d->host || d->site || d->backtrace.n))
 			add_str(c, o, "annotation_source", d->annotation_source);
+	}
+}
+
+static void render_approvals(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "approvals")), *o;
+	size_t i;
+
+	for (i = 0; arr && i < r->napps; i++) {
+		const struct approval_rec *a = &r->apps[i];
+
+		o = chk(c, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(arr, o);
+		add_capability(c, o, a->cap, a->scope);
+		add_bytes(c, o, "rule", a->rule);
+		add_bytes(c, o, "reason", a->reason);
+		add_str(c, o, "source", "approval");
+		add_str(c, o, "how", a->how);
+		add_str(c, o, "for", a->once ? "once" : "run");
+		add_num(c, o, "pid", a->pid);
+		add_num(c, o, "time", usec(a->time));
+		add_num(c, o, "count", (double)a->count);
 	}
 }
 
@@ -881,6 +965,7 @@ char *cw_report_render(const cw_report *r)
 	add_bytes_arr(&c, root, "workspaceRoots", &r->roots);
 	render_outcome(&c, r, root);
 	render_denials(&c, r, root);
+	render_approvals(&c, r, root);
 	render_processes(&c, r, root);
 	render_caps(&c, r, root);
 	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));

@@ -63,6 +63,22 @@ struct cw_denial_record {
 };
 int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
 
+/* An operation let through by an approval rather than the profile: by
+ * --approve-risk, --approve, a person at the terminal or a program on the
+ * approval socket. Rendered in "approvals", one entry per (capability,
+ * scope, rule, how, once), with a count. */
+struct cw_approval_record {
+	cw_cap_kind cap;
+	const char *scope;
+	const char *rule;           /* the decision's rule, e.g. "approval:approve-risk" */
+	const char *reason;         /* the decision's reason (carries --approve-risk's REASON) */
+	const char *how;            /* "approve-risk" | "approve" | "tty" | "socket" */
+	bool once;                  /* an "allow once" answer; false: for the whole run */
+	int pid;                    /* first process it was granted to */
+	double time;                /* first use, seconds since the run started */
+};
+int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a);
+
 /* Count one use of a capability (allowed or not) under SCOPE.
  * capabilitiesUsed lists (kind, scope, count, decision) sorted by kind then scope. */
 int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope, cw_verdict v);
