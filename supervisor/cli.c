@@ -29,6 +29,9 @@ enum {
 	OPT_INHERIT_ENV,
 	OPT_KEEP_SCRATCH,
 	OPT_VERSION,
+	OPT_APPROVAL_SOCKET,
+	OPT_APPROVAL_FD,
+	OPT_APPROVAL_TIMEOUT,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +44,9 @@ static const struct option long_options[] = {
 	{ "approve-risk", required_argument, NULL, OPT_APPROVE_RISK },
 	{ "approve", required_argument, NULL, OPT_APPROVE },
 	{ "observe", no_argument, NULL, OPT_OBSERVE },
+	{ "approval-socket", required_argument, NULL, OPT_APPROVAL_SOCKET },
+	{ "approval-fd", required_argument, NULL, OPT_APPROVAL_FD },
+	{ "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
 	{ "env-pass", required_argument, NULL, OPT_ENV_PASS },
 	{ "inherit-env", no_argument, NULL, OPT_INHERIT_ENV },
 	{ "keep-scratch", no_argument, NULL, OPT_KEEP_SCRATCH },
@@ -69,6 +75,12 @@ static const char help_text[] =
 	"      --approve-risk REASON turn every \"ask\" decision into allow, recorded\n"
 	"                            with REASON\n"
 	"      --observe             decide and record, but deny nothing\n"
+	"\n"
+	"Approvals (\"ask\" decisions; default: a prompt on the terminal):\n"
+	"      --approval-socket PATH  ask a program instead: newline-delimited JSON\n"
+	"                            on a unix socket created at PATH\n"
+	"      --approval-fd N       the same on an already connected descriptor\n"
+	"      --approval-timeout SECONDS  deny when no answer came (default 60)\n"
 	"\n"
 	"Environment:\n"
 	"      --env-pass VAR        pass VAR through the environment sanitizer\n"
@@ -171,6 +183,7 @@ void cw_options_free(struct cw_options *o)
 	free(o->env_pass);
 	memset(o, 0, sizeof(*o));
 	o->report_fd = -1;
+	o->approval_fd = -1;
 }
 
 static bool valid_env_name(const char *s)
@@ -187,6 +200,7 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 	memset(o, 0, sizeof(*o));
 	o->profile = "verify";
 	o->report_fd = -1;
+	o->approval_fd = -1;
 	optind = 0; /* full reset of getopt state, so the parser can run twice */
 	opterr = 0;
 	/* "+": stop at the first non-option, which is the command. */
@@ -226,6 +240,30 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 			o->report_fd = (int)v;
 			break;
 		}
+		case OPT_APPROVAL_SOCKET:
+			if (!*optarg)
+				goto bad_empty;
+			o->approval_socket = optarg;
+			break;
+		case OPT_APPROVAL_FD: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 2 || v > INT_MAX) {
+				usage_error(err, "--approval-fd: not a descriptor above 2: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			o->approval_fd = (int)v;
+			break;
+		}
+		case OPT_APPROVAL_TIMEOUT:
+			if (parse_duration(optarg, &o->approval_timeout) < 0 || o->approval_timeout <= 0) {
+				usage_error(err, "--approval-timeout: invalid duration \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			break;
 		case OPT_TRACE:
 			if (!*optarg)
 				goto bad_empty;

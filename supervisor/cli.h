@@ -24,6 +24,9 @@ struct cw_options {
 	struct cw_grant *grants;      /* --approve CAP[:SCOPE] */
 	size_t ngrants;
 	bool observe;
+	const char *approval_socket;  /* --approval-socket PATH, or NULL */
+	int approval_fd;              /* --approval-fd N, -1 when absent */
+	double approval_timeout;      /* --approval-timeout SECONDS, 0 = default (60) */
 	const char **env_pass;
 	size_t nenv_pass;
 	bool inherit_env;

@@ -14,6 +14,7 @@ capwatch_SOURCES = \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/annot.h supervisor/annot.c \
+	supervisor/approval.h supervisor/approval.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
 	supervisor/handlers/fs.c \

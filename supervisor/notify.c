@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "supervisor/notify.h"
 #include "supervisor/annot.h"
+#include "supervisor/approval.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
@@ -135,13 +136,12 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 	struct cw_run *run = n->run;
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
 	bool allow = ev->d.verdict == CW_ALLOW;
-	/* "ask" with no terminal prompt yet (a later issue): deny, and tell
-	 * the caller to request approval. cw_policy_decide already turned
-	 * approved asks into allows. */
-	if (ev->d.verdict == CW_ASK) {
-		ev->d.verdict = CW_DENY; /* what happened; profile_verdict keeps "ask" */
-		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
-	}
+	/* "ask": cw_policy_decide already turned asks approved on the command
+	 * line into allows; an answer remembered for the run settles it, else
+	 * it is a deny with nextAction request_approval (which
+	 * cw_event_finish may still defer to an approver). */
+	if (ev->d.verdict == CW_ASK)
+		allow = cw_approval_remembered(run, ev);
 	ev->enforced = !run->observe;
 	ev->allowed = allow || run->observe;
 	cw_annot_prepare(run, n->tgid, n->tid, n->ppid, ev); /* advisory, after the decision */
@@ -182,6 +182,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	};
 	cw_trace_op_write(&run->tj, &to);
 	cw_run_trace_emit(run);
+	cw_approval_note(n, ev); /* report "approvals" */
 
 	/* An allowed exec is a capability used only if it happens: the exec
 	 * stop counts it (a failed execve, e.g. a PATH search, is not a
@@ -229,6 +230,8 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 		if (prepare)
 			prepare(n, ev);
 		enforce(n, ev);
+	} else if (cw_approval_defer(n, ev, prepare, enforce)) {
+		return; /* waits for an approver; answered and recorded then */
 	} else {
 		cw_event_deny(n, ev);
 	}
@@ -323,6 +326,11 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, cw_annot_fd(), &e) < 0)
 			return -errno;
 	}
+	if (cw_approval_fd() >= 0) {
+		e.data.u32 = 4;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, cw_approval_fd(), &e) < 0)
+			return -errno;
+	}
 	if (run->opts->timeout > 0) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd < 0)
@@ -376,6 +384,9 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			}
 			case 3:
 				cw_annot_drain(run);
+				break;
+			case 4:
+				cw_approval_dispatch(run);
 				break;
 			case 2: {
 				uint64_t x;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "supervisor/run.h"
 #include "supervisor/annot.h"
+#include "supervisor/approval.h"
 #include "supervisor/filter.h"
 #include "supervisor/launch.h"
 #include "supervisor/log.h"
@@ -566,6 +567,7 @@ static void kill_and_drain(struct cw_run *run)
 
 static void run_free(struct cw_run *run)
 {
+	cw_approval_shutdown(run); /* no-op when the loop already did */
 	cw_tracker_free(run);
 	cw_annot_free();
 	changes_free(run->changes);
@@ -823,6 +825,10 @@ int cw_run_main(const struct cw_options *opts)
 		snprintf(err_reason, sizeof(err_reason), "seccomp notifications unavailable");
 		goto setup_failed;
 	}
+	if (cw_approval_init(run) < 0) {
+		snprintf(err_reason, sizeof(err_reason), "the approval channel could not be set up");
+		goto setup_failed;
+	}
 	run->tty_mode = isatty(STDIN_FILENO);
 	run->under_filter = seccomp_mode() == 2;
 	sigset_t mask;
@@ -854,6 +860,7 @@ int cw_run_main(const struct cw_options *opts)
 
 	/* 6. The run. */
 	e = cw_notify_loop(run, sigfd);
+	cw_approval_shutdown(run); /* what still waits for an answer is denied */
 	if (e < 0) {
 		cw_err("event loop failed: %s", strerror(-e));
 		close(run->listener); /* pending notifications fail with ENOSYS */

@@ -1,0 +1,874 @@
+/* Approvals while the run goes on (approval.h).
+ *
+ * A deferred notification stays unanswered: its thread sleeps in the
+ * kernel while the loop goes on. The pending record owns copies of
+ * everything the event pointed at (the handler's buffers are reused by the
+ * next notification), so the handler's enforce function can run later on
+ * the copy. Every pending record ends exactly once: answered (allow:
+ * enforce; deny: EPERM/EACCES), timed out (deny), its client gone (deny),
+ * capwatch exiting (deny), or its thread gone (ID_VALID fails: nothing to
+ * answer, nothing recorded).
+ *
+ * Approvers: the terminal (when capwatch's stdin is one, /dev/tty is
+ * opened; prompts are written there, never on the command's stdout or
+ * stderr; answers are read a line at a time without blocking) and the
+ * approval socket (--approval-socket PATH, --approval-fd N; newline-
+ * delimited JSON, docs/agents.md). With a socket configured, asks go
+ * there and not to the terminal. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "supervisor/approval.h"
+#include "supervisor/log.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/run.h"
+#include "supervisor/util.h"
+
+#define MAX_PENDING 256
+#define MAX_CLIENTS 8
+#define LINE_MAX_BYTES 4096
+#define DEFAULT_TIMEOUT 60.0
+
+enum { TAG_TTY = 1, TAG_LISTEN, TAG_TIMER, TAG_CLIENT /* + index */ };
+
+enum answer { ANS_ALLOW_ONCE, ANS_ALLOW_RUN, ANS_DENY_ONCE, ANS_DENY_RUN };
+
+struct pending {
+	uint64_t id;                  /* ours, in socket requests; not the kernel's */
+	struct seccomp_notif req;     /* copy of the notification */
+	pid_t tid, tgid, ppid;
+	const char *syscall;          /* static, from the dispatch table */
+	struct cw_event ev;           /* pointers below are owned copies */
+	struct sockaddr_storage addr;
+	char *path, *path2, *raw_path, *raw_path2, *host, *env_names;
+	char **argv;
+	cw_enforce_fn prepare, enforce;
+	double deadline;
+	int client;                   /* socket client index it was sent to, -1: tty / none yet */
+	bool to_socket;               /* routed to the socket approvers */
+};
+
+struct remembered {
+	cw_cap_kind cap;
+	char *scope;
+	bool allow;
+	const char *how;              /* "tty" | "socket" */
+};
+
+struct client {
+	int fd;                       /* -1: free slot */
+	char buf[LINE_MAX_BYTES];
+	size_t len;
+	bool overlong;
+};
+
+static struct {
+	bool active;
+	int ep, timer, tty, listen_fd;
+	char *sock_path;
+	double timeout;
+	struct pending *pend[MAX_PENDING];
+	size_t npend;
+	uint64_t next_id;
+	struct remembered *rem;
+	size_t nrem;
+	struct client cl[MAX_CLIENTS];
+	bool use_socket;
+	/* the terminal: one question at a time, the oldest pending first */
+	struct pending *asking;
+	char tbuf[256];
+	size_t tlen;
+} A = { .ep = -1, .timer = -1, .tty = -1, .listen_fd = -1 };
+
+/* ---- helpers ---- */
+
+static char *dupn(const char *s, size_t n)
+{
+	char *c = malloc(n + 1);
+	if (c) {
+		memcpy(c, s, n);
+		c[n] = '\0';
+	}
+	return c;
+}
+
+static bool deferrable(const struct cw_event *ev)
+{
+	/* Answers that are CONTINUE on the event alone (see approval.h). */
+	switch (ev->op.kind) {
+	case CW_OP_CONNECT:
+	case CW_OP_SEND:
+	case CW_OP_BIND:
+	case CW_OP_LISTEN:
+	case CW_OP_SIGNAL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void pending_free(struct pending *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->path2);
+	free(p->raw_path);
+	free(p->raw_path2);
+	free(p->host);
+	free(p->env_names);
+	if (p->argv)
+		for (char **a = p->argv; *a; a++)
+			free(*a);
+	free(p->argv);
+	free(p);
+}
+
+/* Copy N's request and EV (with everything it points at) into a record. */
+static struct pending *pending_new(struct cw_notif *n, const struct cw_event *ev)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->req = *n->req;
+	p->tid = n->tid;
+	p->tgid = n->tgid;
+	p->ppid = n->ppid;
+	p->syscall = n->syscall;
+	p->ev = *ev;
+	p->client = -1;
+	bool oom = false;
+#define COPY(field, src) do { if (src) { p->field = strdup(src); oom |= !p->field; } } while (0)
+	COPY(path, ev->op.path);
+	COPY(path2, ev->op.path2);
+	COPY(host, ev->op.host);
+	COPY(env_names, ev->op.env_names);
+#undef COPY
+	if (ev->raw_path) {
+		p->raw_path = dupn(ev->raw_path, ev->raw_path_len);
+		oom |= !p->raw_path;
+	}
+	if (ev->raw_path2) {
+		p->raw_path2 = dupn(ev->raw_path2, ev->raw_path2_len);
+		oom |= !p->raw_path2;
+	}
+	if (ev->op.addr && ev->op.addrlen <= sizeof(p->addr)) {
+		memcpy(&p->addr, ev->op.addr, ev->op.addrlen);
+		p->ev.op.addr = (const struct sockaddr *)&p->addr;
+	} else {
+		p->ev.op.addr = NULL;
+		p->ev.op.addrlen = 0;
+	}
+	if (ev->argv) {
+		size_t k = 0;
+		while (ev->argv[k])
+			k++;
+		p->argv = calloc(k + 1, sizeof(char *));
+		oom |= !p->argv;
+		for (size_t i = 0; p->argv && i < k; i++) {
+			p->argv[i] = strdup(ev->argv[i]);
+			oom |= !p->argv[i];
+		}
+	}
+	p->ev.op.path = p->path;
+	p->ev.op.path2 = p->path2;
+	p->ev.op.host = p->host;
+	p->ev.op.env_names = p->env_names;
+	p->ev.raw_path = p->raw_path;
+	p->ev.raw_path2 = p->raw_path2;
+	p->ev.argv = (const char *const *)p->argv;
+	if (oom) {
+		pending_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static const char *program_of(struct cw_run *run, pid_t tgid)
+{
+	struct cw_proc *pr = cw_tracker_find(run, tgid);
+	return pr && pr->exe ? pr->exe : "?";
+}
+
+/* Scopes and names from the target go to the terminal: no control bytes. */
+static void printable(char *dst, size_t n, const char *s)
+{
+	size_t o = 0;
+	for (; s && *s && o + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(dst + o, n - o, "\\x%02x", c);
+		else
+			dst[o++] = (char)c;
+	}
+	dst[o] = '\0';
+}
+
+static void arm_timer(void)
+{
+	double next = 0;
+	for (size_t i = 0; i < A.npend; i++)
+		if (!next || A.pend[i]->deadline < next)
+			next = A.pend[i]->deadline;
+	struct itimerspec its = { 0 };
+	if (next) {
+		double d = next - cw_now();
+		if (d < 0.001)
+			d = 0.001;
+		its.it_value.tv_sec = (time_t)d;
+		its.it_value.tv_nsec = (long)((d - (double)(time_t)d) * 1e9);
+	}
+	if (A.timer >= 0)
+		timerfd_settime(A.timer, 0, &its, NULL);
+}
+
+/* ---- the terminal ---- */
+
+static void tty_write(const char *s)
+{
+	size_t n = strlen(s);
+	while (A.tty >= 0 && n) {
+		ssize_t w = write(A.tty, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* a terminal that went away: answers time out */
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void tty_ask_next(struct cw_run *run)
+{
+	if (A.tty < 0 || A.asking)
+		return;
+	for (size_t i = 0; i < A.npend; i++) {
+		struct pending *p = A.pend[i];
+		if (p->to_socket)
+			continue;
+		char prog[256], scope[512], msg[2048];
+		printable(prog, sizeof prog, program_of(run, p->tgid));
+		printable(scope, sizeof scope, p->ev.d.scope);
+		snprintf(msg, sizeof msg,
+			 "\r\ncapwatch: %s (pid %d) wants %s: %s %s\r\n"
+			 "capwatch: [o] allow once  [r] allow %s for this run  [d] deny  [n] deny for this run"
+			 " (%gs, then deny): ",
+			 prog, (int)p->tgid, p->syscall, cw_cap_name(p->ev.d.cap), scope, scope,
+			 A.timeout);
+		tty_write(msg);
+		A.asking = p;
+		A.tlen = 0;
+		return;
+	}
+}
+
+/* ---- the socket ---- */
+
+static int client_send(int ci, const char *line)
+{
+	struct client *c = &A.cl[ci];
+	size_t n = strlen(line);
+	const char *s = line;
+	while (n) {
+		ssize_t w = send(c->fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno; /* a client that does not read is dropped */
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void client_drop(struct cw_run *run, int ci);
+
+static int first_client(void)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (A.cl[i].fd >= 0)
+			return i;
+	return -1;
+}
+
+static void socket_send(struct cw_run *run, struct pending *p)
+{
+	int ci = first_client();
+	if (ci < 0)
+		return; /* sent when a client connects */
+	cJSON *o = cJSON_CreateObject();
+	char *line = NULL;
+	if (o) {
+		cJSON_AddNumberToObject(o, "id", (double)p->id);
+		cJSON_AddNumberToObject(o, "pid", p->tgid);
+		cJSON_AddNumberToObject(o, "tid", p->tid);
+		cJSON_AddStringToObject(o, "program", program_of(run, p->tgid));
+		cJSON_AddStringToObject(o, "operation", p->syscall);
+		cJSON_AddStringToObject(o, "capability", cw_cap_name(p->ev.d.cap));
+		cJSON_AddStringToObject(o, "scope", p->ev.d.scope);
+		cJSON_AddStringToObject(o, "rule", p->ev.d.rule);
+		cJSON_AddStringToObject(o, "reason", p->ev.d.reason);
+		cJSON_AddNumberToObject(o, "timeout", A.timeout);
+		line = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+	}
+	if (!line) {
+		cw_err("approval request: out of memory");
+		return; /* times out */
+	}
+	/* cJSON escapes control characters; one line per request. */
+	size_t n = strlen(line);
+	char *nl = realloc(line, n + 2);
+	if (nl) {
+		line = nl;
+		line[n] = '\n';
+		line[n + 1] = '\0';
+		p->client = ci;
+		if (client_send(ci, line) < 0) {
+			free(line);
+			client_drop(run, ci);
+			return;
+		}
+	}
+	free(line);
+}
+
+/* ---- completing a pending record ---- */
+
+static void remember(cw_cap_kind cap, const char *scope, bool allow, const char *how)
+{
+	struct remembered *r = realloc(A.rem, (A.nrem + 1) * sizeof(*r));
+	if (!r)
+		return;
+	A.rem = r;
+	r[A.nrem].cap = cap;
+	r[A.nrem].scope = strdup(scope);
+	r[A.nrem].allow = allow;
+	r[A.nrem].how = how;
+	if (r[A.nrem].scope)
+		A.nrem++;
+}
+
+static void set_approval(struct cw_decision *d, bool allow, const char *how, const char *span,
+			 const char *why)
+{
+	d->source = CW_SOURCE_APPROVAL;
+	snprintf(d->rule, sizeof d->rule, "approval:%s:%s", how, span);
+	if (allow) {
+		d->verdict = CW_ALLOW;
+		d->next_action = CW_NEXT_NONE;
+		d->err = 0;
+	} else {
+		d->verdict = CW_DENY;
+		d->next_action = CW_NEXT_NONE;
+	}
+	char r[CW_REASON_MAX];
+	snprintf(r, sizeof r, "%s %.160s %s: %.60s", cw_cap_name(d->cap), d->scope,
+		 allow ? "allowed" : "denied", why);
+	memcpy(d->reason, r, sizeof d->reason);
+}
+
+static void pending_remove(struct pending *p)
+{
+	for (size_t i = 0; i < A.npend; i++)
+		if (A.pend[i] == p) {
+			A.pend[i] = A.pend[--A.npend];
+			break;
+		}
+	if (A.asking == p)
+		A.asking = NULL;
+}
+
+/* End P: ALLOW with the handler's enforce, or deny; HOW and SPAN name the
+ * approval in the rule ("tty", "once"); WHY is said in the reason. A NULL
+ * HOW: no one answered (timeout, dropped client, exit), the ask stays a
+ * deny of the configured policy with nextAction request_approval. */
+static void complete(struct cw_run *run, struct pending *p, bool allow, const char *how,
+		     const char *span, const char *why)
+{
+	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
+			      .ppid = p->ppid, .syscall = p->syscall };
+	struct cw_event *ev = &p->ev;
+
+	pending_remove(p);
+	if (!cw_notif_valid(&n)) {
+		/* The thread is gone (killed, or interrupted by a signal: it
+		 * will ask again). Nothing happened. */
+		pending_free(p);
+		arm_timer();
+		return;
+	}
+	if (how) {
+		set_approval(&ev->d, allow, how, span, why);
+	} else {
+		char r[CW_REASON_MAX];
+		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), ev->d.reason, why);
+		memcpy(ev->d.reason, r, sizeof ev->d.reason);
+	}
+	if (allow) {
+		ev->allowed = true;
+		ev->enforced = true;
+		if (p->prepare)
+			p->prepare(&n, ev);
+		p->enforce(&n, ev);
+	} else {
+		ev->allowed = false;
+		ev->enforced = true;
+		cw_event_deny(&n, ev);
+	}
+	cw_event_record(&n, ev);
+	cw_run_trace_flush(run);
+	pending_free(p);
+	arm_timer();
+}
+
+/* Apply ANSWER to P; a "for this run" answer also ends every other pending
+ * record of the same capability and scope. */
+static void answer(struct cw_run *run, struct pending *p, enum answer a, const char *how)
+{
+	bool allow = a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN;
+	bool run_wide = a == ANS_ALLOW_RUN || a == ANS_DENY_RUN;
+	const char *who = strcmp(how, "tty") == 0 ? "answered on the terminal" :
+						    "answered on the approval socket";
+	cw_cap_kind cap = p->ev.d.cap;
+	char scope[CW_SCOPE_MAX];
+	memcpy(scope, p->ev.d.scope, sizeof scope);
+
+	if (run_wide)
+		remember(cap, scope, allow, how);
+	complete(run, p, allow, how, run_wide ? "run" : "once", who);
+	if (!run_wide)
+		return;
+	for (size_t i = 0; i < A.npend;) {
+		struct pending *q = A.pend[i];
+		if (q->ev.d.cap == cap && strcmp(q->ev.d.scope, scope) == 0) {
+			complete(run, q, allow, how, "run", who);
+			i = 0;
+		} else {
+			i++;
+		}
+	}
+}
+
+static struct pending *find_id(uint64_t id)
+{
+	for (size_t i = 0; i < A.npend; i++)
+		if (A.pend[i]->id == id)
+			return A.pend[i];
+	return NULL;
+}
+
+static void client_drop(struct cw_run *run, int ci)
+{
+	struct client *c = &A.cl[ci];
+	if (c->fd < 0)
+		return;
+	epoll_ctl(A.ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	c->len = 0;
+	/* A dropped client means deny for what it was asked. */
+	for (size_t i = 0; i < A.npend;) {
+		struct pending *p = A.pend[i];
+		if (p->to_socket && p->client == ci) {
+			complete(run, p, false, NULL, NULL, "the approval client went away");
+			i = 0;
+		} else {
+			i++;
+		}
+	}
+	cw_info("approval client disconnected");
+}
+
+static void client_line(struct cw_run *run, int ci, const char *line)
+{
+	cJSON *o = cJSON_Parse(line);
+	const cJSON *id = o ? cJSON_GetObjectItemCaseSensitive(o, "id") : NULL;
+	const cJSON *dec = o ? cJSON_GetObjectItemCaseSensitive(o, "decision") : NULL;
+	const cJSON *rem = o ? cJSON_GetObjectItemCaseSensitive(o, "remember") : NULL;
+	struct pending *p;
+
+	if (!cJSON_IsNumber(id) || !cJSON_IsString(dec) ||
+	    (strcmp(dec->valuestring, "allow") && strcmp(dec->valuestring, "deny")) ||
+	    (rem && !cJSON_IsBool(rem))) {
+		cw_warn("approval socket: malformed response ignored (want {\"id\":N,"
+			"\"decision\":\"allow\"|\"deny\",\"remember\":bool})");
+		client_send(ci, "{\"error\":\"malformed response\"}\n");
+		goto out;
+	}
+	p = find_id((uint64_t)id->valuedouble);
+	if (!p || !p->to_socket || p->client != ci) {
+		client_send(ci, "{\"error\":\"unknown id\"}\n");
+		goto out;
+	}
+	bool allow = strcmp(dec->valuestring, "allow") == 0;
+	bool run_wide = rem && cJSON_IsTrue(rem);
+	answer(run, p, allow ? (run_wide ? ANS_ALLOW_RUN : ANS_ALLOW_ONCE) :
+			       (run_wide ? ANS_DENY_RUN : ANS_DENY_ONCE), "socket");
+out:
+	cJSON_Delete(o);
+}
+
+static void client_read(struct cw_run *run, int ci)
+{
+	struct client *c = &A.cl[ci];
+	for (;;) {
+		ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r <= 0) {
+			client_drop(run, ci);
+			return;
+		}
+		c->len += (size_t)r;
+		char *nl;
+		while (c->fd >= 0 && (nl = memchr(c->buf, '\n', c->len))) {
+			*nl = '\0';
+			if (!c->overlong)
+				client_line(run, ci, c->buf);
+			c->overlong = false;
+			size_t used = (size_t)(nl - c->buf) + 1;
+			memmove(c->buf, nl + 1, c->len - used);
+			c->len -= used;
+		}
+		if (c->fd < 0)
+			return;
+		if (c->len == sizeof(c->buf) - 1) {
+			c->overlong = true; /* skipped to the next newline */
+			c->len = 0;
+		}
+	}
+}
+
+static int client_add(struct cw_run *run, int fd)
+{
+	int ci = -1;
+	for (int i = 0; i < MAX_CLIENTS && ci < 0; i++)
+		if (A.cl[i].fd < 0)
+			ci = i;
+	if (ci < 0) {
+		close(fd);
+		return -EMFILE;
+	}
+	A.cl[ci].fd = fd;
+	A.cl[ci].len = 0;
+	A.cl[ci].overlong = false;
+	struct epoll_event e = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = (uint32_t)(TAG_CLIENT + ci) };
+	if (epoll_ctl(A.ep, EPOLL_CTL_ADD, fd, &e) < 0) {
+		int err = -errno;
+		close(fd);
+		A.cl[ci].fd = -1;
+		return err;
+	}
+	cw_info("approval client connected");
+	/* Requests that waited for a client. */
+	for (size_t i = 0; i < A.npend; i++)
+		if (A.pend[i]->to_socket && (A.pend[i]->client < 0 || A.cl[A.pend[i]->client].fd < 0))
+			socket_send(run, A.pend[i]);
+	return 0;
+}
+
+/* ---- the interface ---- */
+
+int cw_approval_fd(void)
+{
+	return A.active ? A.ep : -1;
+}
+
+int cw_approval_init(struct cw_run *run)
+{
+	const struct cw_options *o = run->opts;
+	A.timeout = o->approval_timeout > 0 ? o->approval_timeout : DEFAULT_TIMEOUT;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		A.cl[i].fd = -1;
+	A.use_socket = o->approval_socket || o->approval_fd >= 0;
+	if (run->observe)
+		return 0; /* nothing is denied: nothing to ask */
+	A.ep = epoll_create1(EPOLL_CLOEXEC);
+	A.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (A.ep < 0 || A.timer < 0)
+		return -errno;
+	struct epoll_event e = { .events = EPOLLIN, .data.u32 = TAG_TIMER };
+	if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.timer, &e) < 0)
+		return -errno;
+
+	if (A.use_socket) {
+		if (o->approval_socket) {
+			struct sockaddr_un sa = { .sun_family = AF_UNIX };
+			if (strlen(o->approval_socket) >= sizeof(sa.sun_path)) {
+				cw_err("--approval-socket %s: name too long", o->approval_socket);
+				return -ENAMETOOLONG;
+			}
+			strcpy(sa.sun_path, o->approval_socket);
+			A.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+			if (A.listen_fd < 0)
+				return -errno;
+			mode_t old = umask(077); /* only this user may answer */
+			int r = bind(A.listen_fd, (struct sockaddr *)&sa, sizeof(sa));
+			umask(old);
+			if (r < 0 || listen(A.listen_fd, 4) < 0) {
+				int err = -errno;
+				cw_err("--approval-socket %s: %s", o->approval_socket, strerror(errno));
+				return err;
+			}
+			A.sock_path = strdup(o->approval_socket);
+			e.data.u32 = TAG_LISTEN;
+			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.listen_fd, &e) < 0)
+				return -errno;
+		}
+		if (o->approval_fd >= 0) {
+			int fd = fcntl(o->approval_fd, F_DUPFD_CLOEXEC, 3);
+			if (fd < 0) {
+				cw_err("--approval-fd %d: %s", o->approval_fd, strerror(errno));
+				return -EBADF;
+			}
+			close(o->approval_fd); /* the command must not inherit it */
+			int r = client_add(run, fd);
+			if (r < 0)
+				return r;
+		}
+	} else if (isatty(STDIN_FILENO)) {
+		/* The terminal the user runs capwatch from; the command's
+		 * stdout and stderr may go anywhere else. */
+		A.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (A.tty >= 0) {
+			e.data.u32 = TAG_TTY;
+			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.tty, &e) < 0) {
+				close(A.tty);
+				A.tty = -1;
+			}
+		}
+	}
+	A.active = A.tty >= 0 || A.use_socket;
+	return 0;
+}
+
+bool cw_approval_remembered(struct cw_run *run, struct cw_event *ev)
+{
+	(void)run;
+	for (size_t i = 0; i < A.nrem; i++) {
+		struct remembered *r = &A.rem[i];
+		if (r->cap == ev->d.cap && strcmp(r->scope, ev->d.scope) == 0) {
+			set_approval(&ev->d, r->allow, r->how, "run",
+				     strcmp(r->how, "tty") == 0 ?
+				     "answered on the terminal for this run" :
+				     "answered on the approval socket for this run");
+			return r->allow;
+		}
+	}
+	/* Not settled: deny, and tell the caller to request approval. */
+	ev->d.verdict = CW_DENY; /* what happened; profile_verdict keeps "ask" */
+	ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	return false;
+}
+
+bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
+		       cw_enforce_fn enforce)
+{
+	struct cw_run *run = n->run;
+	if (!A.active || run->observe || ev->d.profile_verdict != CW_ASK ||
+	    ev->d.next_action != CW_NEXT_REQUEST_APPROVAL || !enforce || !deferrable(ev) ||
+	    run->timed_out || run->cancelled)
+		return false;
+	if (A.npend >= MAX_PENDING) {
+		cw_warn("too many operations waiting for approval: denied");
+		return false;
+	}
+	struct pending *p = pending_new(n, ev);
+	if (!p)
+		return false;
+	p->id = ++A.next_id;
+	p->prepare = prepare;
+	p->enforce = enforce;
+	p->deadline = cw_now() + A.timeout;
+	p->to_socket = A.use_socket;
+	A.pend[A.npend++] = p;
+	n->answered = true; /* answered later, from the pending record */
+	cw_run_note(run, p->tgid, "info", "waiting for approval (%s): %s %s %s",
+		    p->to_socket ? "approval socket" : "terminal", p->syscall,
+		    cw_cap_name(p->ev.d.cap), p->ev.d.scope);
+	if (p->to_socket)
+		socket_send(run, p);
+	else
+		tty_ask_next(run);
+	arm_timer();
+	return true;
+}
+
+void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
+{
+	const struct cw_decision *d = &ev->d;
+	if (d->verdict != CW_ALLOW || d->source != CW_SOURCE_APPROVAL || d->cap == CW_CAP_NONE)
+		return;
+	const char *how = "approve";
+	bool once = false;
+	if (strncmp(d->rule, "approval:approve-risk", 21) == 0)
+		how = "approve-risk";
+	else if (strncmp(d->rule, "approval:tty:", 13) == 0)
+		how = "tty";
+	else if (strncmp(d->rule, "approval:socket:", 16) == 0)
+		how = "socket";
+	if (strcmp(how, "tty") == 0 || strcmp(how, "socket") == 0)
+		once = strstr(d->rule, ":once") != NULL;
+	struct cw_approval_record a = {
+		.cap = d->cap, .scope = d->scope, .rule = d->rule, .reason = d->reason,
+		.how = how, .once = once, .pid = n->tgid, .time = cw_run_time(n->run),
+	};
+	cw_report_add_approval(n->run->report, &a);
+}
+
+static void tty_read(struct cw_run *run)
+{
+	char buf[128];
+	for (;;) {
+		ssize_t r = read(A.tty, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+				/* The terminal is gone (hangup): no more prompts;
+				 * what waits times out. */
+				epoll_ctl(A.ep, EPOLL_CTL_DEL, A.tty, NULL);
+				close(A.tty);
+				A.tty = -1;
+			}
+			return;
+		}
+		for (ssize_t i = 0; i < r; i++) {
+			char c = buf[i];
+			if (c != '\n' && c != '\r') {
+				if (A.tlen < sizeof(A.tbuf) - 1)
+					A.tbuf[A.tlen++] = c;
+				continue;
+			}
+			A.tbuf[A.tlen] = '\0';
+			A.tlen = 0;
+			struct pending *p = A.asking;
+			if (!p)
+				continue; /* typed ahead with nothing asked */
+			const char *s = A.tbuf;
+			while (*s == ' ')
+				s++;
+			enum answer a;
+			if (*s == 'o' || *s == 'y')
+				a = ANS_ALLOW_ONCE;
+			else if (*s == 'r' || *s == 'a')
+				a = ANS_ALLOW_RUN;
+			else if (*s == 'd')
+				a = ANS_DENY_ONCE;
+			else if (*s == 'n')
+				a = ANS_DENY_RUN;
+			else {
+				tty_write("capwatch: answer o, r, d or n: ");
+				continue;
+			}
+			A.asking = NULL;
+			tty_write(a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN ? "capwatch: allowed\r\n" :
+									 "capwatch: denied\r\n");
+			answer(run, p, a, "tty");
+			tty_ask_next(run);
+		}
+	}
+}
+
+static void expire(struct cw_run *run)
+{
+	double now = cw_now();
+	for (size_t i = 0; i < A.npend;) {
+		struct pending *p = A.pend[i];
+		if (p->deadline <= now) {
+			if (A.asking == p)
+				tty_write("\r\ncapwatch: no answer in time: denied\r\n");
+			complete(run, p, false, NULL, NULL, "no answer in time");
+			i = 0;
+		} else {
+			i++;
+		}
+	}
+	tty_ask_next(run);
+	arm_timer();
+}
+
+void cw_approval_dispatch(struct cw_run *run)
+{
+	struct epoll_event evs[8];
+	int k = epoll_wait(A.ep, evs, CW_ARRAY_SIZE(evs), 0);
+	for (int i = 0; i < k; i++) {
+		uint32_t tag = evs[i].data.u32;
+		if (tag == TAG_TIMER) {
+			uint64_t x;
+			if (read(A.timer, &x, sizeof x) < 0) {
+				/* EAGAIN: re-armed meanwhile */
+			}
+			expire(run);
+		} else if (tag == TAG_TTY) {
+			if (A.tty >= 0)
+				tty_read(run);
+		} else if (tag == TAG_LISTEN) {
+			int fd = accept4(A.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (fd >= 0)
+				client_add(run, fd);
+		} else if (tag >= TAG_CLIENT && tag < TAG_CLIENT + MAX_CLIENTS) {
+			int ci = (int)(tag - TAG_CLIENT);
+			if (A.cl[ci].fd >= 0)
+				client_read(run, ci);
+		}
+	}
+	/* Deadlines pass while the loop is busy too. */
+	for (size_t i = 0; i < A.npend; i++)
+		if (A.pend[i]->deadline <= cw_now()) {
+			expire(run);
+			break;
+		}
+}
+
+void cw_approval_shutdown(struct cw_run *run)
+{
+	while (A.npend) {
+		if (A.asking == A.pend[0])
+			tty_write("\r\ncapwatch: run over: denied\r\n");
+		complete(run, A.pend[0], false, NULL, NULL, "capwatch is exiting");
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (A.cl[i].fd >= 0) {
+			close(A.cl[i].fd);
+			A.cl[i].fd = -1;
+		}
+	if (A.listen_fd >= 0) {
+		close(A.listen_fd);
+		A.listen_fd = -1;
+		if (A.sock_path)
+			unlink(A.sock_path);
+	}
+	free(A.sock_path);
+	A.sock_path = NULL;
+	if (A.tty >= 0)
+		close(A.tty);
+	if (A.timer >= 0)
+		close(A.timer);
+	if (A.ep >= 0)
+		close(A.ep);
+	A.tty = A.timer = A.ep = -1;
+	for (size_t i = 0; i < A.nrem; i++)
+		free(A.rem[i].scope);
+	free(A.rem);
+	A.rem = NULL;
+	A.nrem = 0;
+	A.active = false;
+}

@@ -1,0 +1,50 @@
+#ifndef CAPWATCH_APPROVAL_H
+#define CAPWATCH_APPROVAL_H
+/* Approvals while the run goes on (issue 7): an operation the profile says
+ * "ask" for waits, unanswered in the kernel, while a person on the terminal
+ * (/dev/tty) or a program on the approval socket decides; the event loop
+ * and every other process go on meanwhile.
+ *
+ * The handler's usual ending (cw_event_finish) hands an ask it cannot
+ * answer to cw_approval_defer(), which copies the notification and the
+ * event into a pending record. The answer (or a timeout, a dropped
+ * client, capwatch's own exit) completes it later with the handler's own
+ * enforce function, or denies it.
+ *
+ * Only what can be finished from the event alone is deferred: the
+ * handler's enforce function must not depend on handler-static state.
+ * That holds for the CONTINUE-based answers (network, exec, signals);
+ * file operations that are emulated keep the old behaviour: deny with
+ * nextAction request_approval. */
+#include <stdbool.h>
+#include "supervisor/notify.h"
+
+struct cw_run;
+
+/* Set up the approvers the options ask for (the terminal when capwatch has
+ * one, --approval-socket). Returns 0 or -errno (a socket that cannot be
+ * created is a setup failure). */
+int cw_approval_init(struct cw_run *run);
+/* One fd for the event loop (an epoll set of the approvers and a timer),
+ * -1 when no approver is active. Readable: call cw_approval_dispatch(). */
+int cw_approval_fd(void);
+void cw_approval_dispatch(struct cw_run *run);
+/* Deny every pending approval and close the approvers (capwatch's exit). */
+void cw_approval_shutdown(struct cw_run *run);
+
+/* For an ask that approvals on the command line did not settle: apply an
+ * answer remembered "for this run". Returns true when that allowed it
+ * (EV->d rewritten as an approval); a remembered deny rewrites EV->d too. */
+bool cw_approval_remembered(struct cw_run *run, struct cw_event *ev);
+
+/* EV was decided "ask" and is about to be denied: defer it instead when an
+ * approver is active. Returns true when the notification is now pending
+ * (the caller must neither answer nor record it). */
+bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
+		       cw_enforce_fn enforce);
+
+/* After an event was recorded: note an operation let through by an
+ * approval in the report's "approvals". */
+void cw_approval_note(struct cw_notif *n, const struct cw_event *ev);
+
+#endif
