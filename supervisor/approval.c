@@ -822,8 +822,19 @@ void cw_approval_dispatch(struct cw_run *run)
 				tty_read(run);
 		} else if (tag == TAG_LISTEN) {
 			int fd = accept4(A.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-			if (fd >= 0)
-				client_add(run, fd);
+			struct ucred uc;
+			socklen_t ul = sizeof(uc);
+			if (fd < 0)
+				continue;
+			/* The supervised command must not answer its own asks. */
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 ||
+			    cw_tracker_in_tree(run, uc.pid)) {
+				cw_warn("approval socket: a connection from the supervised tree (pid %d) refused",
+					(int)uc.pid);
+				close(fd);
+				continue;
+			}
+			client_add(run, fd);
 		} else if (tag >= TAG_CLIENT && tag < TAG_CLIENT + MAX_CLIENTS) {
 			int ci = (int)(tag - TAG_CLIENT);
 			if (A.cl[ci].fd >= 0)

@@ -12,3 +12,4 @@ include $(srcdir)/tests/tools/local.mk
 include $(srcdir)/tests/escapes/local.mk
 include $(srcdir)/tests/bench/local.mk
 include $(srcdir)/tests/preload/local.mk
+include $(srcdir)/tests/approval/local.mk

@@ -1,0 +1,6 @@
+# Approvals mid-run (issue 7): the approval socket, the terminal prompt
+# (under tmux), host-name rules and `exec --request`.
+APPROVAL_TESTS = \
+	tests/approval/socket.sh
+TESTS += $(APPROVAL_TESTS)
+EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py

@@ -1,0 +1,112 @@
+#!/bin/sh
+# Approvals through the approval socket (--approval-socket), answered by the
+# example client tools/approval_client.py. Everything runs inside a private
+# network namespace: an allowed connect to 203.0.113.7 fails ENETUNREACH, a
+# denied one EPERM.
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
+cw_workdir
+CLIENT="$top_srcdir/tools/approval_client.py"
+DST=203.0.113.7:80
+
+# net2.py: two connects to $DST, one after the other; prints both errnos.
+cat > net2.py <<'PY'
+import errno, socket, sys
+out = []
+for i in range(int(sys.argv[1]) if len(sys.argv) > 1 else 2):
+	s = socket.socket()
+	s.settimeout(10)
+	try:
+		s.connect(("203.0.113.7", 80))
+		out.append("CONNECTED")
+	except OSError as e:
+		out.append(errno.errorcode.get(e.errno, str(e.errno)))
+	s.close()
+print(" ".join(out))
+PY
+
+# run_with_client NAME CLIENT-ARGS -- CAPWATCH-ARGS: the client and capwatch
+# in one netns; capwatch in its own session with no terminal, so only the
+# socket can answer.
+run_with_client() {
+	name=$1; shift
+	cargs=""
+	while [ "$1" != "--" ]; do cargs="$cargs '$1'"; shift; done
+	shift
+	S=$O/$name.sock
+	rm -f "$O/$name.log"
+	in_netns sh -c "
+		$CW_PY '$CLIENT' '$S' --log '$O/$name.log' $cargs &
+		setsid -w timeout -k 5 60 '$CAPWATCH' --approval-socket '$S' --report '$O/$name.json' --trace '$O/$name.jsonl' \"\$@\" </dev/null
+		rc=\$?; wait; exit \$rc" sh "$@"
+	rc=$?
+}
+
+# 1. allow once: exactly the first connect goes through, the second is denied.
+run_with_client once --sequence allow,deny -- -- "$CW_PY" net2.py >"$O/once.out"
+expect_rc 0 "allow once"
+[ "$(cat "$O/once.out")" = "ENETUNREACH EPERM" ] || fail "allow once: connects saw '$(cat "$O/once.out")', expected 'ENETUNREACH EPERM'"
+[ "$(wc -l <"$O/once.log")" = 2 ] || fail "allow once: the client got $(wc -l <"$O/once.log") requests, expected 2"
+"$CW_PY" - "$O/once.log" <<'PY' || fail "allow once: request fields"
+import json, sys
+for l in open(sys.argv[1]):
+	r = json.loads(l)
+	assert r["capability"] == "external_network" and r["scope"] == "203.0.113.7:80", r
+	assert r["operation"] == "connect" and r["pid"] > 0 and "python" in r["program"], r
+	assert isinstance(r["id"], int), r
+PY
+report_assert "$O/once.json" \
+	"len(d['approvals']) == 1" \
+	"d['approvals'][0]['how'] == 'socket' and d['approvals'][0]['for'] == 'once'" \
+	"d['approvals'][0]['capability']['scope'] == '$DST' and d['approvals'][0]['count'] == 1" \
+	"len(denials('external_network', '$DST')) == 1" \
+	"denials('external_network', '$DST')[0]['source'] == 'approval'" \
+	"outcome['kind'] == 'enforcement_denied'" \
+	"denial['source'] == 'approval'"
+trace_assert "$O/once.jsonl" \
+	"len(ops('external_network', 'allow', '$DST')) == 1" \
+	"ops('external_network', 'allow', '$DST')[0]['rule'] == 'approval:socket:once'" \
+	"ops('external_network', 'allow', '$DST')[0]['source_of_decision'] == 'approval'" \
+	"len(ops('external_network', 'deny', '$DST')) == 1" \
+	"ops('external_network', 'deny', '$DST')[0]['errno'] == 'EPERM'"
+
+# 2. allow with remember: asked once, both connects go through.
+run_with_client run --allow "external_network:203.0.113.7:*" --remember -- -- "$CW_PY" net2.py >"$O/run.out"
+expect_rc 0 "allow for the run"
+[ "$(cat "$O/run.out")" = "ENETUNREACH ENETUNREACH" ] || fail "allow for the run: connects saw '$(cat "$O/run.out")'"
+[ "$(wc -l <"$O/run.log")" = 1 ] || fail "allow for the run: the client was asked $(wc -l <"$O/run.log") times, expected once"
+report_assert "$O/run.json" "not denials()" \
+	"len(d['approvals']) == 1 and d['approvals'][0]['for'] == 'run' and d['approvals'][0]['count'] == 2"
+
+# 3. deny with remember: asked once, both denied.
+run_with_client never --remember -- -- "$CW_PY" net2.py >"$O/never.out"
+[ "$(cat "$O/never.out")" = "EPERM EPERM" ] || fail "deny for the run: connects saw '$(cat "$O/never.out")'"
+[ "$(wc -l <"$O/never.log")" = 1 ] || fail "deny for the run: the client was asked $(wc -l <"$O/never.log") times, expected once"
+
+# 4. A client that disconnects with the question open: deny.
+run_with_client drop --drop -- -- "$CW_PY" net2.py 1 >"$O/drop.out"
+[ "$(cat "$O/drop.out")" = "EPERM" ] || fail "dropped client: connect saw '$(cat "$O/drop.out")'"
+report_assert "$O/drop.json" "'went away' in denial['reason']" "denial['nextAction'] == 'request_approval'"
+
+# 5. No client at all: denied when --approval-timeout passes.
+start=$(date +%s)
+in_netns setsid -w timeout -k 5 60 "$CAPWATCH" --approval-socket "$O/none.sock" --approval-timeout 1 \
+	--report "$O/none.json" -- "$CW_PY" net2.py 1 </dev/null >"$O/none.out"
+[ "$(cat "$O/none.out")" = "EPERM" ] || fail "no client: connect saw '$(cat "$O/none.out")'"
+[ $(( $(date +%s) - start )) -lt 20 ] || fail "no client: the timeout did not end the wait"
+report_assert "$O/none.json" "'no answer in time' in denial['reason']"
+[ ! -e "$O/none.sock" ] || fail "the approval socket was left behind"
+
+# 6. The rest of the tree goes on while one connect waits: the client
+#    answers only after another process of the tree created a file.
+run_with_client conc --sequence allow --wait-for "$W/marker" -- -- sh -c \
+	"'$CW_PY' net2.py 1 > n.out & sleep 0.3; echo x > marker; wait"
+[ "$(cat n.out)" = "ENETUNREACH" ] || fail "concurrent: connect saw '$(cat n.out)' (was the loop blocked?)"
+
+# 7. The profile's deny is never asked: readonly denies external_network.
+run_with_client ro --allow "*" -- --profile readonly -- "$CW_PY" net2.py 1 >"$O/ro.out"
+[ "$(cat "$O/ro.out")" = "EPERM" ] || fail "readonly: connect saw '$(cat "$O/ro.out")'"
+[ ! -s "$O/ro.log" ] || fail "readonly: the client was asked about a denied operation"
+report_assert "$O/ro.json" "not d['approvals']"
+exit 0
