@@ -290,7 +290,7 @@ class Bench:
                 for mode in order:
                     if w.get('before'):
                         w['before']()
-                    r = self.measure(mode, w['cmd'], w['cwd'], netns=w.get('netns', False))
+                    r = self.measure(mode, w['cmd'], w['cwd'], netns=w.get('netns', False), cpu=self.a.pin)
                     self.results[name][mode].append(r)
                     print(f'bench: round {rnd + 1}/{rounds} {name:6s} {mode:16s} wall {r.get("wall", 0):8.3f} s'
                           f'  cpu {r["cpu"]:8.3f} s  load {self.loads[-1]:.2f}' + ('' if r['ok'] else '  FAILED'), flush=True)
@@ -464,7 +464,8 @@ def fmt(x, spec='.2f', unit=''):
 
 def render(b, summary, micro, scale, args, started, ended):
     L = []
-    L.append(f'capwatch benchmark ({"quick" if args.quick else "full"}), {b.a.rounds} rounds, interleaved')
+    L.append(f'capwatch benchmark ({"quick" if args.quick else "full"}), {b.a.rounds} rounds, interleaved'
+             + (f', every workload pinned to CPU {b.a.pin}' if getattr(b.a, 'pin', None) is not None else ''))
     L.append(f'started {started}, ended {ended}; kernel {platform.release()}, nproc {os.cpu_count()}, '
              f'1-min load average before each run: min {min(b.loads, default=0):.2f}, '
              f'median {median(b.loads) or 0:.2f}, max {max(b.loads, default=0):.2f} '
@@ -558,6 +559,8 @@ def main():
     ap.add_argument('--rounds', type=int)
     ap.add_argument('--only', default='exec,open,cbuild,mix')
     ap.add_argument('--no-micro', action='store_true')
+    ap.add_argument('--pin', type=int, metavar='CPU',
+                    help='run every workload (all modes) on this one CPU: shows what cross-CPU wake-ups cost')
     ap.add_argument('--scale', action='store_true',
                     help='also one 10,000-process and one 1,000,000-open run under verify --trace')
     ap.add_argument('--out', default='bench-results')
@@ -567,7 +570,7 @@ def main():
     if args.render:
         with open(args.render) as fh:
             d = json.load(fh)
-        b = argparse.Namespace(a=argparse.Namespace(rounds=d['rounds']), strace=bool(d.get('strace_set')),
+        b = argparse.Namespace(a=argparse.Namespace(rounds=d['rounds'], pin=d.get('pin')), strace=bool(d.get('strace_set')),
                                sset=d.get('strace_set', []), sset_dropped=d.get('strace_dropped', []),
                                loads=d.get('loads', []), revision=d.get('revision', 'not recorded'),
                                failures=d.get('failures', []))
@@ -600,7 +603,7 @@ def main():
         fh.write(text)
     with open(os.path.join(args.out, 'results.json'), 'w') as fh:
         json.dump({'revision': b.revision, 'loads': b.loads, 'started': started, 'ended': ended, 'kernel': platform.release(), 'nproc': os.cpu_count(),
-                   'quick': args.quick, 'rounds': args.rounds, 'strace_set': b.sset,
+                   'quick': args.quick, 'rounds': args.rounds, 'pin': args.pin, 'strace_set': b.sset,
                    'strace_dropped': getattr(b, 'sset_dropped', []),
                    'summary': summary, 'micro': micro, 'scale': scale, 'failures': b.failures,
                    'raw': b.results}, fh, indent=1, default=str)
