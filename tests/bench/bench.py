@@ -320,6 +320,14 @@ class Bench:
                     s['wall_ratio'] = s['wall'] / bare_wall
                 if s['cpu'] and bare_cpu:
                     s['cpu_ratio'] = s['cpu'] / bare_cpu
+                # The same ratio taken within each round (the runs of one
+                # round are minutes apart at most), then the median: less
+                # sensitive to load that changes between rounds.
+                pairs = [(r.get('wall'), b.get('wall'), r['cpu'], b['cpu'])
+                         for r, b in zip(runs, per['bare']) if r['ok'] and b['ok'] and b.get('wall')]
+                if pairs:
+                    s['wall_ratio_rounds'] = median(p[0] / p[1] for p in pairs)
+                    s['cpu_ratio_rounds'] = median(p[2] / p[3] for p in pairs if p[3])
                 if s['tree_maxrss_kb'] and bare_rss:
                     s['rss_ratio'] = s['tree_maxrss_kb'] / bare_rss
                 summary[name][mode] = s
@@ -476,32 +484,42 @@ def render(b, summary, micro, scale, args, started, ended):
     else:
         L.append('strace: not installed, mode skipped')
     L.append('')
-    L.append('| workload | mode | wall (s) | × bare | CPU (s) | × bare | tree peak RSS (MiB) | × bare '
-             '| supervisor peak RSS (MiB) | supervisor CPU (s) | events/s |')
-    L.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    L.append('Medians over the rounds. "× bare" is median(mode) / median(bare); "per round" is the median over rounds '
+             'of (mode / bare in the same round).')
+    L.append('')
+    L.append('| workload | mode | wall (s) | × bare | × bare per round | CPU (s) | × bare | × bare per round '
+             '| tree peak RSS (MiB) | × bare | supervisor peak RSS (MiB) | supervisor CPU (s) | events/s |')
+    L.append('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for name, per in summary.items():
         for mode, s in per.items():
             L.append(f'| {name} | {mode} | {fmt(s["wall"], ".3f")} | {fmt(s.get("wall_ratio"), ".2f")} | '
+                     f'{fmt(s.get("wall_ratio_rounds"), ".2f")} | '
                      f'{fmt(s["cpu"], ".3f")} | {fmt(s.get("cpu_ratio"), ".2f")} | '
+                     f'{fmt(s.get("cpu_ratio_rounds"), ".2f")} | '
                      f'{fmt(s["tree_maxrss_kb"] and s["tree_maxrss_kb"] / 1024, ".1f")} | '
                      f'{fmt(s.get("rss_ratio"), ".2f")} | '
                      f'{fmt(s["sup_maxrss_kb"] and s["sup_maxrss_kb"] / 1024, ".1f")} | '
                      f'{fmt(s["sup_cpu"], ".3f")} | {fmt(s["events_per_s"], ",.0f")} |'
                      + ('' if s['ok'] == s['runs'] else f' ({s["runs"] - s["ok"]} of {s["runs"]} runs failed)'))
     L.append('')
-    L.append('Overhead (ratio − 1) of capwatch against strace -f --seccomp-bpf, wall time:')
+    L.append('Overhead (per-round ratio − 1) of capwatch against strace -f --seccomp-bpf, wall time; '
+             'the last column is the same verify/strace quotient on CPU time. A quotient is meaningless '
+             'where an overhead is within noise of 0:')
     L.append('')
     L.append('| workload | observe | verify+trace | verify, no preload | strace | observe / strace | verify / strace '
-             '| verify no preload / strace |')
-    L.append('|---|---:|---:|---:|---:|---:|---:|---:|')
+             '| verify no preload / strace | verify / strace, CPU |')
+    L.append('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
     for name, per in summary.items():
         def ov(m):
-            r = per.get(m, {}).get('wall_ratio')
+            r = per.get(m, {}).get('wall_ratio_rounds')
             return None if r is None else r - 1
         o, v, vn, st = ov('observe'), ov('verify'), ov('verify-nopreload'), ov('strace')
         q = lambda x: fmt(x / st if x is not None and st else None, ".2f")
+        cv = per.get('verify', {}).get('cpu_ratio_rounds')
+        cs = per.get('strace', {}).get('cpu_ratio_rounds')
+        cq = (cv - 1) / (cs - 1) if cv is not None and cs is not None and cs != 1 else None
         L.append(f'| {name} | {fmt(o, "+.3f")} | {fmt(v, "+.3f")} | {fmt(vn, "+.3f")} | {fmt(st, "+.3f")} | '
-                 f'{q(o)} | {q(v)} | {q(vn)} |')
+                 f'{q(o)} | {q(v)} | {q(vn)} | {fmt(cq, ".2f")} |')
     if micro:
         L.append('')
         L.append('Micro-benchmark, µs per operation (median over rounds; overhead = supervised − bare):')
