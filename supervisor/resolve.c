@@ -289,7 +289,7 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				const char *fdnum = out + strlen(out) - n;
 				int acc = fd_accmode(fdpid, fdnum);
 				bool wr = flags & CW_RES_WANT_WRITE, rd = flags & CW_RES_WANT_READ;
-				bool covered = acc >= 0 && last &&
+				bool covered = acc >= 0 && last && !(flags & CW_RES_NO_COVER) &&
 					(!wr || acc == O_WRONLY || acc == O_RDWR) &&
 					(!rd || acc == O_RDONLY || acc == O_RDWR);
 				if (link[0] != '/' || covered) {

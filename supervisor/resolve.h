@@ -27,6 +27,8 @@ int cw_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
 #define CW_RES_IN_ROOT     0x10 /* RESOLVE_IN_ROOT: DIRFD is "/" */
 #define CW_RES_BENEATH     0x20 /* RESOLVE_BENEATH: no escape from DIRFD (EXDEV) */
 #define CW_RES_NO_SYMLINKS 0x40 /* RESOLVE_NO_SYMLINKS: any symlink to follow is ELOOP */
+#define CW_RES_NO_COVER    0x80 /* never name a reopened descriptor /dev/fd/N: the
+				   op (chmod...) is not covered by the fd's access */
 
 struct cw_resolved {
 	char path[4200];   /* normalized absolute path, or "/dev/fd/N" for an

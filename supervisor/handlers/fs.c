@@ -292,6 +292,22 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		enforce_continue(n, ev);
 		return;
 	}
+	/* A trailing slash asks for a directory; the decided path lost it. */
+	size_t rl = strlen(raw1);
+	if (rl > 1 && raw1[rl - 1] == '/') {
+		struct stat st;
+		int e = 0;
+		if (lstat(ev->op.path, &st) < 0)
+			e = (cur_open.flags & O_CREAT) ? EISDIR : ENOENT;
+		else if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+		if (e) {
+			ev->verified = true;
+			ev->err = e;
+			cw_notif_error(n, e);
+			return;
+		}
+	}
 	struct open_how how = {
 		.flags = cur_open.flags | O_NOCTTY | O_CLOEXEC,
 		.mode = cur_open.mode,
@@ -635,6 +651,16 @@ static int open_object(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The object of a metadata call: "/dev/fd/N" (a pipe or socket of the
+ * target, no path) through a duplicate of the target's descriptor, any
+ * other path through an O_PATH open of the decided path. */
+static int get_object(struct cw_notif *n, const char *path)
+{
+	if (strncmp(path, "/dev/fd/", 8) == 0)
+		return dup_target_fd(n, atoi(path + 8));
+	return open_object(path);
+}
+
 /* Timestamps of utime/utimes/utimensat/futimesat at ADDR (NULL = now) as
  * utimensat wants them. Returns 0 (TS filled or *NOW set) or -errno. */
 static int read_times(struct cw_notif *n, int nr, uint64_t addr, struct timespec ts[2], bool *now)
@@ -680,18 +706,32 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 
 	/* A trailing slash changes what the kernel accepts (unlink("f/") is
 	 * ENOTDIR); those rare calls keep the kernel's own semantics. */
-	bool dir_op = nr == __NR_mkdir || nr == __NR_mkdirat || nr == __NR_rmdir ||
-		      (unlink_flags & AT_REMOVEDIR);
+	/* A trailing slash asks for a directory (the normalized path lost
+	 * it): answer what the kernel would for anything else. */
+	struct stat ts1;
 	size_t rl = strlen(raw1);
-	if (!dir_op && rl > 1 && raw1[rl - 1] == '/')
-		return 1;
+	bool slash1 = rl > 1 && raw1[rl - 1] == '/';
+	bool exists1 = lstat(ev->op.path, &ts1) == 0;
+	if (slash1) {
+		if (exists1 && !S_ISDIR(ts1.st_mode))
+			return -ENOTDIR;
+		if (exists1 && (nr == __NR_unlink || (nr == __NR_unlinkat && !(unlink_flags & AT_REMOVEDIR))))
+			return -EISDIR;
+		if (!exists1 && nr != __NR_mkdir && nr != __NR_mkdirat)
+			return -ENOENT;
+	}
 	if (l->path2 >= 0) {
 		size_t rl2 = strlen(raw2);
-		if (rl2 > 1 && raw2[rl2 - 1] == '/')
-			return 1;
+		struct stat ts2;
+		if (rl2 > 1 && raw2[rl2 - 1] == '/') {
+			bool exists2 = lstat(ev->op.path2, &ts2) == 0;
+			if (exists2 && !S_ISDIR(ts2.st_mode))
+				return -ENOTDIR;
+			/* A new name "x/" only for a directory being renamed. */
+			if (!exists2 && !(exists1 && S_ISDIR(ts1.st_mode) && l->change == CW_CHANGE_RENAME))
+				return exists1 ? -ENOTDIR : -ENOENT;
+		}
 	}
-	if (at & AT_EMPTY_PATH)
-		return 1; /* the descriptor itself: linkat of an O_TMPFILE... */
 
 	switch (nr) {
 	case __NR_unlink:
@@ -749,7 +789,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	case __NR_lchown:
 	case __NR_fchownat: {
 		int ua = nr == __NR_fchownat ? 2 : 1;
-		if ((obj = open_object(ev->op.path)) < 0)
+		if ((obj = get_object(n, ev->op.path)) < 0)
 			return obj;
 		r = fchownat(obj, "", (uid_t)(uint32_t)arg_u64(n, ua), (gid_t)(uint32_t)arg_u64(n, ua + 1),
 			     AT_EMPTY_PATH);
@@ -766,7 +806,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	case __NR_utimensat:
 	case __NR_futimesat: {
 		struct stat st;
-		if ((obj = open_object(ev->op.path)) < 0)
+		if ((obj = get_object(n, ev->op.path)) < 0)
 			return obj;
 		if (fstat(obj, &st) < 0)
 			return -errno;
@@ -824,9 +864,8 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 {
 	const char *p = ev->op.path;
-	if (!ev->enforced || p[0] != '/' || strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0 ||
-	    strncmp(p, "/sys/", 5) == 0 || (ev->op.path2 && ev->op.kind == CW_OP_RENAME && ev->op.path2[0] != '/')) {
-		enforce_continue(n, ev); /* --observe, pseudo files: see enforce_continue() */
+	if (!ev->enforced || p[0] != '/' || (ev->op.path2 && ev->op.kind == CW_OP_RENAME && ev->op.path2[0] != '/')) {
+		enforce_continue(n, ev); /* --observe: see enforce_continue() */
 		return;
 	}
 	int r = do_path_op(n, ev);
@@ -897,8 +936,33 @@ static int do_fd_op(struct cw_notif *n)
 		r = fsetxattr(cur_fd, name, value, size, arg_int(n, 4));
 		break;
 	}
+	case __NR_fchownat: /* (fd, "", uid, gid, AT_EMPTY_PATH) */
+		r = fchownat(cur_fd, "", (uid_t)(uint32_t)arg_u64(n, 2), (gid_t)(uint32_t)arg_u64(n, 3),
+			     AT_EMPTY_PATH);
+		break;
+	case __NR_fchmodat2: { /* (fd, "", mode, AT_EMPTY_PATH) */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", cur_fd);
+		r = chmod(self, (mode_t)(uint32_t)arg_u64(n, 2));
+		break;
+	}
+	case __NR_linkat: { /* (fd, "", newdirfd, newpath, AT_EMPTY_PATH): an O_TMPFILE's name */
+		char b2[NAME_MAX + 1];
+		_cleanup_close_ int p2 = open_parent(res2.path, b2, sizeof(b2));
+		if (p2 < 0)
+			return p2;
+		r = linkat(cur_fd, "", p2, b2, AT_EMPTY_PATH);
+		break;
+	}
 	case __NR_utimensat: {
 		struct timespec ts[2];
+		if (arg_u64(n, 1)) {
+			/* (fd, "", times, AT_EMPTY_PATH[|AT_SYMLINK_NOFOLLOW]) */
+			if (arg_u64(n, 2) && (r = cw_mem_read(n->tid, arg_u64(n, 2), ts, sizeof(ts))) < 0)
+				return r;
+			r = utimensat(cur_fd, "", arg_u64(n, 2) ? ts : NULL, AT_EMPTY_PATH);
+			break;
+		}
 		if (arg_int(n, 3) != 0)
 			return -EINVAL; /* no flags without a path */
 		if (arg_u64(n, 2) && (r = cw_mem_read(n->tid, arg_u64(n, 2), ts, sizeof(ts))) < 0)
@@ -974,7 +1038,7 @@ void cw_handle_fs(struct cw_notif *n)
 
 	int at_flags = l->flags >= 0 ? arg_int(n, l->flags) : 0;
 	int dirfd = l->dirfd >= 0 ? arg_int(n, l->dirfd) : AT_FDCWD;
-	int rflags = CW_RES_WANT_WRITE;
+	int rflags = CW_RES_WANT_WRITE | CW_RES_NO_COVER;
 	switch (l->follow) {
 	case NOFOLLOW: rflags |= CW_RES_NOFOLLOW; break;
 	case FOLLOW: break;
@@ -993,6 +1057,16 @@ void cw_handle_fs(struct cw_notif *n)
 	int e;
 	size_t len = 0, len2 = 0;
 	bool fd_op = l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0);
+	if (!fd_op && (at_flags & AT_EMPTY_PATH)) {
+		/* fchownat(fd, "", ..., AT_EMPTY_PATH) and friends: the
+		 * descriptor itself when the path is empty. */
+		e = read_path(n, l->path, raw1, &len);
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		fd_op = len == 0;
+	}
 	if (fd_op) {
 		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself,
 		 * named by capwatch's own duplicate of it. */
@@ -1004,7 +1078,7 @@ void cw_handle_fs(struct cw_notif *n)
 		}
 		raw1[0] = '\0';
 	} else {
-		e = read_path(n, l->path, raw1, &len);
+		e = len ? 0 : read_path(n, l->path, raw1, &len);
 		if (e == 0)
 			e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
 	}
