@@ -38,11 +38,12 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * with a worker for blocking connects), exec (cannot be emulated; the exec
  * stop re-checks what the kernel loaded), signals (scalar arguments; only
  * pid reuse can race), and the file cases emulation leaves to the kernel:
- * --observe, devices other than /dev/null-like ones, /proc and /sys,
- * O_PATH opens, openat2 with other resolve flags, trailing-slash names,
- * AT_EMPTY_PATH, calls acting on a symlink itself. Files otherwise are
- * emulated in fs.c (opens with ADDFD|SEND, path-changing calls on held
- * directory fds, metadata calls on held object fds). */
+ * --observe, opens of devices other than /dev/null-like ones and of /proc
+ * and /sys, O_PATH opens (no access by themselves), calls acting on a
+ * symlink itself, mknod of a device (denied unless unrestricted). Files
+ * otherwise are emulated in fs.c (opens with ADDFD|SEND, reopened
+ * descriptors through a duplicate, path-changing calls on held directory
+ * fds, metadata calls on held object fds). */
 static inline void enforce_continue(struct cw_notif *n, struct cw_event *ev)
 {
 	ev->verified = false;
