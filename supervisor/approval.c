@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "supervisor/approval.h"
@@ -647,6 +648,13 @@ int cw_approval_init(struct cw_run *run)
 		/* The terminal the user runs capwatch from; the command's
 		 * stdout and stderr may go anywhere else. */
 		A.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (A.tty >= 0 && tcgetpgrp(A.tty) != getpgrp()) {
+			/* A background job cannot read the terminal: asks
+			 * are denied at once, as with no terminal. */
+			cw_debug("not the terminal's foreground process group: no approval prompts");
+			close(A.tty);
+			A.tty = -1;
+		}
 		if (A.tty >= 0) {
 			e.data.u32 = TAG_TTY;
 			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.tty, &e) < 0) {
@@ -742,11 +750,24 @@ static void tty_read(struct cw_run *run)
 			continue;
 		if (r <= 0) {
 			if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-				/* The terminal is gone (hangup): no more prompts;
-				 * what waits times out. */
+				/* The terminal is gone (hangup) or cannot be read
+				 * (capwatch was put in the background): no more
+				 * prompts; what waits for one is denied. */
 				epoll_ctl(A.ep, EPOLL_CTL_DEL, A.tty, NULL);
 				close(A.tty);
 				A.tty = -1;
+				A.asking = NULL;
+				for (size_t i = 0; i < A.npend;) {
+					if (!A.pend[i]->to_socket) {
+						complete(run, A.pend[i], false, NULL, NULL,
+							 "the terminal cannot be read");
+						i = 0;
+					} else {
+						i++;
+					}
+				}
+				if (!A.use_socket)
+					A.active = false;
 			}
 			return;
 		}

@@ -1,6 +1,7 @@
 # Approvals mid-run (issue 7): the approval socket, the terminal prompt
 # (under tmux), host-name rules and `exec --request`.
 APPROVAL_TESTS = \
-	tests/approval/socket.sh
+	tests/approval/socket.sh \
+	tests/approval/tty.sh
 TESTS += $(APPROVAL_TESTS)
 EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py
