@@ -21,6 +21,16 @@ struct cw_grant {
 	const char *scope; /* path glob or address scope, as in profiles */
 };
 
+/* A host name the supervisor resolved itself (never a name the target
+ * claims): ADDR is one address of NAME (its port is ignored). Host-name
+ * scopes in a profile ("pkgs.example.com:443", "*.mirror.example.org:80")
+ * match an operation's address only through these. */
+struct cw_resolved_host {
+	struct sockaddr_storage addr;
+	size_t addrlen;
+	const char *name;
+};
+
 /* What the run knows that a profile does not. All paths normalized absolute. */
 struct cw_context {
 	const char *const *roots; /* workspace roots */
@@ -33,6 +43,8 @@ struct cw_context {
 	const char *approve_reason;
 	const struct cw_grant *grants; /* --approve CAP[:SCOPE]: matching asks become allow */
 	size_t ngrants;
+	const struct cw_resolved_host *hosts; /* names resolved by the supervisor, or NULL */
+	size_t nhosts;
 };
 
 typedef enum cw_op_kind {

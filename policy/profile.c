@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <cjson/cJSON.h>
 #include "policy.h"
 #include "profile.h"
@@ -214,6 +215,90 @@ static bool host_text_match(const char *pattern, const char *scope)
 	return cw_addr_host_scope_match(pattern, host, (int)port);
 }
 
+/* Same IP address (ports ignored); an IPv4-mapped IPv6 address is its IPv4
+ * address. */
+static bool ip_of(const struct sockaddr *sa, size_t len, unsigned char ip[16], int *fam)
+{
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		memcpy(ip, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		*fam = AF_INET;
+		return true;
+	}
+	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+		static const unsigned char mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
+		if (!memcmp(a, mapped, 12)) {
+			memcpy(ip, a + 12, 4);
+			*fam = AF_INET;
+		} else {
+			memcpy(ip, a, 16);
+			*fam = AF_INET6;
+		}
+		return true;
+	}
+	return false;
+}
+
+static int port_of(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+/* The name the supervisor resolved for the operation's address that
+ * PATTERN (a host-name scope) matches, or NULL. */
+static const char *resolved_host_match(const struct cw_context *ctx, const char *pattern,
+				       const char *scope, const void *addr, size_t addrlen)
+{
+	struct sockaddr_storage ss;
+	size_t len;
+	unsigned char ip[16], eip[16];
+	int fam, efam;
+
+	if (!ctx || !ctx->nhosts)
+		return NULL;
+	if (!addr) {
+		if (!scope || cw_addr_parse(scope, &ss, &len) < 0)
+			return NULL;
+		addr = &ss;
+		addrlen = len;
+	}
+	if (!ip_of(addr, addrlen, ip, &fam))
+		return NULL;
+	int port = port_of(addr);
+	for (size_t i = 0; i < ctx->nhosts; i++) {
+		const struct cw_resolved_host *h = &ctx->hosts[i];
+		if (!h->name || !ip_of((const struct sockaddr *)&h->addr, h->addrlen, eip, &efam))
+			continue;
+		if (efam != fam || memcmp(ip, eip, fam == AF_INET ? 4 : 16))
+			continue;
+		if (cw_addr_host_scope_match(pattern, h->name, port))
+			return h->name;
+	}
+	return NULL;
+}
+
+size_t cw_profile_host_scopes(const cw_profile *p, const char **out, size_t max)
+{
+	static const int net_slots[] = { CW_CAP_EXTERNAL_NETWORK, CW_CAP_ISOLATED_LOOPBACK,
+					 CW_CAP_HOST_VISIBLE_BINDING };
+	size_t n = 0;
+	if (!p)
+		return 0;
+	for (size_t k = 0; k < sizeof net_slots / sizeof net_slots[0]; k++) {
+		const struct cw_slot_rule *r = &p->slot[net_slots[k]];
+		for (int l = 0; l < CW_LIST__COUNT; l++)
+			for (size_t i = 0; i < r->nscopes[l]; i++)
+				if (cw_addr_scope_check(r->scopes[l][i]) == CW_SCOPE_HOST) {
+					if (n < max)
+						out[n] = r->scopes[l][i];
+					n++;
+				}
+	}
+	return n;
+}
+
 bool cw_scope_match(int slot, const struct cw_context *ctx, const char *pattern,
 		    const char *scope, const void *addr, size_t addrlen)
 {
@@ -226,7 +311,8 @@ bool cw_scope_match(int slot, const struct cw_context *ctx, const char *pattern,
 		if (k < 0)
 			return false;
 		if (k == CW_SCOPE_HOST)
-			return host_text_match(pattern, scope);
+			return host_text_match(pattern, scope) ||
+			       resolved_host_match(ctx, pattern, scope, addr, addrlen);
 		if (addr)
 			return cw_addr_scope_match(pattern, addr, addrlen);
 		struct sockaddr_storage ss;
@@ -345,7 +431,15 @@ cw_verdict cw_profile_match(const cw_profile *p, const struct cw_context *ctx, i
 				}
 			}
 			if (hit >= 0) {
-				if (rule && rulesz)
+				const char *pat = slot == CW_CAP_ENVIRONMENT ? NULL : r->scopes[l][hit];
+				const char *host = NULL;
+				if (pat && (slot_kind(slot) == SK_NET || slot_kind(slot) == SK_CONTROL) &&
+				    cw_addr_scope_check(pat) == CW_SCOPE_HOST)
+					host = resolved_host_match(ctx, pat, scope, addr, addrlen);
+				if (rule && rulesz && host)
+					snprintf(rule, rulesz, "%s:%s:%s[%ld] host %.100s", p->name, sname,
+						 cw_verdict_name(list_verdict[l]), hit, host);
+				else if (rule && rulesz)
 					snprintf(rule, rulesz, "%s:%s:%s[%ld]", p->name, sname,
 						 cw_verdict_name(list_verdict[l]), hit);
 				return list_verdict[l];

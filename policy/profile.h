@@ -29,9 +29,11 @@
  * A child's scope lists replace the parent's for that slot only when given
  * (each of deny/ask/allow separately); a profile without "extends" starts
  * from deny everywhere. Unknown and duplicate keys are errors.
- * Host-name scopes ("pkgs.example.com:443") are validated and kept, but
- * cw_policy_decide never matches them: the only names it sees are the
- * target's own claims (struct cw_op.host).
+ * Host-name scopes ("pkgs.example.com:443") are validated and kept;
+ * cw_policy_decide matches them only against names the supervisor resolved
+ * itself (struct cw_context.hosts), never the target's own claims
+ * (struct cw_op.host). The rule of such a match names the host:
+ * "ci:external_network:allow[0] host pkgs.example.com".
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,6 +85,13 @@ bool cw_profile_flags_sensitive(const cw_profile *p);
 /* The profile as JSON text in the profile-file format, fully expanded (no
  * extends). Caller frees. NULL on allocation failure. */
 char *cw_profile_to_json(const cw_profile *p);
+
+/* The host-name scopes of the network slots (external_network,
+ * isolated_loopback, host_visible_binding), as written in the profile
+ * ("pkgs.example.com:443", "*.mirror.example.org:*"), for the supervisor to
+ * resolve. Fills up to MAX pointers (owned by the profile) into OUT and
+ * returns how many there are in all. */
+size_t cw_profile_host_scopes(const cw_profile *p, const char **out, size_t max);
 
 /* Match OP's scope text against the slot's scope lists: deny scopes, then
  * ask, then allow, then the default. Fills RULE ("verify:workspace_write:default",

@@ -30,7 +30,25 @@ static const struct cw_grant grants_net[] = {
 	{ CW_CAP_EXTERNAL_NETWORK, NULL },
 };
 
-enum { PLAIN, RISK, GRANT, GRANT_NET, NOCTX };
+enum { PLAIN, RISK, GRANT, GRANT_NET, NOCTX, HOSTS };
+
+/* Names "the supervisor resolved" for the HOSTS context (host-name scopes). */
+static struct cw_resolved_host resolved[3];
+static void make_hosts(void)
+{
+	static const struct { const char *addr, *name; } h[] = {
+		{ "198.51.100.9:0", "pkgs.example.com" },
+		{ "192.0.2.44:0", "a.mirror.example.org" },
+		{ "[2001:db8:5::1]:0", "pkgs.example.com" },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		size_t len;
+		if (cw_addr_parse(h[i].addr, &resolved[i].addr, &len) != 0)
+			fail_msg("%s does not parse", h[i].addr);
+		resolved[i].addrlen = len;
+		resolved[i].name = h[i].name;
+	}
+}
 
 static struct cw_context make_ctx(int which)
 {
@@ -48,6 +66,10 @@ static struct cw_context make_ctx(int which)
 	} else if (which == GRANT_NET) {
 		c.grants = grants_net;
 		c.ngrants = 1;
+	} else if (which == HOSTS) {
+		make_hosts();
+		c.hosts = resolved;
+		c.nhosts = 3;
 	}
 	return c;
 }
@@ -61,7 +83,7 @@ static const char scoped_json[] =
 	"    \"external_network\": {\"default\": \"deny\",\n"
 	"       \"deny\": [\"203.0.113.66\"],\n"
 	"       \"ask\": [\"198.51.100.7:*\"],\n"
-	"       \"allow\": [\"pkgs.example.com:443\", \"203.0.113.0/24:443\", \"[2001:db8::/32]:*\"]},\n"
+	"       \"allow\": [\"pkgs.example.com:443\", \"203.0.113.0/24:443\", \"[2001:db8::/32]:*\", \"*.mirror.example.org:80\"]},\n"
 	"    \"workspace_write\": {\"deny\": [\"/work/ws/vendor/**\"], \"ask\": [\"**/*.lock\"]},\n"
 	"    \"process_spawn\": {\"deny\": [\"/usr/bin/curl\", \"**/wget\"]},\n"
 	"    \"filesystem_read_secret\": {\"allow\": [\"/work/ws/test/fixtures/*.pem\"]},\n"
@@ -521,6 +543,25 @@ static const struct row rows[] = {
 	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"),
 	ROW("scoped", PLAIN, CW_OP_CONNECT, "198.51.100.9:443", "pkgs.example.com", 0,
 	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"), /* a claimed host name grants nothing */
+	/* host-name scopes match the supervisor's own resolutions, by address and port */
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "198.51.100.9:443", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, A, "scoped:external_network:allow[0] host pkgs.example.com"),
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "[::ffff:198.51.100.9]:443", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, A, "scoped:external_network:allow[0] host pkgs.example.com"),
+	ROW("scoped", HOSTS, CW_OP_SEND, "198.51.100.9:80", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"), /* other port */
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "198.51.100.10:443", "pkgs.example.com", 0,
+	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"), /* not a resolved address */
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "192.0.2.44:80", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, A, "scoped:external_network:allow[3] host a.mirror.example.org"),
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "192.0.2.44:443", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"),
+	ROW("scoped", HOSTS, CW_OP_CONNECT, "[2001:db8:5::1]:443", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, A, "scoped:external_network:allow[0] host pkgs.example.com"),
+	ROW("scoped", PLAIN, CW_OP_CONNECT, "192.0.2.44:80", "a.mirror.example.org", 0,
+	  C(EXTERNAL_NETWORK), false, D, "scoped:external_network:default"), /* no resolutions: no match */
+	ROW("verify", HOSTS, CW_OP_CONNECT, "198.51.100.9:443", NULL, 0,
+	  C(EXTERNAL_NETWORK), false, Q, "verify:external_network:default"), /* no host scope in the profile */
 	ROW("scoped", PLAIN, CW_OP_CONNECT, "127.0.0.1:6379", NULL, 0,
 	  C(ISOLATED_LOOPBACK), false, D, "scoped:isolated_loopback:deny[0]"),
 	ROW("scoped", PLAIN, CW_OP_CONNECT, "[::ffff:127.0.0.1]:6379", NULL, 0,
