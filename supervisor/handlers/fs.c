@@ -215,6 +215,28 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
  * same credentials; the target's umask is applied to creations. */
 static int dup_target_fd(struct cw_notif *n, int fd);
 
+/* Is the file open on FD (at PATH) mounted over its name, i.e. on another
+ * mount than its directory? */
+static bool file_is_mount_point(int fd, const char *path)
+{
+	struct statx a, b;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return false;
+	if (slash == path) {
+		strcpy(dir, "/");
+	} else {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	}
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) < 0 ||
+	    statx(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &b) < 0 ||
+	    !(a.stx_mask & STATX_MNT_ID) || !(b.stx_mask & STATX_MNT_ID))
+		return false;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}
+
 /* Install FD in the target as the answer, or answer the error. */
 static void answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
 {
@@ -336,19 +358,33 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		return;
 	}
 	struct stat st;
-	if (write_intent((long long)cur_open.flags) && fstat(fd, &st) == 0 && foreign_hardlink(&st)) {
-		/* The decision was on this name; the file has others we did
-		 * not see made. Refuse rather than write through them. */
+	const char *alias = NULL;
+	char why[160];
+	if (write_intent((long long)cur_open.flags) && fstat(fd, &st) == 0) {
+		if (foreign_hardlink(&st)) {
+			/* The decision was on this name; the file has others we
+			 * did not see made. */
+			alias = "builtin:hardlink";
+			snprintf(why, sizeof(why), "the file has %lu hard links made before the run; "
+				 "another name may be outside the workspace", (unsigned long)st.st_nlink);
+		} else if (S_ISREG(st.st_mode) && file_is_mount_point(fd, ev->op.path)) {
+			/* A file mounted over a workspace name (a bind mount of
+			 * a file from elsewhere): the name says nothing about
+			 * what is written. */
+			alias = "builtin:mount-alias";
+			snprintf(why, sizeof(why), "the file is a mount point: another file is mounted over this name");
+		}
+	}
+	if (alias) {
+		/* Refuse rather than write through the alias. */
 		close(fd);
 		ev->d.verdict = CW_DENY;
 		ev->d.cap = CW_CAP_UNRESTRICTED;
 		ev->d.source = CW_SOURCE_PLATFORM_SANDBOX;
 		ev->d.next_action = CW_NEXT_CHANGE_COMMAND;
 		ev->d.err = EACCES;
-		snprintf(ev->d.rule, sizeof(ev->d.rule), "builtin:hardlink");
-		snprintf(ev->d.reason, sizeof(ev->d.reason),
-			 "the file has %lu hard links made before the run; another name may be outside the workspace",
-			 (unsigned long)st.st_nlink);
+		snprintf(ev->d.rule, sizeof(ev->d.rule), "%s", alias);
+		snprintf(ev->d.reason, sizeof(ev->d.reason), "%s", why);
 		ev->allowed = false;
 		ev->enforced = true;
 		cw_event_deny(n, ev);
