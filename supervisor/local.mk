@@ -15,6 +15,7 @@ capwatch_SOURCES = \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/annot.h supervisor/annot.c \
 	supervisor/approval.h supervisor/approval.c \
+	supervisor/hosts.h supervisor/hosts.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
 	supervisor/handlers/fs.c \

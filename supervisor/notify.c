@@ -20,6 +20,7 @@
 #include "supervisor/notify.h"
 #include "supervisor/annot.h"
 #include "supervisor/approval.h"
+#include "supervisor/hosts.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
@@ -134,6 +135,7 @@ void cw_event_init(struct cw_event *ev, const char *syscall)
 bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_run *run = n->run;
+	cw_hosts_prepare(run, &ev->op); /* host-name scopes: capwatch's own lookups */
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
 	bool allow = ev->d.verdict == CW_ALLOW;
 	/* "ask": cw_policy_decide already turned asks approved on the command

@@ -21,6 +21,7 @@
 #include "supervisor/run.h"
 #include "supervisor/annot.h"
 #include "supervisor/approval.h"
+#include "supervisor/hosts.h"
 #include "supervisor/filter.h"
 #include "supervisor/launch.h"
 #include "supervisor/log.h"
@@ -568,6 +569,7 @@ static void kill_and_drain(struct cw_run *run)
 static void run_free(struct cw_run *run)
 {
 	cw_approval_shutdown(run); /* no-op when the loop already did */
+	cw_hosts_free(run);
 	cw_tracker_free(run);
 	cw_annot_free();
 	changes_free(run->changes);

@@ -2,6 +2,7 @@
 # (under tmux), host-name rules and `exec --request`.
 APPROVAL_TESTS = \
 	tests/approval/socket.sh \
-	tests/approval/tty.sh
+	tests/approval/tty.sh \
+	tests/approval/hosts.sh
 TESTS += $(APPROVAL_TESTS)
-EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py
+EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py tests/approval/schema_check.py

@@ -109,4 +109,5 @@ run_with_client ro --allow "*" -- --profile readonly -- "$CW_PY" net2.py 1 >"$O/
 [ "$(cat "$O/ro.out")" = "EPERM" ] || fail "readonly: connect saw '$(cat "$O/ro.out")'"
 [ ! -s "$O/ro.log" ] || fail "readonly: the client was asked about a denied operation"
 report_assert "$O/ro.json" "not d['approvals']"
+"$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0

@@ -114,4 +114,5 @@ wait_done late
 [ "$(cat "$O/late.out")" = "EPERM" ] || fail "timeout: connect saw '$(cat "$O/late.out")'"
 pane | grep -q "no answer in time" || { pane >&2; fail "timeout: not said on the terminal"; }
 report_assert "$O/late.json" "denial['nextAction'] == 'request_approval'" "'no answer in time' in denial['reason']"
+"$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0
