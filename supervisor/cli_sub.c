@@ -5,15 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "supervisor/cli.h"
+#include "supervisor/exec_request.h"
 #include "tools/tools.h"
-
-static int exec_request(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fputs("capwatch: exec --request is not implemented yet\n", stderr);
-	return CW_EXIT_FAILURE;
-}
 
 int cw_cli_dispatch_subcommand(int argc, char **argv)
 {
@@ -27,7 +20,7 @@ int cw_cli_dispatch_subcommand(int argc, char **argv)
 		{ "diff", cw_tool_diff },
 		{ "export", cw_tool_export },
 		{ "profiles", cw_tool_profiles },
-		{ "exec", exec_request },
+		{ "exec", cw_exec_request },
 	};
 	if (argc < 2)
 		return CW_CLI_CONTINUE;

@@ -16,6 +16,8 @@ capwatch_SOURCES = \
 	supervisor/annot.h supervisor/annot.c \
 	supervisor/approval.h supervisor/approval.c \
 	supervisor/hosts.h supervisor/hosts.c \
+	supervisor/exec_request.h supervisor/exec_request.c \
+	supervisor/sha256.h supervisor/sha256.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
 	supervisor/handlers/fs.c \
@@ -39,3 +41,10 @@ TESTS += supervisor/tests/test_resolve
 supervisor_tests_test_resolve_SOURCES = supervisor/tests/test_resolve.c supervisor/resolve.c supervisor/resolve.h
 supervisor_tests_test_resolve_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 supervisor_tests_test_resolve_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
+
+# SHA-256 of captured output (exec --request), against the standard's vectors.
+check_PROGRAMS += supervisor/tests/test_sha256
+TESTS += supervisor/tests/test_sha256
+supervisor_tests_test_sha256_SOURCES = supervisor/tests/test_sha256.c supervisor/sha256.c supervisor/sha256.h
+supervisor_tests_test_sha256_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+supervisor_tests_test_sha256_LDADD = $(CMOCKA_LIBS)

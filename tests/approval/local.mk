@@ -3,6 +3,7 @@
 APPROVAL_TESTS = \
 	tests/approval/socket.sh \
 	tests/approval/tty.sh \
-	tests/approval/hosts.sh
+	tests/approval/hosts.sh \
+	tests/approval/exec_request.sh
 TESTS += $(APPROVAL_TESTS)
 EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py tests/approval/schema_check.py
