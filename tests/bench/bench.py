@@ -21,6 +21,9 @@ warm-up run of each workload:
            its LD_PRELOAD library (which every dynamic program then loads,
            with libunwind and liblzma), to tell the two costs apart
   strace   strace -f --seccomp-bpf -e trace=SET -o /dev/null -- cmd
+  verify-syncwake (only with --modes) verify with cwb_syncwake.so preloaded
+           into capwatch: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set on its
+           listener, to measure that flag without changing supervisor/
            (SET: the syscalls capwatch's filter always notifies, read from
            supervisor/handlers/table.c)
 
@@ -50,6 +53,7 @@ import tempfile
 import time
 
 MODES = ['bare', 'observe', 'verify', 'verify-nopreload', 'strace']
+EXTRA_MODES = ['verify-syncwake']  # experiments, chosen with --modes
 
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
@@ -119,7 +123,14 @@ class Bench:
         self.tmp = tempfile.mkdtemp(prefix='cwbench-', dir=args.tmpdir)
         self.tmp = os.path.realpath(self.tmp)
         self.strace = shutil.which('strace')
-        self.modes = [m for m in MODES if m != 'strace' or self.strace]
+        wanted = args.modes.split(',') if args.modes else MODES
+        for m in wanted:
+            if m not in MODES + EXTRA_MODES:
+                raise SystemExit(f'bench: unknown mode {m}')
+        if 'bare' not in wanted:
+            wanted = ['bare'] + wanted
+        self.modes = [m for m in wanted if m != 'strace' or self.strace]
+        self.syncwake = os.path.join(self.helpers, 'cwb_syncwake.so')
         self.sset = strace_set(self.srcdir)
         self.sset_dropped = []
         if self.strace:
@@ -160,7 +171,7 @@ class Bench:
             return [self.cw, '--observe', '--report', files['report'], '--'] + cmd, files, env
         if mode == 'verify-nopreload':
             env['CAPWATCH_PRELOAD'] = 'none'
-        if mode in ('verify', 'verify-nopreload'):
+        if mode in ('verify', 'verify-nopreload', 'verify-syncwake'):
             files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
             return ([self.cw, '--profile', 'verify', '--trace', files['trace'],
                      '--report', files['report'], '--'] + cmd, files, env)
@@ -174,7 +185,9 @@ class Bench:
         full, files, extra_env = self.wrap(mode, cmd, tag)
         out = os.path.join(self.tmp, f'{tag}.cwb')
         pre = [self.run_bin, '--out', out]
-        if mode != 'bare':
+        if mode == 'verify-syncwake':
+            pre += ['--preload', self.hwm + ':' + self.syncwake]
+        elif mode != 'bare':
             pre += ['--preload', self.hwm]
         if netns:
             pre.append('--netns')
@@ -577,6 +590,8 @@ def main():
     ap.add_argument('--rounds', type=int)
     ap.add_argument('--only', default='exec,open,cbuild,mix')
     ap.add_argument('--no-micro', action='store_true')
+    ap.add_argument('--modes', help='comma-separated modes (default: ' + ','.join(MODES) + '); also: '
+                    + ','.join(EXTRA_MODES))
     ap.add_argument('--pin', type=int, metavar='CPU',
                     help='run every workload (all modes) on this one CPU: shows what cross-CPU wake-ups cost')
     ap.add_argument('--scale', action='store_true',
