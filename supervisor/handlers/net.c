@@ -3,6 +3,9 @@
  * copy; the answer is CONTINUE for now (see enforce_continue()). */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <linux/seccomp.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -102,11 +105,98 @@ static int listen_addr(struct cw_notif *n, int fd)
 	return 0;
 }
 
+/* The target's socket, duplicated into capwatch (same open file). */
+static int dup_socket(struct cw_notif *n, int fd)
+{
+	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+	if (pfd < 0 && errno == EINVAL)
+		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
+	if (pfd < 0)
+		return -errno;
+	int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	return d < 0 ? -errno : d;
+}
+
+/* A connect performed for the target on a worker thread: a blocking
+ * connect may take minutes, and the event loop must go on. The worker
+ * touches nothing but its job and the listener (NOTIF_SEND is safe from
+ * any thread); the decision and the record stay on the main thread. */
+struct connect_job {
+	int listener;
+	uint64_t id;
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
+static void *connect_worker(void *arg)
+{
+	struct connect_job *j = arg;
+	int r = connect(j->fd, (struct sockaddr *)&j->addr, j->len);
+	struct seccomp_notif_resp resp = { .id = j->id, .val = 0, .error = r < 0 ? -errno : 0 };
+	/* ENOENT: the target died meanwhile; nothing to do. */
+	ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	close(j->fd);
+	free(j);
+	return NULL;
+}
+
+/* connect and bind of IPv4/IPv6 sockets are performed by capwatch on a
+ * pidfd_getfd duplicate of the socket, with the address it copied and
+ * decided on (kernel-notes K20): rewriting the address after the check
+ * changes nothing. The call acts in the socket's own network namespace.
+ * Unix sockets keep CONTINUE: their names are looked up, and permission
+ * checked, with the caller's root and credentials (and the peer would
+ * see capwatch's pid), so capwatch cannot stand in for the target. The
+ * rest (sendto/sendmsg payloads, listen) CONTINUE: see enforce_continue(). */
 static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 {
-	/* See enforce_continue(): the hardening issue performs the call on a
-	 * pidfd_getfd() duplicate of the socket instead. */
-	enforce_continue(n, ev);
+	int nr = n->req->data.nr;
+	sa_family_t fam = addr.ss_family;
+	if (!ev->enforced || (nr != __NR_connect && nr != __NR_bind) || (fam != AF_INET && fam != AF_INET6)) {
+		enforce_continue(n, ev);
+		return;
+	}
+	int d = dup_socket(n, arg_int(n, 0));
+	ev->verified = true;
+	if (d < 0) {
+		ev->err = d == -EBADF ? EBADF : -d;
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	if (nr == __NR_bind) {
+		int r = bind(d, (struct sockaddr *)&addr, addrlen);
+		ev->err = r < 0 ? errno : 0;
+		close(d);
+		if (r < 0)
+			cw_notif_error(n, ev->err);
+		else
+			cw_notif_value(n, 0);
+		return;
+	}
+	struct connect_job *j = malloc(sizeof(*j));
+	pthread_attr_t at;
+	pthread_t th;
+	if (j) {
+		*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
+					   .addr = addr, .len = addrlen };
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&at, 64 * 1024);
+		int e = pthread_create(&th, &at, connect_worker, j);
+		pthread_attr_destroy(&at);
+		if (e == 0) {
+			n->answered = true; /* the worker answers */
+			ev->err = 0;        /* known to the worker only */
+			return;
+		}
+		free(j);
+	}
+	/* No worker thread could be started: refuse (EAGAIN) rather than
+	 * block the event loop in connect(). */
+	close(d);
+	ev->err = EAGAIN;
+	cw_notif_error(n, ev->err);
 }
 
 /* sendmmsg: up to 1024 messages (UIO_MAXIOV, as the kernel caps it), each
