@@ -33,9 +33,9 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
  * The event is therefore recorded "verified": false.
  *
- * Where it is still used: the network family (the hardening issue
- * performs connect/bind/send on a pidfd_getfd duplicate of the socket,
- * with a worker for blocking connects), exec (cannot be emulated; the exec
+ * Where it is still used: the network family except inet connect/bind
+ * (net.c performs those on a pidfd_getfd duplicate; sendto/sendmsg with
+ * their payloads, listen and unix sockets still CONTINUE), exec (cannot be emulated; the exec
  * stop re-checks what the kernel loaded), signals (scalar arguments; only
  * pid reuse can race), and the file cases emulation leaves to the kernel:
  * --observe, opens of devices other than /dev/null-like ones and of /proc
