@@ -5,9 +5,10 @@
  * everything the event pointed at (the handler's buffers are reused by the
  * next notification), so the handler's enforce function can run later on
  * the copy. Every pending record ends exactly once: answered (allow:
- * enforce; deny: EPERM/EACCES), timed out (deny), its client gone (deny),
- * capwatch exiting (deny), or its thread gone (ID_VALID fails: nothing to
- * answer, nothing recorded).
+ * the handler runs again on the saved notification, see complete();
+ * deny: EPERM/EACCES on the saved event), timed out (deny), its client gone
+ * (deny), capwatch exiting (deny), or its thread gone (ID_VALID fails:
+ * nothing to answer, nothing recorded).
  *
  * Approvers: the terminal (when capwatch's stdin is one, /dev/tty is
  * opened; prompts are written there, never on the command's stdout or
@@ -32,6 +33,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "supervisor/approval.h"
+#include "supervisor/handlers/handlers.h"
 #include "supervisor/log.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
@@ -55,10 +57,19 @@ struct pending {
 	struct sockaddr_storage addr;
 	char *path, *path2, *raw_path, *raw_path2, *host, *env_names;
 	char **argv;
-	cw_enforce_fn prepare, enforce;
 	double deadline;
 	int client;                   /* socket client index it was sent to, -1: tty / none yet */
 	bool to_socket;               /* routed to the socket approvers */
+};
+
+/* An "allow once" for one notification: consumed by the decision of the
+ * handler that runs again for it. */
+struct once {
+	uint64_t notif_id;
+	cw_cap_kind cap;
+	char scope[CW_SCOPE_MAX];
+	const char *how;
+	bool used;
 };
 
 struct remembered {
@@ -85,6 +96,8 @@ static struct {
 	uint64_t next_id;
 	struct remembered *rem;
 	size_t nrem;
+	struct once once;             /* at most one handler runs again at a time */
+	bool once_set;
 	struct client cl[MAX_CLIENTS];
 	bool use_socket;
 	/* the terminal: one question at a time, the oldest pending first */
@@ -107,16 +120,15 @@ static char *dupn(const char *s, size_t n)
 
 static bool deferrable(const struct cw_event *ev)
 {
-	/* Answers that are CONTINUE on the event alone (see approval.h). */
+	/* An allowed answer runs the handler again (complete()), so any
+	 * family can wait; exec cannot: the exec stop re-checks the program
+	 * against the policy, outside the notification. */
 	switch (ev->op.kind) {
-	case CW_OP_CONNECT:
-	case CW_OP_SEND:
-	case CW_OP_BIND:
-	case CW_OP_LISTEN:
-	case CW_OP_SIGNAL:
-		return true;
-	default:
+	case CW_OP_EXEC:
+	case CW_OP_ENV:
 		return false;
+	default:
+		return true;
 	}
 }
 
@@ -394,10 +406,17 @@ static void pending_remove(struct pending *p)
 		A.asking = NULL;
 }
 
-/* End P: ALLOW with the handler's enforce, or deny; HOW and SPAN name the
- * approval in the rule ("tty", "once"); WHY is said in the reason. A NULL
- * HOW: no one answered (timeout, dropped client, exit), the ask stays a
- * deny of the configured policy with nextAction request_approval. */
+/* End P. ALLOW: the syscall's handler runs again on the saved notification
+ * (the thread is still blocked, its memory as it was, unless another thread
+ * rewrote it): it decodes, resolves and decides afresh, and the decision
+ * meets the answer (a one-shot grant for this notification, or the
+ * remembered run-wide one) only if the operation is still the one that was
+ * approved; a changed one is asked about anew. So the handler enforces
+ * with its own state, as for any notification. Deny: the saved event is
+ * answered and recorded. HOW and SPAN name the approval in the rule ("tty",
+ * "once"); WHY is said in the reason. A NULL HOW: no one answered (timeout,
+ * dropped client, exit), the ask stays a deny of the configured policy
+ * with nextAction request_approval. */
 static void complete(struct cw_run *run, struct pending *p, bool allow, const char *how,
 		     const char *span, const char *why)
 {
@@ -406,6 +425,29 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 	struct cw_event *ev = &p->ev;
 
 	pending_remove(p);
+	if (allow) {
+		int nr = p->req.data.nr;
+		const struct cw_syscall *sc = nr >= 0 && nr < CW_NSYSCALLS ? &cw_syscalls[nr] : NULL;
+		if (strcmp(span, "once") == 0) {
+			A.once = (struct once){ .notif_id = p->req.id, .cap = ev->d.cap, .how = how };
+			memcpy(A.once.scope, ev->d.scope, sizeof A.once.scope);
+			A.once_set = true;
+		}
+		if (sc && sc->handle) {
+			sc->handle(&n);
+			if (!n.answered) {
+				cw_err("internal error: %s left unanswered after approval; denied", p->syscall);
+				cw_notif_error(&n, EPERM);
+			}
+		} else {
+			cw_notif_error(&n, EPERM);
+		}
+		A.once_set = false;
+		pending_free(p);
+		cw_run_trace_flush(run);
+		arm_timer();
+		return;
+	}
 	if (!cw_notif_valid(&n)) {
 		/* The thread is gone (killed, or interrupted by a signal: it
 		 * will ask again). Nothing happened. */
@@ -414,23 +456,15 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 		return;
 	}
 	if (how) {
-		set_approval(&ev->d, allow, how, span, why);
+		set_approval(&ev->d, false, how, span, why);
 	} else {
 		char r[CW_REASON_MAX];
 		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), ev->d.reason, why);
 		memcpy(ev->d.reason, r, sizeof ev->d.reason);
 	}
-	if (allow) {
-		ev->allowed = true;
-		ev->enforced = true;
-		if (p->prepare)
-			p->prepare(&n, ev);
-		p->enforce(&n, ev);
-	} else {
-		ev->allowed = false;
-		ev->enforced = true;
-		cw_event_deny(&n, ev);
-	}
+	ev->allowed = false;
+	ev->enforced = true;
+	cw_event_deny(&n, ev);
 	cw_event_record(&n, ev);
 	cw_run_trace_flush(run);
 	pending_free(p);
@@ -667,9 +701,16 @@ int cw_approval_init(struct cw_run *run)
 	return 0;
 }
 
-bool cw_approval_remembered(struct cw_run *run, struct cw_event *ev)
+bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 {
-	(void)run;
+	if (A.once_set && !A.once.used && A.once.notif_id == n->req->id && A.once.cap == ev->d.cap &&
+	    strcmp(A.once.scope, ev->d.scope) == 0) {
+		A.once.used = true;
+		set_approval(&ev->d, true, A.once.how, "once",
+			     strcmp(A.once.how, "tty") == 0 ? "answered on the terminal" :
+							     "answered on the approval socket");
+		return true;
+	}
 	for (size_t i = 0; i < A.nrem; i++) {
 		struct remembered *r = &A.rem[i];
 		if (r->cap == ev->d.cap && strcmp(r->scope, ev->d.scope) == 0) {
@@ -702,8 +743,7 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 	if (!p)
 		return false;
 	p->id = ++A.next_id;
-	p->prepare = prepare;
-	p->enforce = enforce;
+	(void)prepare; /* an allowed answer runs the whole handler again */
 	p->deadline = cw_now() + A.timeout;
 	p->to_socket = A.use_socket;
 	A.pend[A.npend++] = p;

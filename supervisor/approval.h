@@ -7,15 +7,17 @@
  *
  * The handler's usual ending (cw_event_finish) hands an ask it cannot
  * answer to cw_approval_defer(), which copies the notification and the
- * event into a pending record. The answer (or a timeout, a dropped
- * client, capwatch's own exit) completes it later with the handler's own
- * enforce function, or denies it.
+ * event into a pending record. An "allow" answer runs the syscall's
+ * handler again on the saved notification: it decodes and decides afresh,
+ * and its decision meets the answer (cw_approval_remembered) only if the
+ * operation is still the approved (capability, scope); the handler then
+ * enforces with its own state. A "deny", a timeout, a dropped client or
+ * capwatch's exit answers the saved event with its errno and records it.
  *
- * Only what can be finished from the event alone is deferred: the
- * handler's enforce function must not depend on handler-static state.
- * That holds for the CONTINUE-based answers (network, exec, signals);
- * file operations that are emulated keep the old behaviour: deny with
- * nextAction request_approval. */
+ * Exec is not deferred (the exec stop re-checks the program outside the
+ * notification): an asked exec is denied with nextAction request_approval,
+ * as are asks decided outside cw_event_finish (sendmmsg, some proc
+ * calls). */
 #include <stdbool.h>
 #include "supervisor/notify.h"
 
@@ -33,9 +35,11 @@ void cw_approval_dispatch(struct cw_run *run);
 void cw_approval_shutdown(struct cw_run *run);
 
 /* For an ask that approvals on the command line did not settle: apply an
- * answer remembered "for this run". Returns true when that allowed it
- * (EV->d rewritten as an approval); a remembered deny rewrites EV->d too. */
-bool cw_approval_remembered(struct cw_run *run, struct cw_event *ev);
+ * "allow once" given to this very notification, or an answer remembered
+ * "for this run". Returns true when that allowed it (EV->d rewritten as an
+ * approval); a remembered deny rewrites EV->d too. Otherwise EV->d becomes
+ * a deny with nextAction request_approval. */
+bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev);
 
 /* EV was decided "ask" and is about to be denied: defer it instead when an
  * approver is active. Returns true when the notification is now pending

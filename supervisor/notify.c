@@ -143,7 +143,7 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 	 * it is a deny with nextAction request_approval (which
 	 * cw_event_finish may still defer to an approver). */
 	if (ev->d.verdict == CW_ASK)
-		allow = cw_approval_remembered(run, ev);
+		allow = cw_approval_remembered(n, ev);
 	ev->enforced = !run->observe;
 	ev->allowed = allow || run->observe;
 	cw_annot_prepare(run, n->tgid, n->tid, n->ppid, ev); /* advisory, after the decision */

@@ -109,5 +109,23 @@ run_with_client ro --allow "*" -- --profile readonly -- "$CW_PY" net2.py 1 >"$O/
 [ "$(cat "$O/ro.out")" = "EPERM" ] || fail "readonly: connect saw '$(cat "$O/ro.out")'"
 [ ! -s "$O/ro.log" ] || fail "readonly: the client was asked about a denied operation"
 report_assert "$O/ro.json" "not d['approvals']"
+# 8. A file operation waits too (the handler runs again on the answer):
+#    workspace_write asks for *.lock; the first create is allowed, the second denied.
+cat > "$T/lock.json" <<'J'
+{"name": "locks", "extends": "verify",
+ "capabilities": {"workspace_write": {"ask": ["**/*.lock"]}}}
+J
+run_with_client lock --sequence allow,deny -- --profile "$T/lock.json" -- sh -c \
+	'echo one > a.lock; echo "a:$?"; echo two > b.lock 2>/dev/null; echo "b:$?"; echo free > c.txt'
+[ "$(cat a.lock)" = one ] || fail "lock: the allowed create did not happen"
+[ ! -e b.lock ] || fail "lock: the denied create happened"
+[ "$(cat c.txt)" = free ] || fail "lock: an unasked write failed"
+[ "$(wc -l <"$O/lock.log")" = 2 ] || fail "lock: the client was asked $(wc -l <"$O/lock.log") times, expected 2"
+report_assert "$O/lock.json" \
+	"len(d['approvals']) == 1 and d['approvals'][0]['capability']['scope'] == '$W/a.lock'" \
+	"len(denials('workspace_write', '$W/b.lock')) == 1"
+trace_assert "$O/lock.jsonl" \
+	"[e['errno'] for e in ops('workspace_write', 'deny', '$W/b.lock')] == ['EACCES']"
+
 "$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0
