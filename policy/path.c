@@ -219,6 +219,19 @@ static bool ends_with(const char *s, size_t sl, const char *suffix)
 	return sl >= l && memcmp(s + sl - l, suffix, l) == 0;
 }
 
+static bool in_public_trust_store(const char *path)
+{
+	static const char *const stores[] = {
+		"/etc/ssl/certs", "/usr/share/ca-certificates",
+		"/usr/local/share/ca-certificates", "/etc/ca-certificates",
+		"/etc/pki/ca-trust", "/etc/pki/tls/certs", "/usr/lib/ssl/certs",
+	};
+	for (size_t i = 0; i < sizeof stores / sizeof stores[0]; i++)
+		if (cw_path_is_under(path, stores[i]))
+			return true;
+	return false;
+}
+
 bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 {
 	if (!path || path[0] != '/')
@@ -240,7 +253,10 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 	/* .env and .env.* anywhere; ".envrc" and "env" are not (see man page) */
 	if (strcmp(base, ".env") == 0 || strncmp(base, ".env.", 5) == 0)
 		return true;
-	if (bl > 4 && ends_with(base, bl, ".pem"))
+	/* *.pem anywhere, except in the system's public trust stores: CA
+	 * certificates are public, and TLS clients (python, curl) read them on
+	 * every connection. Private keys live elsewhere (/etc/ssl/private). */
+	if (bl > 4 && ends_with(base, bl, ".pem") && !in_public_trust_store(path))
 		return true;
 	static const char *const keys[] = {
 		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
