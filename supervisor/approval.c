@@ -249,6 +249,23 @@ static void arm_timer(void)
 
 /* ---- the terminal ---- */
 
+/* The terminal is read only while a question is on it: at other times its
+ * input belongs to the command. */
+static void tty_sync(void)
+{
+	static bool watched;
+	bool want = A.tty >= 0 && A.asking;
+	if (want == watched)
+		return;
+	struct epoll_event e = { .events = EPOLLIN, .data.u32 = TAG_TTY };
+	if (want)
+		watched = epoll_ctl(A.ep, EPOLL_CTL_ADD, A.tty, &e) == 0;
+	else
+		watched = !(A.tty < 0 || epoll_ctl(A.ep, EPOLL_CTL_DEL, A.tty, NULL) == 0);
+	if (A.tty < 0)
+		watched = false;
+}
+
 static void tty_write(const char *s)
 {
 	size_t n = strlen(s);
@@ -284,6 +301,7 @@ static void tty_ask_next(struct cw_run *run)
 		tty_write(msg);
 		A.asking = p;
 		A.tlen = 0;
+		tty_sync();
 		return;
 	}
 }
@@ -402,8 +420,10 @@ static void pending_remove(struct pending *p)
 			A.pend[i] = A.pend[--A.npend];
 			break;
 		}
-	if (A.asking == p)
+	if (A.asking == p) {
 		A.asking = NULL;
+		tty_sync();
+	}
 }
 
 /* End P. ALLOW: the syscall's handler runs again on the saved notification
@@ -689,13 +709,7 @@ int cw_approval_init(struct cw_run *run)
 			close(A.tty);
 			A.tty = -1;
 		}
-		if (A.tty >= 0) {
-			e.data.u32 = TAG_TTY;
-			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.tty, &e) < 0) {
-				close(A.tty);
-				A.tty = -1;
-			}
-		}
+		/* watched only while a question is on it (tty_sync) */
 	}
 	A.active = A.tty >= 0 || A.use_socket;
 	return 0;
@@ -784,7 +798,9 @@ void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
 static void tty_read(struct cw_run *run)
 {
 	char buf[128];
-	for (;;) {
+	/* Only while a question is open: what is typed afterwards is the
+	 * command's (a canonical-mode read returns one line at most). */
+	while (A.tty >= 0 && A.asking) {
 		ssize_t r = read(A.tty, buf, sizeof buf);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -793,10 +809,10 @@ static void tty_read(struct cw_run *run)
 				/* The terminal is gone (hangup) or cannot be read
 				 * (capwatch was put in the background): no more
 				 * prompts; what waits for one is denied. */
-				epoll_ctl(A.ep, EPOLL_CTL_DEL, A.tty, NULL);
+				A.asking = NULL;
+				tty_sync();
 				close(A.tty);
 				A.tty = -1;
-				A.asking = NULL;
 				for (size_t i = 0; i < A.npend;) {
 					if (!A.pend[i]->to_socket) {
 						complete(run, A.pend[i], false, NULL, NULL,
@@ -840,6 +856,7 @@ static void tty_read(struct cw_run *run)
 				continue;
 			}
 			A.asking = NULL;
+			tty_sync();
 			tty_write(a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN ? "capwatch: allowed\r\n" :
 									 "capwatch: denied\r\n");
 			answer(run, p, a, "tty");

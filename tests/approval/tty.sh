@@ -114,5 +114,28 @@ wait_done late
 [ "$(cat "$O/late.out")" = "EPERM" ] || fail "timeout: connect saw '$(cat "$O/late.out")'"
 pane | grep -q "no answer in time" || { pane >&2; fail "timeout: not said on the terminal"; }
 report_assert "$O/late.json" "denial['nextAction'] == 'request_approval'" "'no answer in time' in denial['reason']"
+# 5. The terminal's input stays the command's outside a question: a line
+#    typed after the answer reaches the command.
+cat > "$W/readline.sh" <<'SH2'
+"$1" net2.py 1
+read line
+echo "got:$line"
+SH2
+cat > "$O/rl.run" <<SH
+unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "\$@"' sh \
+	timeout --foreground -k 5 60 "$CAPWATCH" --report "$O/rl.json" -- sh readline.sh "$CW_PY" >"$O/rl.out" 2>"$O/rl.err"
+touch "$O/rl.done"
+sleep 30
+SH
+tm kill-server 2>/dev/null
+TS=$T/tmux-rl.sock
+tm new-session -d -x 200 -y 50 -c "$W" "sh '$O/rl.run'" || fail "tmux new-session"
+wait_for "allow once" 1
+tm send-keys o Enter
+sleep 0.5
+tm send-keys typed-for-the-command Enter
+wait_done rl
+[ "$(cat "$O/rl.out")" = "ENETUNREACH
+got:typed-for-the-command" ] || fail "terminal input after the answer: command printed '$(cat "$O/rl.out")'"
 "$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0
