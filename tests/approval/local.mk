@@ -6,4 +6,4 @@ APPROVAL_TESTS = \
 	tests/approval/hosts.sh \
 	tests/approval/exec_request.sh
 TESTS += $(APPROVAL_TESTS)
-EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py tests/approval/schema_check.py
+EXTRA_DIST += $(APPROVAL_TESTS) tools/approval_client.py tests/approval/schema_check.py docs/agents.md
