@@ -237,6 +237,10 @@ static void arm_timer(void)
 			next = A.pend[i]->deadline;
 	struct itimerspec its = { 0 };
 	if (next) {
+		/* at least once a second: questions whose thread is gone are
+		 * withdrawn (expire()) */
+		if (next > cw_now() + 1)
+			next = cw_now() + 1;
 		double d = next - cw_now();
 		if (d < 0.001)
 			d = 0.001;
@@ -870,7 +874,16 @@ static void expire(struct cw_run *run)
 	double now = cw_now();
 	for (size_t i = 0; i < A.npend;) {
 		struct pending *p = A.pend[i];
-		if (p->deadline <= now) {
+		struct cw_notif n = { .run = run, .req = &p->req };
+		if (!cw_notif_valid(&n)) {
+			/* Killed, or interrupted by a signal (a restarted call
+			 * comes back as a new question): nothing to answer. */
+			if (A.asking == p)
+				tty_write("\r\ncapwatch: the operation was interrupted; question withdrawn\r\n");
+			pending_remove(p);
+			pending_free(p);
+			i = 0;
+		} else if (p->deadline <= now) {
 			if (A.asking == p)
 				tty_write("\r\ncapwatch: no answer in time: denied\r\n");
 			complete(run, p, false, NULL, NULL, "no answer in time");

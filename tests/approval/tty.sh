@@ -137,5 +137,24 @@ tm send-keys typed-for-the-command Enter
 wait_done rl
 [ "$(cat "$O/rl.out")" = "ENETUNREACH
 got:typed-for-the-command" ] || fail "terminal input after the answer: command printed '$(cat "$O/rl.out")'"
+# 6. A process killed while its question is on the terminal: the question
+#    is withdrawn (not answered, not recorded) and the run goes on.
+cat > "$O/kill.run" <<SH
+unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "\$@"' sh \
+	timeout --foreground -k 5 60 "$CAPWATCH" --report "$O/kill.json" --trace "$O/kill.jsonl" -- \
+	sh -c '"$CW_PY" net2.py 1 & p=\$!; sleep 1; kill -9 \$p; sleep 2; echo after' >"$O/kill.out" 2>"$O/kill.err"
+touch "$O/kill.done"
+sleep 30
+SH
+tm kill-server 2>/dev/null
+TS=$T/tmux-kill.sock
+tm new-session -d -x 200 -y 50 -c "$W" "sh '$O/kill.run'" || fail "tmux new-session"
+wait_for "allow once" 1
+wait_for "question withdrawn" 1
+wait_done kill
+[ "$(cat "$O/kill.out")" = after ] || fail "killed while asking: the run did not go on"
+report_assert "$O/kill.json" "not denials()" "not d['approvals']"
+trace_assert "$O/kill.jsonl" "not ops('external_network')"
+
 "$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0
