@@ -58,6 +58,13 @@ struct approval_rec {
 	uint64_t count;
 };
 
+struct host_rec {
+	char *scope, *host, *rule;
+	cw_cap_kind cap;
+	cw_verdict verdict;
+	uint64_t count;
+};
+
 struct change_rec {
 	char *kind, *path, *path2;
 };
@@ -89,6 +96,8 @@ struct cw_report {
 	size_t nchgs, achgs;
 	struct approval_rec *apps;
 	size_t napps, aapps;
+	struct host_rec *hosts;
+	size_t nhosts, ahosts;
 
 	struct cap_ent *tab;
 	size_t tabn, tabcap;
@@ -239,6 +248,12 @@ void cw_report_free(cw_report *r)
 		free(r->apps[i].how);
 	}
 	free(r->apps);
+	for (i = 0; i < r->nhosts; i++) {
+		free(r->hosts[i].scope);
+		free(r->hosts[i].host);
+		free(r->hosts[i].rule);
+	}
+	free(r->hosts);
 	for (i = 0; i < r->tabcap; i++)
 		free(r->tab[i].scope);
 	free(r->tab);
@@ -373,6 +388,39 @@ int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a)
 		return -ENOMEM;
 	}
 	r->napps++;
+	return 0;
+}
+
+int cw_report_add_host_match(cw_report *r, cw_cap_kind cap, const char *scope, const char *host,
+			     const char *rule, cw_verdict v)
+{
+	struct host_rec *h;
+	size_t i;
+
+	if (!scope || !host || !rule || cap < 0 || cap >= CW_CAP__COUNT)
+		return -EINVAL;
+	for (i = 0; i < r->nhosts; i++) {
+		h = &r->hosts[i];
+		if (h->cap == cap && h->verdict == v && !strcmp(h->scope, scope) &&
+		    !strcmp(h->host, host) && !strcmp(h->rule, rule)) {
+			h->count++;
+			return 0;
+		}
+	}
+	if (grow((void **)&r->hosts, &r->ahosts, r->nhosts, sizeof(*r->hosts)))
+		return -ENOMEM;
+	h = &r->hosts[r->nhosts];
+	memset(h, 0, sizeof(*h));
+	h->cap = cap;
+	h->verdict = v;
+	h->count = 1;
+	if (dup_str(&h->scope, scope) || dup_str(&h->host, host) || dup_str(&h->rule, rule)) {
+		free(h->scope);
+		free(h->host);
+		free(h->rule);
+		return -ENOMEM;
+	}
+	r->nhosts++;
 	return 0;
 }
 
@@ -807,6 +855,29 @@ static void render_approvals(struct rctx *c, const cw_report *r, cJSON *root)
 	}
 }
 
+static void render_host_matches(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	cJSON *arr, *o;
+	size_t i;
+
+	if (!r->nhosts)
+		return; /* only for profiles with host-name scopes */
+	arr = chk(c, cJSON_AddArrayToObject(root, "hostMatches"));
+	for (i = 0; arr && i < r->nhosts; i++) {
+		const struct host_rec *h = &r->hosts[i];
+
+		o = chk(c, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(arr, o);
+		add_capability(c, o, h->cap, h->scope);
+		add_bytes(c, o, "host", h->host);
+		add_bytes(c, o, "rule", h->rule);
+		add_str(c, o, "decision", cw_verdict_name(h->verdict));
+		add_num(c, o, "count", (double)h->count);
+	}
+}
+
 static void render_processes(struct rctx *c, const cw_report *r, cJSON *root)
 {
 	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "processes")), *o;
@@ -966,6 +1037,7 @@ char *cw_report_render(const cw_report *r)
 	render_outcome(&c, r, root);
 	render_denials(&c, r, root);
 	render_approvals(&c, r, root);
+	render_host_matches(&c, r, root);
 	render_processes(&c, r, root);
 	render_caps(&c, r, root);
 	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));

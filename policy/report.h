@@ -79,6 +79,12 @@ struct cw_approval_record {
 };
 int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a);
 
+/* An operation a host-name scope decided ("pkgs.example.com:443" matched
+ * 203.0.113.7:443 through capwatch's own lookup): rendered in
+ * "hostMatches", one entry per (capability, scope, host, rule), counted. */
+int cw_report_add_host_match(cw_report *r, cw_cap_kind cap, const char *scope, const char *host,
+			     const char *rule, cw_verdict v);
+
 /* Count one use of a capability (allowed or not) under SCOPE.
  * capabilitiesUsed lists (kind, scope, count, decision) sorted by kind then scope. */
 int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope, cw_verdict v);

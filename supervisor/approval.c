@@ -780,6 +780,10 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
 {
 	const struct cw_decision *d = &ev->d;
+	/* a host-name scope decided it: the report names the host */
+	const char *h = d->cap != CW_CAP_NONE ? strstr(d->rule, " host ") : NULL;
+	if (h && d->source == CW_SOURCE_CONFIGURED_POLICY)
+		cw_report_add_host_match(n->run->report, d->cap, d->scope, h + 6, d->rule, d->verdict);
 	if (d->verdict != CW_ALLOW || d->source != CW_SOURCE_APPROVAL || d->cap == CW_CAP_NONE)
 		return;
 	const char *how = "approve";

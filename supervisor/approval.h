@@ -48,7 +48,8 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 		       cw_enforce_fn enforce);
 
 /* After an event was recorded: note an operation let through by an
- * approval in the report's "approvals". */
+ * approval in the report's "approvals", and one a host-name scope decided
+ * in "hostMatches". */
 void cw_approval_note(struct cw_notif *n, const struct cw_event *ev);
 
 #endif

@@ -52,7 +52,8 @@ want exact ENETUNREACH
 trace_assert "$O/exact.jsonl" \
 	"len(ops('external_network', 'allow', '203.0.113.7:80')) == 1" \
 	"ops('external_network', 'allow', '203.0.113.7:80')[0]['rule'] == 'names:external_network:allow[0] host pkgs.example.com'"
-report_assert "$O/exact.json" "not denials()" "len(used('external_network', '203.0.113.7:80')) == 1"
+report_assert "$O/exact.json" "not denials()" "len(used('external_network', '203.0.113.7:80')) == 1" \
+	"d['hostMatches'] == [{'capability': {'kind': 'external_network', 'scope': '203.0.113.7:80'}, 'host': 'pkgs.example.com', 'rule': 'names:external_network:allow[0] host pkgs.example.com', 'decision': 'allow', 'count': 1}]"
 
 # 2. The same name by name, through the command's own resolver.
 cwh byname pkgs.example.com 80
@@ -70,6 +71,7 @@ want other EPERM
 # 5. The wildcard: an address whose name (reverse, then confirmed forward) is below mirror.example.org.
 cwh wild 203.0.113.9 80
 want wild ENETUNREACH
+report_assert "$O/wild.json" "d['hostMatches'][0]['host'] == 'a.mirror.example.org'"
 trace_assert "$O/wild.jsonl" \
 	"ops('external_network', 'allow', '203.0.113.9:80')[0]['rule'] == 'names:external_network:allow[1] host a.mirror.example.org'"
 
