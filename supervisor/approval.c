@@ -18,6 +18,7 @@
  * there and not to the terminal. */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "supervisor/approval.h"
+#include "path.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/log.h"
 #include "supervisor/ptrace.h"
@@ -645,6 +647,24 @@ static int client_add(struct cw_run *run, int fd)
 
 /* ---- the interface ---- */
 
+/* The socket is protected metadata for the run: the command may not
+ * unlink or replace it (a fake listener at PATH would fool the client). */
+static void protect(struct cw_run *run, const char *path)
+{
+	char abs[PATH_MAX];
+	if (cw_path_normalize(run->cwd, path, abs, sizeof abs) < 0)
+		return;
+	char **np = realloc(run->protected_files, (run->nprotected + 2) * sizeof(*np));
+	if (!np)
+		return;
+	run->protected_files = np;
+	if (!(np[run->nprotected] = strdup(abs)))
+		return;
+	np[++run->nprotected] = NULL;
+	run->ctx.protected_files = (const char *const *)np;
+	run->ctx.nprotected = run->nprotected;
+}
+
 int cw_approval_fd(void)
 {
 	return A.active ? A.ep : -1;
@@ -687,6 +707,7 @@ int cw_approval_init(struct cw_run *run)
 				return err;
 			}
 			A.sock_path = strdup(o->approval_socket);
+			protect(run, o->approval_socket);
 			e.data.u32 = TAG_LISTEN;
 			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.listen_fd, &e) < 0)
 				return -errno;

@@ -127,5 +127,12 @@ report_assert "$O/lock.json" \
 trace_assert "$O/lock.jsonl" \
 	"[e['errno'] for e in ops('workspace_write', 'deny', '$W/b.lock')] == ['EACCES']"
 
+# 9. The socket is protected metadata: the command cannot remove or replace it.
+setsid -w timeout -k 5 60 "$CAPWATCH" --approval-socket "$W/appr.sock" --report "$O/prot.json" -- \
+	sh -c 'rm -f appr.sock 2>/dev/null; test -S appr.sock && echo kept' </dev/null >"$O/prot.out"
+[ "$(cat "$O/prot.out")" = kept ] || fail "the command removed the approval socket"
+report_assert "$O/prot.json" "len(denials('protected_metadata', '$W/appr.sock')) == 1"
+[ ! -e "$W/appr.sock" ] || fail "the approval socket in the workspace was left behind"
+
 "$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$top_srcdir/schemas" "$O"/*.json "$O"/*.jsonl || fail "reports or traces do not match their schemas"
 exit 0
