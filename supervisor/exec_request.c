@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,14 @@ static void add_stream(cJSON *root, const char *key, struct stream *s)
 
 static const char *const outcome_keys[] = { "state", "kind", "exit", "denial", "enforcement", "changes", NULL };
 
+static volatile pid_t exec_child;
+
+static void pass_on(int sig)
+{
+	if (exec_child > 0)
+		kill(exec_child, sig);
+}
+
 static int usage(FILE *f, int st)
 {
 	fputs("Usage: capwatch exec --request REQUEST.json|-\n"
@@ -517,6 +526,18 @@ int cw_exec_request(int argc, char **argv)
 		close(pe[1]);
 	}
 	close(pr[1]);
+	/* The run (the child) decides what a signal does to the command and
+	 * reports it; this process stays to print the outcome. A terminal's
+	 * ^C and ^\ reach the child's process group directly; SIGTERM and
+	 * SIGHUP sent to us are passed on. */
+	exec_child = pid;
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = pass_on;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	struct stream ss[3] = {
 		{ .fd = pr[0] },

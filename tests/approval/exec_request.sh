@@ -76,6 +76,15 @@ ex to
 expect_rc 124 "exec timed_out"
 oc to "o['kind'] == 'timed_out'"
 
+# 5b. SIGTERM to capwatch exec: the run is cancelled, the outcome still printed.
+req cn '{"origin": "a", "mode": "captured", "command": {"name": "sh", "args": ["-c", "echo start; sleep 30"]}}'
+"$CAPWATCH" exec --request "$O/cn.req.json" </dev/null >"$O/cn.outcome.json" 2>"$O/cn.err" &
+p=$!
+sleep 1
+kill -TERM $p
+wait $p
+oc cn "o['kind'] == 'cancelled'" "o['stdout']['text'] == 'start\n'"
+
 # 6. enforcement_denied: a connect verify asks for and nobody approved, in a netns;
 #    then the same request with the capability granted by the approval context.
 if unshare -n true 2>/dev/null; then
