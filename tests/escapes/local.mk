@@ -10,6 +10,14 @@
 # CW_RACE_SECONDS (default 10) bounds each race test.
 
 ESCAPES_TESTS = \
+	tests/escapes/e55b_mknod_device.sh \
+	tests/escapes/e47b_netlink.sh \
+	tests/escapes/e31b_environ_leak.sh \
+	tests/escapes/e17d_openat2_flags_continued.sh \
+	tests/escapes/e14b_bind_alias.sh \
+	tests/escapes/e09d_pathcall_flip.sh \
+	tests/escapes/e09c_flip_continued.sh \
+	tests/escapes/e09b_sockaddr_flip.sh \
 	tests/escapes/e01_devtcp.sh \
 	tests/escapes/e02_interp_sockets.sh \
 	tests/escapes/e03_static.sh \
@@ -88,15 +96,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e67_tamper.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e09b_sockaddr_flip.sh \
-	tests/escapes/e09c_flip_continued.sh \
-	tests/escapes/e09d_pathcall_flip.sh \
-	tests/escapes/e14b_bind_alias.sh \
-	tests/escapes/e17d_openat2_flags_continued.sh \
-	tests/escapes/e31b_environ_leak.sh \
-	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e48_scm_rights.sh \
-	tests/escapes/e55b_mknod_device.sh \
 	tests/escapes/e68_script_swap.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
