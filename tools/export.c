@@ -316,6 +316,9 @@ static const char html_style[] =
 	"h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
 	"code,td.m,.tree{font-family:ui-monospace,monospace;font-size:12px}\n"
 	"table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}\n"
+	/* short cells stay on one line; long paths, rules and sites wrap
+	 * anywhere so the denials table fits the window instead of scrolling */
+	"td{white-space:nowrap}td.m{white-space:normal;overflow-wrap:anywhere}\n"
 	"th{background:#f3f3f3}.deny{color:#b00020;font-weight:600}.dim{color:#777}\n"
 	".tree div{white-space:pre;overflow:hidden;text-overflow:ellipsis}\n"
 	"svg{border:1px solid #ddd;background:#fafafa}.bar{fill:#8ab4f8}.bar:hover{fill:#4a7fd8}"
