@@ -32,6 +32,8 @@ enum {
 	OPT_APPROVAL_SOCKET,
 	OPT_APPROVAL_FD,
 	OPT_APPROVAL_TIMEOUT,
+	OPT_NO_LANDLOCK,
+	OPT_MAX_PROCS,
 };
 
 static const struct option long_options[] = {
@@ -50,6 +52,8 @@ static const struct option long_options[] = {
 	{ "env-pass", required_argument, NULL, OPT_ENV_PASS },
 	{ "inherit-env", no_argument, NULL, OPT_INHERIT_ENV },
 	{ "keep-scratch", no_argument, NULL, OPT_KEEP_SCRATCH },
+	{ "no-landlock", no_argument, NULL, OPT_NO_LANDLOCK },
+	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -99,6 +103,9 @@ static const char help_text[] =
 	"Limits:\n"
 	"      --timeout SECONDS     kill the whole process tree after SECONDS\n"
 	"                            (suffix s, m, h or d allowed); exit 124\n"
+	"      --max-procs N         at most N processes and threads in the tree\n"
+	"                            (a cgroup's pids.max; default 4096)\n"
+	"      --no-landlock         no Landlock backstop on the command (debugging)\n"
 	"\n"
 	"Other:\n"
 	"  -h, --help                show this help and exit\n"
@@ -257,6 +264,21 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 			o->approval_fd = (int)v;
 			break;
 		}
+		case OPT_MAX_PROCS: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 4194304) {
+				usage_error(err, "--max-procs: not a positive number: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			o->max_procs = v;
+			break;
+		}
+		case OPT_NO_LANDLOCK:
+			o->no_landlock = true;
+			break;
 		case OPT_APPROVAL_TIMEOUT:
 			if (parse_duration(optarg, &o->approval_timeout) < 0 || o->approval_timeout <= 0) {
 				usage_error(err, "--approval-timeout: invalid duration \"%s\"", optarg);

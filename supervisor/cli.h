@@ -31,6 +31,8 @@ struct cw_options {
 	size_t nenv_pass;
 	bool inherit_env;
 	bool keep_scratch;
+	bool no_landlock;             /* --no-landlock: no kernel backstop (debugging) */
+	long max_procs;               /* --max-procs N, 0 = default (4096) */
 	int verbosity;                /* -1 quiet, 0 default, 1.. verbose */
 	char **command;               /* argv of the command, NULL-terminated */
 };

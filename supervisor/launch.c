@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include "supervisor/launch.h"
 #include "supervisor/annot.h"
+#include "supervisor/landlock.h"
+#include "supervisor/limits.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
@@ -43,6 +45,7 @@ static const char *const step_names[] = {
 	[CW_STEP_NNP] = "prctl(PR_SET_NO_NEW_PRIVS)",
 	[CW_STEP_SECCOMP] = "seccomp(SECCOMP_SET_MODE_FILTER)",
 	[CW_STEP_EXEC] = "execve",
+	[CW_STEP_LANDLOCK] = "landlock_restrict_self",
 };
 
 static ssize_t full_write(int fd, const void *buf, size_t n)
@@ -111,6 +114,13 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(st, CW_STEP_NNP);
+	/* The kernel backstop: after NNP (required without CAP_SYS_ADMIN),
+	 * before the filter (landlock syscalls are not notified either way). */
+	int ll = cw_landlock_child();
+	if (ll < 0) {
+		errno = -ll;
+		child_fail(st, CW_STEP_LANDLOCK);
+	}
 
 	unsigned long flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	long l = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog);
@@ -215,6 +225,8 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		return e;
 	}
 
+	cw_landlock_prepare(run);
+	cw_limits_prepare(run);
 	free(sh_argv);
 	sh_argv = make_sh_argv(run); /* NULL: no fallback, the exec fails 126 */
 	pid_t pid = fork();
@@ -234,6 +246,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 	_cleanup_close_ int gofd = go[1];
 	_cleanup_close_ int stfd = st[0];
 	run->child = pid;
+	cw_limits_attach(run, pid); /* before it may fork: it waits for "go" */
 
 	run->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (run->child_pidfd < 0) {
@@ -271,7 +284,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 	if (r < 0 || m.step != CW_STEP_OK) {
 		if (r == 0)
 			cw_err("setting up the command failed at %s: %s",
-			       m.step > 0 && m.step <= CW_STEP_EXEC ? step_names[m.step] : "?",
+			       m.step > 0 && m.step <= CW_STEP_LANDLOCK ? step_names[m.step] : "?",
 			       strerror(m.value));
 		else
 			cw_err("the command's setup did not complete (%s)", strerror(-r));

@@ -10,6 +10,8 @@ capwatch_SOURCES = \
 	supervisor/run.h supervisor/run.c \
 	supervisor/filter.h supervisor/filter.c \
 	supervisor/launch.h supervisor/launch.c \
+	supervisor/landlock.h supervisor/landlock.c \
+	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \

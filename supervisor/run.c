@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -23,7 +24,9 @@
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
 #include "supervisor/filter.h"
+#include "supervisor/landlock.h"
 #include "supervisor/launch.h"
+#include "supervisor/limits.h"
 #include "supervisor/log.h"
 #include "supervisor/notify.h"
 #include "supervisor/profile_load.h"
@@ -433,7 +436,7 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 {
 	if (!run->report)
 		return;
-	const char *layers[4];
+	const char *layers[8];
 	size_t nl = 0;
 	if (!run->no_listener) {
 		layers[nl++] = "seccomp-bpf";
@@ -441,6 +444,10 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	}
 	if (run->tracker_ops == &cw_tracker_ptrace)
 		layers[nl++] = "ptrace";
+	if (run->child > 0 && cw_landlock_layer())
+		layers[nl++] = cw_landlock_layer();
+	if (run->child > 0 && cw_limits_layer())
+		layers[nl++] = cw_limits_layer();
 	layers[nl] = NULL;
 	struct cw_enforcement enf = {
 		.backend = "seccomp-unotify+ptrace",
@@ -551,6 +558,7 @@ void cw_run_kill_all(struct cw_run *run)
 		run->tracker_ops->kill_all(run, SIGKILL);
 	else if (run->child > 0)
 		kill(run->child, SIGKILL);
+	cw_limits_kill(); /* what escaped the tracker (CLONE_UNTRACED...) */
 }
 
 /* After a supervisor failure with the command running: kill everything and
@@ -859,6 +867,9 @@ int cw_run_main(const struct cw_options *opts)
 	}
 	if (run->degraded)
 		cw_run_note(run, run->child, "warning", "%s", run->downgrade_reason);
+	/* Nothing of capwatch's (the listener, its memory) can be read
+	 * through /proc or ptrace by a process of the same user. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
 	/* 6. The run. */
 	e = cw_notify_loop(run, sigfd);
@@ -901,6 +912,7 @@ setup_failed:
 	}
 	status = CW_EXIT_FAILURE;
 out:
+	cw_limits_teardown();
 	remove_scratch(run);
 	free(prog.filter);
 	cw_profile_files_free(&pfiles);

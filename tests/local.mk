@@ -13,3 +13,4 @@ include $(srcdir)/tests/escapes/local.mk
 include $(srcdir)/tests/bench/local.mk
 include $(srcdir)/tests/preload/local.mk
 include $(srcdir)/tests/approval/local.mk
+include $(srcdir)/tests/hardening/local.mk

@@ -21,6 +21,12 @@ sleep 0.3
 cmd="import ctypes, os, sys; fd = os.open('/proc/%s/ns/user' % sys.argv[1], os.O_RDONLY); r = ctypes.CDLL(None, use_errno=True).setns(fd, 0); print('joined' if r == 0 else 'failed %d' % ctypes.get_errno())"
 bare "$PY" -c "$cmd" "$VICTIM_PID"
 grep -q joined "$O/bare.out" || esc_control_failed "bare setns failed: $(cat "$O/bare.out")"
-under verify -- "$PY" -c "$cmd" "$VICTIM_PID"
+# The supervisor's own decision on setns: without the Landlock domain,
+# which already refuses opening the namespace files of a process outside
+# the tree (ptrace-class access across domains).
+under verify --no-landlock -- "$PY" -c "$cmd" "$VICTIM_PID"
 grep -q joined "$OUT" && esc_bypass "setns into another user namespace worked under capwatch"
 expect_denied unrestricted "'setns'"
+under verify -- "$PY" -c "$cmd" "$VICTIM_PID"
+grep -q joined "$OUT" && esc_bypass "setns into another user namespace worked under capwatch (Landlock on)"
+exit 0

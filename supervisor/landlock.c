@@ -1,0 +1,210 @@
+/* Landlock backstop on the command (see landlock.h). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/landlock.h>
+#include <cjson/cJSON.h>
+#include "supervisor/landlock.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+#ifndef LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+#endif
+
+/* The ruleset attribute as of ABI 6 (handled_access_net, scoped). */
+struct ll_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+#define FS_WRITE_V1 (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+		     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+		     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
+		     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+		     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+/* Rights a rule on a single file (not a directory) may carry. */
+#define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
+
+static int ll_fd = -1;      /* the ruleset, O_CLOEXEC; the child uses it before exec */
+static char ll_layer[48];   /* "" when not applied */
+static char ll_note[256];
+
+const char *cw_landlock_layer(void)
+{
+	return ll_layer[0] ? ll_layer : NULL;
+}
+
+const char *cw_landlock_note(void)
+{
+	return ll_note;
+}
+
+int cw_landlock_child(void)
+{
+	if (ll_fd < 0)
+		return 0;
+	if (syscall(SYS_landlock_restrict_self, ll_fd, 0) < 0)
+		return -errno;
+	close(ll_fd);
+	return 0;
+}
+
+/* The slot of the expanded profile: true when it is "deny" with no allow
+ * or ask scope (nothing could ever be allowed in it). */
+static bool slot_only_denies(const cJSON *caps, const char *slot)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(caps, slot);
+	if (cJSON_IsString(s))
+		return strcmp(s->valuestring, "deny") == 0;
+	if (!cJSON_IsObject(s))
+		return false;
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(s, "default");
+	if (!cJSON_IsString(d) || strcmp(d->valuestring, "deny") != 0)
+		return false;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "allow");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(s, "ask");
+	return cJSON_GetArraySize(a) == 0 && cJSON_GetArraySize(k) == 0;
+}
+
+static int add_path(int rs, const char *path, uint64_t access, bool file_ok)
+{
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		if (!file_ok)
+			return -ENOTDIR;
+		access &= FS_FILE_RIGHTS;
+	}
+	struct landlock_path_beneath_attr pb = { .allowed_access = access, .parent_fd = fd };
+	if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+void cw_landlock_prepare(struct cw_run *run)
+{
+	ll_layer[0] = ll_note[0] = '\0';
+	if (ll_fd >= 0) {
+		close(ll_fd);
+		ll_fd = -1;
+	}
+	if (run->opts->no_landlock) {
+		snprintf(ll_note, sizeof(ll_note), "landlock disabled by --no-landlock");
+		return;
+	}
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		snprintf(ll_note, sizeof(ll_note), "landlock unavailable (%s)",
+			 abi < 0 ? strerror(errno) : "no ABI");
+		cw_debug("%s", ll_note);
+		return;
+	}
+
+	/* Which parts the profile lets us apply. In observe mode nothing is
+	 * denied, so the kernel must not deny either. */
+	bool fs = !run->observe, scope = !run->observe && abi >= 6, ws = true;
+	_cleanup_free_ char *pj = cw_profile_to_json(run->profile);
+	cJSON *root = pj ? cJSON_Parse(pj) : NULL;
+	const cJSON *caps = root ? cJSON_GetObjectItemCaseSensitive(root, "capabilities") : NULL;
+	if (!caps) {
+		fs = scope = false;
+	} else {
+		/* Writes outside the workspace may be allowed (or approved):
+		 * only the supervisor can tell where. */
+		if (!slot_only_denies(caps, "unrestricted"))
+			fs = false;
+		/* Signals and connections outside the tree may be allowed. */
+		if (!slot_only_denies(caps, "process_control"))
+			scope = false;
+		ws = !slot_only_denies(caps, "workspace_write");
+	}
+	cJSON_Delete(root);
+	if (!fs && !scope) {
+		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld not applied: %s", abi,
+			 run->observe ? "observe mode" : "the profile allows writes outside the workspace");
+		cw_debug("%s", ll_note);
+		return;
+	}
+
+	struct ll_attr attr = { 0 };
+	size_t attr_size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+	uint64_t rights = 0;
+	if (fs) {
+		rights = FS_WRITE_V1;
+		if (abi >= 2)
+			rights |= LANDLOCK_ACCESS_FS_REFER;
+		if (abi >= 3)
+			rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+		attr.handled_access_fs = rights;
+		/* Device nodes are handled but allowed nowhere: mknod is
+		 * left to the kernel (CAP_MKNOD), and a block device made in
+		 * the workspace would be a door to any disk. */
+		rights &= ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+	}
+	/* Net (ABI 4) is left out on purpose: its rules are TCP ports only,
+	 * while the profile's network rules are addresses and hosts, which
+	 * the supervisor enforces itself on every connect and bind. */
+	if (scope)
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+	if (rs < 0) {
+		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld: create_ruleset: %s", abi, strerror(errno));
+		cw_warn("%s", ll_note);
+		return;
+	}
+	if (fs) {
+		int e = 0;
+		if (ws)
+			for (size_t i = 0; i < run->ctx.nroots && e == 0; i++)
+				e = add_path(rs, run->ctx.roots[i], rights, false);
+		if (e == 0 && run->scratch)
+			e = add_path(rs, run->scratch, rights, false);
+		if (e == 0)
+			e = add_path(rs, "/dev", rights, false);
+		if (e < 0) {
+			snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld: adding a rule: %s", abi, strerror(-e));
+			cw_warn("%s", ll_note);
+			close(rs);
+			return;
+		}
+		/* "> /dev/stderr" reopens the file fd 2 is: keep that working
+		 * for the files capwatch itself was given. */
+		for (int fd = 0; fd <= 2; fd++) {
+			char link[32];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			struct stat st;
+			if (stat(link, &st) == 0 && S_ISREG(st.st_mode))
+				add_path(rs, link, rights, true);
+		}
+	}
+	ll_fd = rs;
+	snprintf(ll_layer, sizeof(ll_layer), "landlock-abi%ld:%s%s%s", abi, fs ? "fs" : "",
+		 fs && scope ? "+" : "", scope ? "scope" : "");
+	if (!fs)
+		snprintf(ll_note, sizeof(ll_note), "landlock fs rules not applied: the profile allows writes outside the workspace");
+	else if (!scope)
+		snprintf(ll_note, sizeof(ll_note), abi < 6 ? "landlock scoping needs ABI 6" :
+			 "landlock scoping not applied: the profile allows process_control");
+	cw_debug("landlock: %s %s", ll_layer, ll_note);
+}

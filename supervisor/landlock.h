@@ -1,0 +1,32 @@
+#ifndef CAPWATCH_LANDLOCK_H
+#define CAPWATCH_LANDLOCK_H
+/* The kernel backstop (issue 4 item 4): a Landlock domain on the command.
+ * capwatch emulates the writes it allows (the supervisor opens, creates and
+ * removes on its own descriptors, outside the domain), so the domain only
+ * binds what the command does itself: the calls capwatch CONTINUEs (device
+ * and /proc opens, symlink-level operations) and anything a race or a bug
+ * would let through. Write rights are allowed beneath the workspace roots
+ * (when the profile allows workspace writes at all), the scratch directory,
+ * /dev, and the regular files the command's stdin/stdout/stderr are;
+ * reads are not handled (the supervisor decides them). */
+#include <stdbool.h>
+
+struct cw_run;
+
+/* In the parent, before fork: probe the ABI and build the ruleset. Never
+ * fails the run: an unusable Landlock leaves the layer out. */
+void cw_landlock_prepare(struct cw_run *run);
+
+/* In the child, after PR_SET_NO_NEW_PRIVS and before the seccomp filter
+ * (async-signal-safe). Returns 0 (also when nothing was prepared) or
+ * -errno. */
+int cw_landlock_child(void);
+
+/* The report's layer name ("landlock-abi7:fs+scope"), or NULL when no
+ * Landlock domain was applied. */
+const char *cw_landlock_layer(void);
+
+/* Why the layer is absent or partial ("" when fully applied). */
+const char *cw_landlock_note(void);
+
+#endif

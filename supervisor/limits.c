@@ -1,0 +1,219 @@
+/* Resource limits and fail-closed teardown (see limits.h). */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include "supervisor/limits.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+#define CW_MAX_PROCS_DEFAULT 4096
+
+static char cg_dir[512];   /* "" when the run has no cgroup */
+static int cg_version;
+static char cg_layer[32];
+static char cg_note[768];
+
+const char *cw_limits_layer(void)
+{
+	return cg_layer[0] ? cg_layer : NULL;
+}
+
+const char *cw_limits_note(void)
+{
+	return cg_note;
+}
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* capwatch's own cgroup path in the hierarchy whose /proc/self/cgroup line
+ * starts with PREFIX ("0::" for v2, or "N:pids:" for v1). */
+static int own_cgroup(const char *ctrl, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -errno;
+	char line[1024];
+	int r = -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		bool match = ctrl ? strstr(c1 + 1, ctrl) != NULL : (c1[1] == '\0' && strncmp(line, "0", 1) == 0);
+		if (ctrl && match) { /* a comma list such as "cpu,cpuacct" */
+			match = false;
+			char *save, *tok;
+			for (tok = strtok_r(c1 + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				if (strcmp(tok, ctrl) == 0)
+					match = true;
+		}
+		if (match) {
+			snprintf(out, n, "%s", c2 + 1);
+			r = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+static bool is_cgroup2(const char *mnt)
+{
+	struct statfs sf;
+	return statfs(mnt, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* Remove the empty cgroups of capwatch runs that were SIGKILLed (their
+ * pid is gone): nothing else would. Non-empty ones stay (rmdir fails). */
+static void sweep_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, "capwatch-", 9) != 0)
+			continue;
+		long pid = strtol(e->d_name + 9, &end, 10);
+		if (*end || pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char p[sizeof(cg_dir) + sizeof(e->d_name) + 2];
+		snprintf(p, sizeof(p), "%s/%s", parent, e->d_name);
+		rmdir(p);
+	}
+	closedir(d);
+}
+
+/* Create MNT/OWN/capwatch-PID with pids.max set. */
+static int try_make(const char *mnt, const char *own, int version, long max)
+{
+	char dir[sizeof(cg_dir)];
+	snprintf(dir, sizeof(dir), "%s%s%s", mnt, own[0] == '/' ? "" : "/",
+		 strcmp(own, "/") == 0 ? "" : own);
+	sweep_stale(dir);
+	size_t l = strlen(dir);
+	snprintf(dir + l, sizeof(dir) - l, "/capwatch-%d", (int)getpid());
+	if (mkdir(dir, 0755) < 0)
+		return -errno;
+	char num[32];
+	snprintf(num, sizeof(num), "%ld", max);
+	int e = write_file(dir, "pids.max", num);
+	if (e < 0) {
+		rmdir(dir);
+		return e;
+	}
+	snprintf(cg_dir, sizeof(cg_dir), "%s", dir);
+	cg_version = version;
+	return 0;
+}
+
+void cw_limits_prepare(struct cw_run *run)
+{
+	cg_dir[0] = cg_layer[0] = cg_note[0] = '\0';
+	long max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
+	char own[400];
+	int e = -ENOENT;
+
+	const char *v2 = is_cgroup2("/sys/fs/cgroup") ? "/sys/fs/cgroup" :
+			 is_cgroup2("/sys/fs/cgroup/unified") ? "/sys/fs/cgroup/unified" : NULL;
+	if (v2 && own_cgroup(NULL, own, sizeof(own)) == 0) {
+		/* The pids controller must be enabled for our children: only
+		 * possible when it is available here at all. */
+		char p[600];
+		snprintf(p, sizeof(p), "%s%s", v2, strcmp(own, "/") == 0 ? "" : own);
+		write_file(p, "cgroup.subtree_control", "+pids");
+		e = try_make(v2, own, 2, max);
+	}
+	if (e < 0 && own_cgroup("pids", own, sizeof(own)) == 0)
+		e = try_make("/sys/fs/cgroup/pids", own, 1, max);
+	if (e < 0) {
+		snprintf(cg_note, sizeof(cg_note), "no writable cgroup with the pids controller (%s): "
+			 "the process limit is not enforced", strerror(-e));
+		cw_debug("%s", cg_note);
+		return;
+	}
+	snprintf(cg_layer, sizeof(cg_layer), "cgroup-v%d-pids", cg_version);
+	cw_debug("process limit %ld in %s", max, cg_dir);
+}
+
+void cw_limits_attach(struct cw_run *run, pid_t child)
+{
+	if (!cg_dir[0])
+		return;
+	char num[32];
+	snprintf(num, sizeof(num), "%d", (int)child);
+	int e = write_file(cg_dir, "cgroup.procs", num);
+	if (e < 0) {
+		snprintf(cg_note, sizeof(cg_note), "moving the command into %s failed (%s): "
+			 "the process limit is not enforced", cg_dir, strerror(-e));
+		cw_run_note(run, child, "warning", "%s", cg_note);
+		rmdir(cg_dir);
+		cg_dir[0] = cg_layer[0] = '\0';
+	}
+}
+
+/* SIGKILL every member; returns how many were still there. */
+static int kill_members(void)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", cg_dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return 0;
+	int n = 0, pid;
+	while (fscanf(f, "%d", &pid) == 1) {
+		kill(pid, SIGKILL);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+void cw_limits_kill(void)
+{
+	if (!cg_dir[0])
+		return;
+	if (cg_version != 2 || write_file(cg_dir, "cgroup.kill", "1") < 0)
+		kill_members();
+}
+
+void cw_limits_teardown(void)
+{
+	if (!cg_dir[0])
+		return;
+	/* Members die asynchronously (a fork bomb may still be forking on
+	 * v1): kill again until the directory can go, for a bounded time. */
+	for (int i = 0; i < 200; i++) {
+		cw_limits_kill();
+		if (rmdir(cg_dir) == 0 || errno == ENOENT)
+			break;
+		usleep(10000);
+	}
+	cg_dir[0] = '\0';
+}

@@ -1,0 +1,32 @@
+#ifndef CAPWATCH_LIMITS_H
+#define CAPWATCH_LIMITS_H
+/* Resource limits and fail-closed teardown (issue 4 item 5): the command's
+ * tree goes into a cgroup of its own with pids.max (--max-procs), killed
+ * as a whole at the end of the run and removed. cgroup v2 when a writable
+ * hierarchy with the pids controller exists, else the v1 pids hierarchy;
+ * without either the limit is not enforced and the report says so. */
+#include <sys/types.h>
+
+struct cw_run;
+
+/* Before fork: find and create the run's cgroup. Never fails the run. */
+void cw_limits_prepare(struct cw_run *run);
+
+/* In the parent, right after fork, while the child waits for its go:
+ * move it into the cgroup (before it can fork). */
+void cw_limits_attach(struct cw_run *run, pid_t child);
+
+/* Kill everything left in the cgroup (cgroup.kill on v2, SIGKILL of each
+ * member otherwise). Safe to call when there is no cgroup. */
+void cw_limits_kill(void);
+
+/* At the end of the run: kill what is left and remove the cgroup. */
+void cw_limits_teardown(void);
+
+/* The report's layer name ("cgroup-v2-pids", "cgroup-v1-pids"), or NULL. */
+const char *cw_limits_layer(void);
+
+/* Why the limit is absent ("" when applied). */
+const char *cw_limits_note(void);
+
+#endif
