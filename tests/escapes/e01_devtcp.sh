@@ -8,7 +8,7 @@ command -v bash >/dev/null || skip "bash not installed"
 sink_start tcp 8080
 
 bare bash -c "exec 3<>/dev/tcp/$SINK_ADDR/8080; printf 'E01\n' >&3"
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare bash /dev/tcp did not reach the sink: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare bash /dev/tcp did not reach the sink: $(cat "$O/bare.out")"
 sink_reset
 
 under readonly -- bash -c "exec 3<>/dev/tcp/$SINK_ADDR/8080; printf 'E01\n' >&3"

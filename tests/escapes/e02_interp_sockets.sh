@@ -10,7 +10,7 @@ run_one() { # LABEL CMD...
 	label=$1; shift
 	sink_reset
 	bare "$@"
-	[ "$(sink_hits)" -ge 1 ] || esc_control_failed "$label: bare run did not reach the sink: $(cat "$O/bare.out")"
+	sink_wait || esc_control_failed "$label: bare run did not reach the sink: $(cat "$O/bare.out")"
 	sink_reset
 	under readonly -- "$@"
 	sleep 0.3

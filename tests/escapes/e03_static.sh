@@ -11,7 +11,7 @@ canary_make "$H/.bashrc"
 sink_start tcp 8085
 bare "$ESC_BIN/e03_static" "$H/.bashrc" "$SINK_ADDR" 8085
 canary_intact "$H/.bashrc" && esc_control_failed "bare static write did not change the canary: $(cat "$O/bare.out")"
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare static connect did not reach the sink"
+sink_wait || esc_control_failed "bare static connect did not reach the sink"
 canary_make "$H/.bashrc"; sink_reset
 under readonly -- "$ESC_BIN/e03_static" "$H/.bashrc" "$SINK_ADDR" 8085
 sleep 0.2

@@ -13,7 +13,7 @@ bare "$ESC_BIN/e07_io_uring" open "$H/.bashrc"
 canary_intact "$H/.bashrc" && esc_control_failed "bare io_uring OPENAT did not change the canary: $(cat "$O/bare.out")"
 bare "$ESC_BIN/e07_io_uring" connect "$SINK_ADDR" 8086
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare io_uring CONNECT did not reach the sink: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare io_uring CONNECT did not reach the sink: $(cat "$O/bare.out")"
 canary_make "$H/.bashrc"; sink_reset
 under readonly -- "$ESC_BIN/e07_io_uring" open "$H/.bashrc"
 canary_intact "$H/.bashrc" || esc_bypass "io_uring OPENAT wrote $H/.bashrc under --profile readonly"

@@ -9,7 +9,7 @@ sink_start tcp 8082
 cmd="import socket; s=socket.socket(); s.sendto(b'tfo', socket.MSG_FASTOPEN, ('$SINK_ADDR', 8082)); s.recv(1)"
 bare "$PY" -c "$cmd"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare MSG_FASTOPEN sendto did not reach the sink: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare MSG_FASTOPEN sendto did not reach the sink: $(cat "$O/bare.out")"
 sink_reset
 under readonly -- "$PY" -c "$cmd"
 sleep 0.3

@@ -8,7 +8,7 @@ sink_start udp 5353
 cmd="import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendmsg([b'm'], [], 0, ('$SINK_ADDR', 5353))"
 bare "$PY" -c "$cmd"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare sendmsg did not reach the UDP sink: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare sendmsg did not reach the UDP sink: $(cat "$O/bare.out")"
 sink_reset
 under readonly -- "$PY" -c "$cmd"
 sleep 0.3

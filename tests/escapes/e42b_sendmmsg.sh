@@ -30,7 +30,7 @@ print("sendmmsg", r, ctypes.get_errno())
 PYEOF
 bare "$PY" "$T/mm.py"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare sendmmsg did not reach the UDP sink: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare sendmmsg did not reach the UDP sink: $(cat "$O/bare.out")"
 sink_reset
 under readonly -- "$PY" "$T/mm.py"
 sleep 0.3

@@ -11,7 +11,7 @@ for a in "::ffff:$SINK_ADDR" "::ffff:cb00:7107"; do
 	sink_reset
 	bare "$PY" -c "$cmd"
 	sleep 0.2
-	[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare connect to [$a] did not reach the sink: $(cat "$O/bare.out")"
+	sink_wait || esc_control_failed "bare connect to [$a] did not reach the sink: $(cat "$O/bare.out")"
 	sink_reset
 	under verify -- "$PY" -c "$cmd"
 	sleep 0.3

@@ -8,7 +8,7 @@ sink_start unix "$T/run/daemon.sock"
 cmd="import socket; s=socket.socket(socket.AF_UNIX); s.connect('$T/run/daemon.sock'); s.sendall(b'GET /containers')"
 bare "$PY" -c "$cmd"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare connect did not reach the daemon: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare connect did not reach the daemon: $(cat "$O/bare.out")"
 sink_reset
 for prof in readonly verify; do
 	under $prof -- "$PY" -c "$cmd"

@@ -10,7 +10,7 @@ ln -s "$T/run/daemon.sock" "$W/app.sock"
 cmd="import socket; s=socket.socket(socket.AF_UNIX); s.connect('$W/app.sock'); s.sendall(b'GET /containers')"
 bare "$PY" -c "$cmd"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare connect through the symlink did not reach the daemon: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare connect through the symlink did not reach the daemon: $(cat "$O/bare.out")"
 sink_reset
 under verify -- "$PY" -c "$cmd"
 sleep 0.3

@@ -10,7 +10,7 @@ sink_start abstract "$name"
 cmd="import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0$name'); s.sendall(b'hello')"
 bare "$PY" -c "$cmd"
 sleep 0.2
-[ "$(sink_hits)" -ge 1 ] || esc_control_failed "bare connect did not reach @$name: $(cat "$O/bare.out")"
+sink_wait || esc_control_failed "bare connect did not reach @$name: $(cat "$O/bare.out")"
 sink_reset
 for prof in readonly verify; do
 	under $prof -- "$PY" -c "$cmd"

@@ -47,7 +47,7 @@ for mode in ping raw; do
 	sleep 0.2
 	case $mode in
 	ping|raw) grep -q reply "$O/bare.out" || esc_control_failed "$mode: no echo reply from $SINK_ADDR bare: $(cat "$O/bare.out")" ;;
-	*) [ "$(sink_hits)" -ge 1 ] || esc_control_failed "$mode: the injected frame did not reach the UDP sink bare: $(cat "$O/bare.out")" ;;
+	*) sink_wait || esc_control_failed "$mode: the injected frame did not reach the UDP sink bare: $(cat "$O/bare.out")" ;;
 	esac
 	sink_reset
 	under readonly -- "$PY" "$T/fam.py" $mode

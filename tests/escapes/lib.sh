@@ -197,6 +197,18 @@ sink_start() {
 	done
 }
 sink_hits() { wc -l <"$SINK_LOG" | tr -d ' '; }
+# Positive controls: wait (up to 5 s) for the sink to log at least one
+# connection. The sink writes after accept(); on a loaded machine that can
+# come later than the bare client's exit.
+sink_wait() {
+	_w=0
+	while [ "$(sink_hits)" -lt 1 ]; do
+		_w=$((_w + 1))
+		[ $_w -gt 100 ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
 sink_reset() { : >"$SINK_LOG"; }
 
 # A victim process outside the supervised tree: started by the test, so the
