@@ -189,7 +189,10 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.verified = ev->verified,
 		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
 	};
-	cw_trace_op_write(&run->tj, &to);
+	/* Rendered only when it goes somewhere: without --trace the line
+	 * was built and thrown away on every event. */
+	if (run->trace_fd >= 0)
+		cw_trace_op_write(&run->tj, &to);
 	cw_run_trace_emit(run);
 	cw_approval_note(n, ev); /* report "approvals" */
 
