@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
 #include "path.h"
@@ -172,9 +174,15 @@ static void pop(char *out)
 
 /* The walk. OUT holds the resolved prefix (absolute, no trailing slash);
  * REST is what is left to resolve. Each symlink replaces the component by
- * its text in REST (absolute text restarts at "/"). */
+ * its text in REST (absolute text restarts at "/").
+ * FAST: the whole path was just opened (O_PATH) with RESOLVE_NO_SYMLINKS,
+ * so no component but a final not-followed one is a symlink and all
+ * exist: the walk is lexical and FAST is the final object's stat (no lstat
+ * per component); st_mode 0: all but the final component exist, and it
+ * does not. Anything that would need more returns -EAGAIN: the
+ * caller walks again the ordinary way. */
 static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path, int flags,
-		const char *root, struct cw_resolved *res)
+		const char *root, struct cw_resolved *res, const struct stat *fast)
 {
 	char rest[PATH_MAX * 2];
 	char link[PATH_MAX];
@@ -249,13 +257,26 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			return e;
 
 		bool follow = !last || trailing_slash || !(flags & CW_RES_NOFOLLOW);
+		if (fast && (subst || (last && S_ISLNK(fast->st_mode) && follow)))
+			return -EAGAIN;
+		if (fast && !last) {
+			r = next; /* a directory, not a symlink: openat2 went through it */
+			continue;
+		}
 		if (subst) {
 			if (strlen(subst) >= sizeof(link))
 				return -ENAMETOOLONG;
 			strcpy(link, subst);
 		} else {
 			struct stat st;
-			if (lstat(out, &st) < 0) {
+			if (fast && fast->st_mode == 0) {
+				res->exists = false; /* the parent was there, this is not */
+				r = next;
+				continue;
+			}
+			if (fast)
+				st = *fast;
+			else if (lstat(out, &st) < 0) {
 				if (errno == ENOENT || errno == ENOTDIR) {
 					res->exists = false;
 					r = next;
@@ -354,6 +375,60 @@ static int base_of(pid_t tid, int dirfd, char *out, size_t outsz, bool need_dir)
 	return 0;
 }
 
+/* One openat2(O_PATH, RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS) of the
+ * whole path instead of one lstat per component: when it succeeds nothing
+ * on the way was a symlink (or a magic link), every component existed, and
+ * the lexical walk gives what the lstat walk gives. Missing components,
+ * symlinks, rooted lookups: -EAGAIN, OUT untouched, and the caller walks.
+ * An O_PATH open has no side effect on the object (no device open). */
+static int fast_walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path, int flags,
+		     const char *root, struct cw_resolved *res)
+{
+	char full[PATH_MAX * 2];
+	if (flags & (CW_RES_IN_ROOT | CW_RES_BENEATH))
+		return -EAGAIN;
+	int k = path[0] == '/' ? snprintf(full, sizeof(full), "%s", path)
+			       : snprintf(full, sizeof(full), "%s/%s", out, path);
+	if (k < 0 || (size_t)k >= sizeof(full) || strlen(out) >= PATH_MAX)
+		return -EAGAIN;
+	size_t pl = strlen(path);
+	bool nofollow = (flags & CW_RES_NOFOLLOW) && pl && path[pl - 1] != '/';
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+	if (fd < 0) {
+		/* ENOENT without a symlink on the way (that would be ELOOP
+		 * first): if the parent is there, only the final name is
+		 * missing, as for most creations and failed probes. */
+		char *slash = strrchr(full, '/');
+		const char *lastc = slash ? slash + 1 : "";
+		if (errno != ENOENT || !slash || slash == full || !*lastc ||
+		    strcmp(lastc, ".") == 0 || strcmp(lastc, "..") == 0)
+			return -EAGAIN;
+		*slash = '\0';
+		how.flags = O_PATH | O_CLOEXEC | O_DIRECTORY;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		if (fd < 0)
+			return -EAGAIN;
+		close(fd);
+		memset(&st, 0, sizeof(st));
+	} else {
+		int se = fstat(fd, &st);
+		close(fd);
+		if (se < 0)
+			return -EAGAIN;
+	}
+	char saved[PATH_MAX];
+	strcpy(saved, out);
+	int e = walk(tid, tgid, out, outsz, path, flags, root, res, &st);
+	if (e == -EAGAIN)
+		strcpy(out, saved);
+	return e;
+}
+
 int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
 		    struct cw_resolved *res)
 {
@@ -394,7 +469,9 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 			strcpy(root, out);
 		}
 	}
-	int e = walk(tid, tgid, out, outsz, path, flags, root, res);
+	int e = fast_walk(tid, tgid, out, outsz, path, flags, root, res);
+	if (e == -EAGAIN)
+		e = walk(tid, tgid, out, outsz, path, flags, root, res, NULL);
 	if (e < 0)
 		return e;
 	if (strncmp(out, "/dev/fd/", 8) == 0)
