@@ -166,6 +166,49 @@ static void test_proc_self_and_fds(void **state)
 	close(pp[1]);
 }
 
+/* The fields besides the path, for each shape the one-openat2 shortcut
+ * handles (no symlink on the way; final missing; final symlink not
+ * followed) and those it leaves to the walk: they must agree with lstat. */
+static void check_obj(const char *path, int flags, const char *want_rel, bool exists, bool is_symlink,
+		      const char *stat_rel)
+{
+	struct cw_resolved r;
+	struct stat st;
+	resolves(AT_FDCWD, path, flags, want_rel);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, path, flags, &r), 0);
+	if (r.exists != exists || r.is_symlink != is_symlink)
+		fail_msg("%s: exists %d is_symlink %d, want %d %d", path, r.exists, r.is_symlink, exists,
+			 is_symlink);
+	if (!stat_rel) {
+		assert_int_equal(r.mode, 0);
+		return;
+	}
+	assert_int_equal(lstat(stat_rel, &st), 0);
+	if (r.mode != st.st_mode)
+		fail_msg("%s: mode %o, want %o", path, r.mode, (unsigned)st.st_mode);
+}
+
+static void test_object_fields(void **state)
+{
+	(void)state;
+	char abs[PATH_MAX * 2];
+	check_obj("ws/real/file", 0, "ws/real/file", true, false, "ws/real/file");
+	snprintf(abs, sizeof(abs), "%s/ws/real/file", root);
+	check_obj(abs, 0, "ws/real/file", true, false, "ws/real/file");
+	check_obj("ws/real/sub/../file", 0, "ws/real/file", true, false, "ws/real/file");
+	check_obj("ws/real/", 0, "ws/real", true, false, "ws/real");
+	check_obj("ws/real/.", 0, "ws/real", true, false, NULL);
+	check_obj("ws/real/new", 0, "ws/real/new", false, false, NULL);
+	check_obj("ws/real/sub/../new", 0, "ws/real/new", false, false, NULL);
+	check_obj("ws/nothere/new", 0, "ws/nothere/new", false, false, NULL);
+	check_obj("ws/link", CW_RES_NOFOLLOW, "ws/link", true, true, "ws/link");
+	check_obj("ws/link/file", CW_RES_NOFOLLOW, "ws/real/file", true, false, "ws/real/file");
+	check_obj("ws/link/new", 0, "ws/real/new", false, false, NULL);
+	check_obj("ws/dangling", CW_RES_NOFOLLOW, "ws/dangling", true, true, "ws/dangling");
+	check_obj("ws/dangling", 0, "ws/nothere/new", false, false, NULL);
+	check_obj("ws/real/file/x", 0, "ws/real/file/x", false, false, NULL);
+}
+
 static void test_memory(void **state)
 {
 	(void)state;
@@ -203,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_dirfd),
 		cmocka_unit_test(test_openat2_rules),
 		cmocka_unit_test(test_proc_self_and_fds),
+		cmocka_unit_test(test_object_fields),
 		cmocka_unit_test(test_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
