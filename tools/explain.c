@@ -346,6 +346,26 @@ static void perproc(struct ex *x)
 		fprintf(o, "  ... and %zu more processes (--all shows them)\n", shown - limit);
 }
 
+/* The first line of a denial or flagged event: when, who, what. */
+static void event_head(struct ex *x, const struct cw_tdenial *d, const char *colour)
+{
+	struct cw_run *r = x->r;
+	struct cw_tproc *p = cw_run_find(r, d->pid);
+	FILE *o = x->o;
+
+	fprintf(o, "  %s", colour);
+	if (d->seq)
+		fprintf(o, "seq %llu ", (unsigned long long)d->seq);
+	fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
+	cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
+	fputc(' ', o);
+	cw_tool_put(o, d->syscall);
+	fputc(' ', o);
+	cw_tool_put(o, d->cap);
+	fputc(' ', o);
+	cw_tool_put_max(o, d->scope, 200);
+}
+
 static void denials(struct ex *x)
 {
 	struct cw_run *r = x->r;
@@ -359,19 +379,8 @@ static void denials(struct ex *x)
 	}
 	for (i = 0; i < r->ndenials && i < limit; i++) {
 		const struct cw_tdenial *d = &r->denials[i];
-		struct cw_tproc *p = cw_run_find(r, d->pid);
 
-		fprintf(o, "  %s", x->s.red);
-		if (d->seq)
-			fprintf(o, "seq %llu ", (unsigned long long)d->seq);
-		fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
-		cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
-		fputc(' ', o);
-		cw_tool_put(o, d->syscall);
-		fputc(' ', o);
-		cw_tool_put(o, d->cap);
-		fputc(' ', o);
-		cw_tool_put_max(o, d->scope, 200);
+		event_head(x, d, x->s.red);
 		fprintf(o, "%s: ", x->s.reset);
 		cw_tool_put(o, d->decision ? d->decision : "deny");
 		if (!d->enforced)
@@ -408,19 +417,8 @@ static void flagged(struct ex *x)
 	fprintf(o, "\n%sflagged (allowed, worth a look)%s\n", x->s.bold, x->s.reset);
 	for (i = 0; i < r->nflagged && i < limit; i++) {
 		const struct cw_tdenial *d = &r->flagged[i];
-		struct cw_tproc *p = cw_run_find(r, d->pid);
 
-		fprintf(o, "  %s", x->s.yellow);
-		if (d->seq)
-			fprintf(o, "seq %llu ", (unsigned long long)d->seq);
-		fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
-		cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
-		fputc(' ', o);
-		cw_tool_put(o, d->syscall);
-		fputc(' ', o);
-		cw_tool_put(o, d->cap);
-		fputc(' ', o);
-		cw_tool_put_max(o, d->scope, 200);
+		event_head(x, d, x->s.yellow);
 		fprintf(o, "%s (rule ", x->s.reset);
 		cw_tool_put(o, d->rule);
 		fputs(")\n", o);
