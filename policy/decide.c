@@ -173,7 +173,18 @@ static int by_profile(const cw_profile *p, const struct cw_context *ctx, const s
 static int decide_write(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
 			const char *path, struct cw_decision *out)
 {
-	switch (cw_path_classify(ctx, path)) {
+	cw_path_class class = cw_path_classify(ctx, path);
+	/* The object behind this name is also reachable by another name (a hard
+	 * link or a mount made before the run), which may lie anywhere: the
+	 * name proves nothing, so it is a write outside the workspace. */
+	if (op->alias && class != CW_PATH_PSEUDO_DEVICE) {
+		int rc = by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, path, NULL, 0);
+		size_t l = strlen(out->reason);
+		snprintf(out->reason + l, sizeof out->reason - l,
+			 " (the file is also reachable through a %s made before the run)", op->alias);
+		return rc;
+	}
+	switch (class) {
 	case CW_PATH_PSEUDO_DEVICE:
 		return no_cap(out, path, "builtin:pseudo-device", "pseudo-devices need no capability");
 	case CW_PATH_SCRATCH:

@@ -69,6 +69,9 @@ struct cw_op {
 	int target_pid;              /* SIGNAL, PROC_ACCESS */
 	bool target_in_tree;         /* target is inside the supervised tree */
 	const char *env_names;       /* ENV: comma-separated variable names */
+	const char *alias;           /* OPEN_WRITE/FS_WRITE: the object written has a name
+					capwatch did not see made ("hard link", "mount"):
+					decided as a write outside every workspace root */
 };
 
 typedef enum cw_next_action {

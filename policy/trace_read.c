@@ -336,6 +336,9 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	v = cJSON_GetObjectItemCaseSensitive(ev, "env_names");
 	if (cJSON_IsString(v))
 		op->env_names = v->valuestring;
+	v = cJSON_GetObjectItemCaseSensitive(ev, "alias");
+	if (cJSON_IsString(v))
+		op->alias = v->valuestring;
 	return 0;
 fail:
 	free(tmp);

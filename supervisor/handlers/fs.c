@@ -358,37 +358,20 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		return;
 	}
 	struct stat st;
-	const char *alias = NULL;
-	char why[160];
 	if (write_intent((long long)cur_open.flags) && fstat(fd, &st) == 0) {
-		if (foreign_hardlink(&st)) {
-			/* The decision was on this name; the file has others we
-			 * did not see made. */
-			alias = "builtin:hardlink";
-			snprintf(why, sizeof(why), "the file has %lu hard links made before the run; "
-				 "another name may be outside the workspace", (unsigned long)st.st_nlink);
-		} else if (S_ISREG(st.st_mode) && file_is_mount_point(fd, ev->op.path)) {
-			/* A file mounted over a workspace name (a bind mount of
-			 * a file from elsewhere): the name says nothing about
-			 * what is written. */
-			alias = "builtin:mount-alias";
-			snprintf(why, sizeof(why), "the file is a mount point: another file is mounted over this name");
+		/* The decision was on this name. A file with hard links made
+		 * before the run, or one mounted over this name, has other
+		 * names we did not see: decide again, as the policy says for
+		 * such objects (a write outside the workspace). */
+		if (foreign_hardlink(&st))
+			ev->op.alias = "hard link";
+		else if (S_ISREG(st.st_mode) && file_is_mount_point(fd, ev->op.path))
+			ev->op.alias = "mount";
+		if (ev->op.alias && !cw_event_decide(n, ev)) {
+			close(fd);
+			cw_event_deny(n, ev);
+			return;
 		}
-	}
-	if (alias) {
-		/* Refuse rather than write through the alias. */
-		close(fd);
-		ev->d.verdict = CW_DENY;
-		ev->d.cap = CW_CAP_UNRESTRICTED;
-		ev->d.source = CW_SOURCE_PLATFORM_SANDBOX;
-		ev->d.next_action = CW_NEXT_CHANGE_COMMAND;
-		ev->d.err = EACCES;
-		snprintf(ev->d.rule, sizeof(ev->d.rule), "%s", alias);
-		snprintf(ev->d.reason, sizeof(ev->d.reason), "%s", why);
-		ev->allowed = false;
-		ev->enforced = true;
-		cw_event_deny(n, ev);
-		return;
 	}
 	int dev = plain_device(ev->op.path);
 	if (dev >= 0) {

@@ -154,6 +154,7 @@ enum {
 	F_NULL = 8,      /* missing operand */
 	F_BADKIND = 16,  /* an operation kind that does not exist */
 	F_UNSPEC = 32,   /* parse as inet, then set sa_family = AF_UNSPEC */
+	F_ALIAS = 64,    /* the written object has a name made before the run (hard link) */
 };
 
 struct row {
@@ -371,6 +372,14 @@ static const struct row rows[] = {
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.pem", NULL, 0,
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	/* a workspace name of an object with another name made before the run is
+	 * a write outside the workspace; pseudo-devices stay pseudo-devices */
+	ROW("verify", PLAIN, CW_OP_OPEN_WRITE, "/work/ws/notes.txt", NULL, F_ALIAS,
+	  C(UNRESTRICTED), false, D, "verify:unrestricted:default"),
+	ROW("observe", PLAIN, CW_OP_FS_WRITE, "/work/ws/notes.txt", NULL, F_ALIAS,
+	  C(UNRESTRICTED), false, A, "observe:unrestricted:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_WRITE, "/dev/null", NULL, F_ALIAS,
+	  NONE_CAP, false, A, "builtin:pseudo-device"),
 	/* public CA certificates are not secrets; private keys next to them are */
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/etc/ssl/certs/ca-certificates.pem", NULL, 0,
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
@@ -679,6 +688,8 @@ static void run_row(void **state, const struct row *r)
 		op.path2 = r->b;
 		break;
 	}
+	if (r->flags & F_ALIAS)
+		op.alias = "hard link";
 	if (r->flags & F_BADKIND)
 		op.kind = (cw_op_kind)(CW_OP__COUNT + 3);
 
