@@ -115,6 +115,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e12_symlink_swap \
 	tests/escapes/src/e13_dir_swap \
 	tests/escapes/src/e17c_openat2_flags_race \
+	tests/escapes/src/e17e_special_flip \
 	tests/escapes/src/e20_handle \
 	tests/escapes/src/e22_memfd_exec \
 	tests/escapes/src/e26_listener \
@@ -144,6 +145,8 @@ tests_escapes_src_e09b_sockaddr_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09b_sockaddr_flip_LDFLAGS = -pthread
 tests_escapes_src_e17c_openat2_flags_race_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e17c_openat2_flags_race_LDFLAGS = -pthread
+tests_escapes_src_e17e_special_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e17e_special_flip_LDFLAGS = -pthread
 tests_escapes_src_e57_flood_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e57_flood_LDFLAGS = -pthread
 tests_escapes_src_e65_vfork_flip_CFLAGS = $(AM_CFLAGS) -pthread
