@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 
 #include "report.h"
@@ -92,6 +93,26 @@ struct cw_report {
 	size_t nprocs, aprocs;
 	struct denial_rec *dens;
 	size_t ndens, adens;
+	/* Denials past the first KEEP go to an unlinked file as ready-made
+	 * JSON fragments, each ended by a NUL (which JSON text never holds),
+	 * written through SBUF. They are rendered after dens[0..spill_at)
+	 * and before dens[spill_at..] (records kept in memory again after a
+	 * spill write failed). */
+	int spill_fd;            /* -1: none; CW_REPORT_SPILL_DISCARD: drop */
+	size_t spill_keep;
+	bool spilling, spill_failed;
+	size_t spill_at;
+	uint64_t nspilled;       /* fragments in the file and SBUF */
+	off_t spill_len;         /* bytes written to the file */
+	char *sbuf;
+	size_t slen;
+	/* The first enforced denial when it was spilled: the outcome's
+	 * "denial" takes its pid, program and syscall from it. */
+	bool has_first_spilled;
+	int fs_pid;
+	char *fs_program, *fs_syscall, *fs_scope, *fs_rule;
+	cw_cap_kind fs_cap;
+	bool mem_enforced;       /* an enforced denial is among dens */
 	struct change_rec *chgs;
 	size_t nchgs, achgs;
 	struct approval_rec *apps;
@@ -115,6 +136,8 @@ struct cw_report {
 	bool has_annotations;
 	struct cw_report_annotations annotations;
 };
+
+static int spill_denial(cw_report *r, const struct cw_denial_record *dr);
 
 /* ---- small helpers ---- */
 
@@ -196,6 +219,7 @@ cw_report *cw_report_new(void)
 	 * deliberate collisions (a slow supervisor) hard to plan. The address
 	 * of the heap object varies per run under ASLR and costs no syscall. */
 	r->seed = (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ULL;
+	r->spill_fd = -1;
 	r->elapsed = 0;
 	return r;
 }
@@ -235,6 +259,13 @@ void cw_report_free(cw_report *r)
 		strvec_free(&d->backtrace);
 	}
 	free(r->dens);
+	if (r->spill_fd >= 0)
+		close(r->spill_fd);
+	free(r->sbuf);
+	free(r->fs_program);
+	free(r->fs_syscall);
+	free(r->fs_scope);
+	free(r->fs_rule);
 	for (i = 0; i < r->nchgs; i++) {
 		free(r->chgs[i].kind);
 		free(r->chgs[i].path);
@@ -320,6 +351,13 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 
 	if (!dec)
 		return -EINVAL;
+	if (r->spill_fd != -1 && !r->spill_failed && r->ndens >= r->spill_keep) {
+		int e = spill_denial(r, dr);
+
+		if (e != -ENOMEM)
+			return e;
+		/* could not render it: keep it as a record after all */
+	}
 	if (grow((void **)&r->dens, &r->adens, r->ndens, sizeof(*r->dens)))
 		return -ENOMEM;
 	d = &r->dens[r->ndens];
@@ -348,6 +386,8 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 		strvec_free(&d->backtrace);
 		return -ENOMEM;
 	}
+	if (d->enforced)
+		r->mem_enforced = true;
 	r->ndens++;
 	return 0;
 }
@@ -774,6 +814,13 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 					add_str(c, dn, "syscall", match->syscall);
 				add_num(c, dn, "pid", match->pid);
 				add_bytes(c, dn, "program", match->program);
+			} else if (r->has_first_spilled && r->fs_cap == d->cap &&
+				   !strcmp(r->fs_scope, scope) && !strcmp(r->fs_rule, rule)) {
+				/* the first enforced denial went to the spill file */
+				if (r->fs_syscall)
+					add_str(c, dn, "syscall", r->fs_syscall);
+				add_num(c, dn, "pid", r->fs_pid);
+				add_bytes(c, dn, "program", r->fs_program);
 			}
 		}
 	}
@@ -798,37 +845,32 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 	}
 }
 
-static void render_denials(struct rctx *c, const cw_report *r, cJSON *root)
+/* One element of "denials", as its own object (the caller deletes it). */
+static cJSON *denial_obj(struct rctx *c, const struct denial_rec *d)
 {
-	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "denials")), *o;
-	size_t i;
+	cJSON *o = chk(c, cJSON_CreateObject());
 
-	for (i = 0; arr && i < r->ndens; i++) {
-		const struct denial_rec *d = &r->dens[i];
-
-		o = chk(c, cJSON_CreateObject());
-		if (!o)
-			return;
-		cJSON_AddItemToArray(arr, o);
-		add_num(c, o, "pid", d->pid);
-		add_bytes(c, o, "program", d->program);
-		add_str(c, o, "syscall", d->syscall);
-		add_capability(c, o, d->cap, d->scope);
-		add_str(c, o, "decision", cw_verdict_name(d->verdict));
-		add_bytes(c, o, "rule", d->rule);
-		add_bytes(c, o, "reason", d->reason);
-		add_str(c, o, "source", cw_source_name(d->source));
-		add_num(c, o, "time", usec(d->time));
-		chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
-		if (d->host)
-			add_bytes(c, o, "host", d->host);
-		if (d->site)
-			add_bytes(c, o, "site", d->site);
-		if (d->backtrace.n)
-			add_bytes_arr(c, o, "backtrace", &d->backtrace);
-		if (d->annotation_source && (d->host || d->site || d->backtrace.n))
-			add_str(c, o, "annotation_source", d->annotation_source);
-	}
+	if (!o)
+		return NULL;
+	add_num(c, o, "pid", d->pid);
+	add_bytes(c, o, "program", d->program);
+	add_str(c, o, "syscall", d->syscall);
+	add_capability(c, o, d->cap, d->scope);
+	add_str(c, o, "decision", cw_verdict_name(d->verdict));
+	add_bytes(c, o, "rule", d->rule);
+	add_bytes(c, o, "reason", d->reason);
+	add_str(c, o, "source", cw_source_name(d->source));
+	add_num(c, o, "time", usec(d->time));
+	chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
+	if (d->host)
+		add_bytes(c, o, "host", d->host);
+	if (d->site)
+		add_bytes(c, o, "site", d->site);
+	if (d->backtrace.n)
+		add_bytes_arr(c, o, "backtrace", &d->backtrace);
+	if (d->annotation_source && (d->host || d->site || d->backtrace.n))
+		add_str(c, o, "annotation_source", d->annotation_source);
+	return o;
 }
 
 static void render_approvals(struct rctx *c, const cw_report *r, cJSON *root)
@@ -878,33 +920,28 @@ static void render_host_matches(struct rctx *c, const cw_report *r, cJSON *root)
 	}
 }
 
-static void render_processes(struct rctx *c, const cw_report *r, cJSON *root)
+/* One element of "processes" (the caller deletes it). */
+static cJSON *proc_obj(struct rctx *c, const struct proc_rec *p)
 {
-	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "processes")), *o;
-	size_t i;
+	cJSON *o = chk(c, cJSON_CreateObject());
 
-	for (i = 0; arr && i < r->nprocs; i++) {
-		const struct proc_rec *p = &r->procs[i];
-
-		o = chk(c, cJSON_CreateObject());
-		if (!o)
-			return;
-		cJSON_AddItemToArray(arr, o);
-		add_num(c, o, "pid", p->pid);
-		add_num(c, o, "ppid", p->ppid);
-		add_bytes_arr(c, o, "argv", &p->argv);
-		add_bytes(c, o, "exe", p->exe);
-		if (p->exited || p->signal)
-			add_exit(c, o, "exit", p->exited, p->code, p->signal);
-		else
-			chk(c, cJSON_AddNullToObject(o, "exit"));
-		add_num(c, o, "start", usec(p->start));
-		if (p->end < 0)
-			chk(c, cJSON_AddNullToObject(o, "end"));
-		else
-			add_num(c, o, "end", usec(p->end));
-		add_str(c, o, "preload", p->preload);
-	}
+	if (!o)
+		return NULL;
+	add_num(c, o, "pid", p->pid);
+	add_num(c, o, "ppid", p->ppid);
+	add_bytes_arr(c, o, "argv", &p->argv);
+	add_bytes(c, o, "exe", p->exe);
+	if (p->exited || p->signal)
+		add_exit(c, o, "exit", p->exited, p->code, p->signal);
+	else
+		chk(c, cJSON_AddNullToObject(o, "exit"));
+	add_num(c, o, "start", usec(p->start));
+	if (p->end < 0)
+		chk(c, cJSON_AddNullToObject(o, "end"));
+	else
+		add_num(c, o, "end", usec(p->end));
+	add_str(c, o, "preload", p->preload);
+	return o;
 }
 
 static int cap_ent_cmp(const void *a, const void *b)
@@ -924,36 +961,18 @@ static int cap_ent_cmp(const void *a, const void *b)
 	return x->verdict < y->verdict ? -1 : x->verdict > y->verdict;
 }
 
-static void render_caps(struct rctx *c, const cw_report *r, cJSON *root)
+/* One element of "capabilitiesUsed" (the caller deletes it). */
+static cJSON *cap_obj(struct rctx *c, const struct cap_ent *e)
 {
-	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "capabilitiesUsed")), *o;
-	const struct cap_ent **v;
-	size_t i, n = 0;
+	cJSON *o = chk(c, cJSON_CreateObject());
 
-	if (!arr || !r->tabn)
-		return;
-	v = malloc(r->tabn * sizeof(*v));
-	if (!v) {
-		c->ok = false;
-		return;
-	}
-	for (i = 0; i < r->tabcap; i++)
-		if (r->tab[i].scope)
-			v[n++] = &r->tab[i];
-	/* sorted by kind (contract order), then scope bytes, then verdict:
-	 * the same run always renders the same document */
-	qsort(v, n, sizeof(*v), cap_ent_cmp);
-	for (i = 0; i < n; i++) {
-		o = chk(c, cJSON_CreateObject());
-		if (!o)
-			break;
-		cJSON_AddItemToArray(arr, o);
-		add_str(c, o, "kind", cw_cap_name(v[i]->cap));
-		add_bytes(c, o, "scope", v[i]->scope);
-		add_num(c, o, "count", (double)v[i]->count);
-		add_str(c, o, "decision", cw_verdict_name(v[i]->verdict));
-	}
-	free(v);
+	if (!o)
+		return NULL;
+	add_str(c, o, "kind", cw_cap_name(e->cap));
+	add_bytes(c, o, "scope", e->scope);
+	add_num(c, o, "count", (double)e->count);
+	add_str(c, o, "decision", cw_verdict_name(e->verdict));
+	return o;
 }
 
 /* Length of a character the output must not carry raw (see the file
@@ -980,10 +999,10 @@ static size_t needs_escape(const unsigned char *p, size_t left, unsigned *cp)
 	return 0;
 }
 
-/* Copy TEXT with a trailing newline, escaping as above. Such characters can
- * only occur inside strings (the structure is ASCII), so an escape there is
- * the same JSON value. */
-static char *finish(const char *text)
+/* Copy TEXT, with a trailing newline when NL, escaping as above. Such
+ * characters can only occur inside strings (the structure is ASCII), so an
+ * escape there is the same JSON value. */
+static char *finish(const char *text, bool nl)
 {
 	const unsigned char *p = (const unsigned char *)text;
 	size_t n = strlen(text), extra = 0, i, l, o = 0;
@@ -1012,19 +1031,379 @@ static char *finish(const char *text)
 		out[o++] = hexdig[cp & 15];
 		i += l;
 	}
-	out[o++] = '\n';
+	if (nl)
+		out[o++] = '\n';
 	out[o] = '\0';
 	return out;
 }
 
-char *cw_report_render(const cw_report *r)
+/* OBJ printed on its own and escaped, or NULL. Consumes OBJ. */
+static char *print_item(struct rctx *c, cJSON *obj)
+{
+	char *text, *out = NULL;
+
+	if (!obj)
+		return NULL;
+	if (c->ok && (text = cJSON_Print(obj))) {
+		out = finish(text, false);
+		cJSON_free(text);
+	}
+	cJSON_Delete(obj);
+	if (!out)
+		c->ok = false;
+	return out;
+}
+
+/* ---- spilling denials ---- */
+
+#define SPILL_BUF (64 * 1024)
+
+static int write_all(int fd, const char *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+/* Write SBUF to the spill file. On failure what was not written stays in
+ * SBUF (rendered from there) and spilling stops. */
+static int spill_flush(cw_report *r)
+{
+	size_t done;
+	int e;
+
+	if (r->spill_fd < 0 || !r->slen)
+		return 0;
+	e = write_all(r->spill_fd, r->sbuf, r->slen, &done);
+	r->spill_len += (off_t)done;
+	memmove(r->sbuf, r->sbuf + done, r->slen - done);
+	r->slen -= done;
+	if (e < 0)
+		r->spill_failed = true;
+	return e;
+}
+
+int cw_report_set_spill(cw_report *r, int fd, size_t keep)
+{
+	if (fd < 0 && fd != CW_REPORT_SPILL_DISCARD)
+		return -EINVAL;
+	if (r->spill_fd >= 0 || r->spilling)
+		return -EBUSY;
+	if (fd >= 0 && !(r->sbuf = malloc(SPILL_BUF)))
+		return -ENOMEM;
+	r->spill_fd = fd;
+	r->spill_keep = keep;
+	return 0;
+}
+
+uint64_t cw_report_denial_count(const cw_report *r)
+{
+	return r->ndens + r->nspilled;
+}
+
+static void bounded(char *dst, const char *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* A denial past the first KEEP: rendered now, appended to the file. */
+static int spill_denial(cw_report *r, const struct cw_denial_record *dr)
+{
+	const struct cw_decision *dec = dr->d;
+	char scope[CW_SCOPE_MAX + 1], rule[CW_RULE_MAX + 1], reason[CW_REASON_MAX + 1];
+	struct rctx c = { .ok = true };
+	struct denial_rec v;
+	size_t n = 0;
+	char *frag, *np;
+
+	if (!r->spilling) {
+		r->spilling = true;
+		r->spill_at = r->ndens;
+	}
+	bounded(scope, dec->scope, sizeof(dec->scope));
+	bounded(rule, dec->rule, sizeof(dec->rule));
+	bounded(reason, dec->reason, sizeof(dec->reason));
+	if (dr->enforced && !r->mem_enforced && !r->has_first_spilled) {
+		r->fs_pid = dr->pid;
+		r->fs_cap = dec->cap;
+		if (dup_str(&r->fs_program, dr->program) || dup_str(&r->fs_syscall, dr->syscall) ||
+		    dup_str(&r->fs_scope, scope) || dup_str(&r->fs_rule, rule))
+			return -ENOMEM;
+		r->has_first_spilled = true;
+	}
+	if (r->spill_fd == CW_REPORT_SPILL_DISCARD) {
+		r->nspilled++;
+		return 0;
+	}
+	/* A view of the caller's record: nothing here is copied or freed. */
+	memset(&v, 0, sizeof(v));
+	v.pid = dr->pid;
+	v.program = (char *)dr->program;
+	v.syscall = (char *)dr->syscall;
+	v.scope = scope;
+	v.rule = rule;
+	v.reason = reason;
+	v.host = (char *)dr->host;
+	v.site = (char *)dr->site;
+	v.annotation_source = (char *)dr->annotation_source;
+	while (dr->backtrace && dr->backtrace[n])
+		n++;
+	v.backtrace.v = (char **)dr->backtrace;
+	v.backtrace.n = n;
+	v.cap = dec->cap;
+	v.verdict = dec->verdict;
+	v.source = dec->source;
+	v.time = dr->time;
+	v.enforced = dr->enforced;
+	frag = print_item(&c, denial_obj(&c, &v));
+	if (!frag)
+		return -ENOMEM;
+	n = strlen(frag) + 1; /* with its NUL */
+	if (r->slen + n > SPILL_BUF)
+		spill_flush(r);
+	if (r->slen + n > SPILL_BUF) {
+		/* a fragment larger than the buffer, or a failed flush: the
+		 * buffer grows (and is rendered from memory) */
+		np = realloc(r->sbuf, r->slen + n);
+		if (!np) {
+			free(frag);
+			return -ENOMEM;
+		}
+		r->sbuf = np;
+	}
+	memcpy(r->sbuf + r->slen, frag, n);
+	r->slen += n;
+	r->nspilled++;
+	free(frag);
+	if (r->slen >= SPILL_BUF && !r->spill_failed)
+		spill_flush(r);
+	return 0;
+}
+
+/* ---- output ---- */
+
+/* Where the rendered document goes: a descriptor (through BUF) or memory. */
+struct sink {
+	int fd;          /* -1: memory */
+	char *buf;
+	size_t len, cap;
+	int err;         /* the first -errno */
+};
+
+static void sink_flush(struct sink *s)
+{
+	size_t done;
+	int e;
+
+	if (s->fd < 0 || !s->len || s->err)
+		return;
+	e = write_all(s->fd, s->buf, s->len, &done);
+	if (e < 0)
+		s->err = e;
+	s->len = 0;
+}
+
+static void sink_put(struct sink *s, const char *p, size_t n)
+{
+	if (s->err || !n)
+		return;
+	/* in memory a byte stays free for the terminating NUL */
+	if (s->len + n + (s->fd < 0) > s->cap) {
+		if (s->fd >= 0) {
+			sink_flush(s);
+			if (n > s->cap) {
+				size_t done;
+				int e = write_all(s->fd, p, n, &done);
+
+				if (e < 0)
+					s->err = e;
+				return;
+			}
+		} else {
+			size_t nc = s->cap ? s->cap : 4096;
+			char *nb;
+
+			while (nc < s->len + n + 1)
+				nc *= 2;
+			nb = realloc(s->buf, nc);
+			if (!nb) {
+				s->err = -ENOMEM;
+				return;
+			}
+			s->buf = nb;
+			s->cap = nc;
+		}
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+/* An array element printed on its own gets the indentation it would have
+ * two levels down (root -> array): a tab more per level after each line
+ * break. Strings hold no raw line break (JSON escapes it). */
+static void put_indented(struct sink *s, const char *p, size_t n)
+{
+	size_t i, from = 0;
+
+	for (i = 0; i < n; i++)
+		if (p[i] == '\n') {
+			sink_put(s, p + from, i + 1 - from);
+			sink_put(s, "\t\t", 2);
+			from = i + 1;
+		}
+	sink_put(s, p + from, n - from);
+}
+
+/* One array element: the separator first unless it is the first. */
+static void put_item(struct sink *s, struct rctx *c, cJSON *obj, bool *first)
+{
+	char *t = print_item(c, obj);
+
+	if (!t) {
+		if (!s->err)
+			s->err = -ENOMEM;
+		return;
+	}
+	if (!*first)
+		sink_put(s, ", ", 2);
+	*first = false;
+	put_indented(s, t, strlen(t));
+	free(t);
+}
+
+/* Spilled fragments (NUL-ended) from P[0..N), continuing *FIRST. */
+static void put_fragments(struct sink *s, const char *p, size_t n, bool *at_start, bool *first)
+{
+	size_t i, from = 0;
+
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		if (*at_start) {
+			if (!*first)
+				sink_put(s, ", ", 2);
+			*first = false;
+			*at_start = false;
+		}
+		if (p[i] == '\0') {
+			put_indented(s, p + from, i - from);
+			from = i + 1;
+			*at_start = true;
+		}
+	}
+	put_indented(s, p + from, n - from);
+}
+
+static void put_denials(struct sink *s, struct rctx *c, const cw_report *r)
+{
+	size_t i, split = r->spilling ? r->spill_at : r->ndens;
+	bool first = true, at_start = true;
+	char chunk[16384];
+	off_t off = 0;
+
+	for (i = 0; i < split && !s->err; i++)
+		put_item(s, c, denial_obj(c, &r->dens[i]), &first);
+	if (r->spilling && r->spill_fd >= 0) {
+		while (off < r->spill_len && !s->err) {
+			size_t want = sizeof(chunk);
+			ssize_t k;
+
+			if ((off_t)want > r->spill_len - off)
+				want = (size_t)(r->spill_len - off);
+			k = pread(r->spill_fd, chunk, want, off);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				s->err = k < 0 ? -errno : -EIO;
+				break;
+			}
+			put_fragments(s, chunk, (size_t)k, &at_start, &first);
+			off += k;
+		}
+		put_fragments(s, r->sbuf, r->slen, &at_start, &first);
+	}
+	for (i = split; i < r->ndens && !s->err; i++)
+		put_item(s, c, denial_obj(c, &r->dens[i]), &first);
+}
+
+static void put_processes(struct sink *s, struct rctx *c, const cw_report *r)
+{
+	bool first = true;
+	size_t i;
+
+	for (i = 0; i < r->nprocs && !s->err; i++)
+		put_item(s, c, proc_obj(c, &r->procs[i]), &first);
+}
+
+static void put_caps(struct sink *s, struct rctx *c, const cw_report *r)
+{
+	const struct cap_ent **v;
+	bool first = true;
+	size_t i, n = 0;
+
+	if (!r->tabn)
+		return;
+	v = malloc(r->tabn * sizeof(*v));
+	if (!v) {
+		s->err = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < r->tabcap; i++)
+		if (r->tab[i].scope)
+			v[n++] = &r->tab[i];
+	/* sorted by kind (contract order), then scope bytes, then verdict:
+	 * the same run always renders the same document */
+	qsort(v, n, sizeof(*v), cap_ent_cmp);
+	for (i = 0; i < n && !s->err; i++)
+		put_item(s, c, cap_obj(c, v[i]), &first);
+	free(v);
+}
+
+/* The long arrays are not built as a tree: the document is printed with a
+ * raw placeholder element in each (a control byte, which cJSON escapes in
+ * every string, so it occurs nowhere else in the text), and each element
+ * is printed in its place, one at a time. Peak memory is the document
+ * without them plus one element, whatever the number of processes,
+ * denials or capability scopes. */
+#define MARK_DENIALS "\001D"
+#define MARK_PROCESSES "\001P"
+#define MARK_CAPS "\001C"
+
+static void add_marked_array(struct rctx *c, cJSON *root, const char *key, const char *mark)
+{
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, key)), *raw;
+
+	if (!arr)
+		return;
+	raw = chk(c, cJSON_CreateRaw(mark));
+	if (raw && !cJSON_AddItemToArray(arr, raw)) {
+		cJSON_Delete(raw);
+		c->ok = false;
+	}
+}
+
+static int render_to(const cw_report *r, struct sink *s)
 {
 	struct rctx c = { .ok = true };
 	cJSON *root = cJSON_CreateObject(), *cmd, *st;
-	char *text, *out = NULL;
+	char *text = NULL, *doc = NULL, *p, *m;
 
 	if (!root)
-		return NULL;
+		return -ENOMEM;
 	add_str(&c, root, "schema", CW_REPORT_SCHEMA);
 	add_num(&c, root, "policyVersion", CW_POLICY_VERSION);
 	add_bytes(&c, root, "profile", r->profile);
@@ -1035,11 +1414,11 @@ char *cw_report_render(const cw_report *r)
 	add_bytes(&c, root, "workingDirectory", r->cwd);
 	add_bytes_arr(&c, root, "workspaceRoots", &r->roots);
 	render_outcome(&c, r, root);
-	render_denials(&c, r, root);
+	add_marked_array(&c, root, "denials", MARK_DENIALS);
 	render_approvals(&c, r, root);
 	render_host_matches(&c, r, root);
-	render_processes(&c, r, root);
-	render_caps(&c, r, root);
+	add_marked_array(&c, root, "processes", MARK_PROCESSES);
+	add_marked_array(&c, root, "capabilitiesUsed", MARK_CAPS);
 	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));
 	add_num(&c, st, "events", (double)r->events);
 	add_num(&c, st, "notifications", (double)r->notifications);
@@ -1055,14 +1434,57 @@ char *cw_report_render(const cw_report *r)
 			add_num(&c, an, "attached", (double)r->annotations.attached);
 		}
 	}
-
-	if (c.ok) {
-		text = cJSON_Print(root);
-		if (text) {
-			out = finish(text);
-			cJSON_free(text);
+	if (c.ok && (text = cJSON_Print(root)))
+		doc = finish(text, true);
+	cJSON_free(text);
+	cJSON_Delete(root);
+	if (!doc)
+		return -ENOMEM;
+	for (p = doc; (m = strchr(p, '\001')) && !s->err; p = m + 2) {
+		sink_put(s, p, (size_t)(m - p));
+		switch (m[1]) {
+		case 'D':
+			put_denials(s, &c, r);
+			break;
+		case 'P':
+			put_processes(s, &c, r);
+			break;
+		case 'C':
+			put_caps(s, &c, r);
+			break;
+		default: /* cannot happen: only our marks are raw */
+			s->err = -EINVAL;
+			break;
 		}
 	}
-	cJSON_Delete(root);
-	return out;
+	if (!s->err)
+		sink_put(s, p, strlen(p));
+	free(doc);
+	if (!c.ok && !s->err)
+		s->err = -ENOMEM;
+	return s->err;
+}
+
+char *cw_report_render(const cw_report *r)
+{
+	struct sink s = { .fd = -1 };
+
+	if (render_to(r, &s) < 0 || !s.buf) {
+		free(s.buf);
+		return NULL;
+	}
+	s.buf[s.len] = '\0'; /* sink_put keeps a byte free in memory */
+	return s.buf;
+}
+
+int cw_report_write(const cw_report *r, int fd)
+{
+	char buf[SPILL_BUF];
+	struct sink s = { .fd = fd, .buf = buf, .cap = sizeof(buf) };
+
+	if (fd < 0)
+		return -EBADF;
+	render_to(r, &s);
+	sink_flush(&s);
+	return s.err;
 }

@@ -63,6 +63,21 @@ struct cw_denial_record {
 };
 int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
 
+/* Bounded memory for denials (the report lists every one): keep the first
+ * KEEP in memory and append the rest to FD, an empty file open for reading
+ * and writing that nothing else can reach (O_TMPFILE, or unlinked before
+ * the command started), as ready-made JSON; rendering splices them into
+ * "denials" in order. The report owns FD from then on. FD
+ * CW_REPORT_SPILL_DISCARD: the report will never be rendered; count the
+ * denials past KEEP and drop them. Without a call every denial stays in
+ * memory. Call before the first denial; -EBUSY after. */
+#define CW_REPORT_SPILL_DISCARD (-2)
+#define CW_REPORT_KEEP_DENIALS 256
+int cw_report_set_spill(cw_report *r, int fd, size_t keep);
+
+/* Runtime denials recorded so far, in memory and spilled. */
+uint64_t cw_report_denial_count(const cw_report *r);
+
 /* An operation let through by an approval rather than the profile: by
  * --approve-risk, --approve, a person at the terminal or a program on the
  * approval socket. Rendered in "approvals", one entry per (capability,
@@ -113,5 +128,10 @@ void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations 
 /* Render the report (pretty-printed JSON, trailing newline). Caller frees.
  * NULL on allocation failure. */
 char *cw_report_render(const cw_report *r);
+
+/* The same document written to FD as it is rendered: the long arrays
+ * (denials, processes, capabilitiesUsed) one element at a time, so the
+ * peak memory does not grow with them. 0 or -errno. */
+int cw_report_write(const cw_report *r, int fd);
 
 #endif

@@ -407,6 +407,50 @@ static void rfc3339_now(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The file the report spills denials to (report.h): opened before the
+ * command exists, and nameless (O_TMPFILE), so nothing of the tree can
+ * open it; where O_TMPFILE is not supported, a private name unlinked at
+ * once, still before the command starts. Only capwatch's descriptor
+ * reaches it (O_CLOEXEC; /proc/PID/fd is closed to the tree because
+ * capwatch is not dumpable). */
+static int open_spill(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/.capwatch-spill-XXXXXX", dir);
+	fd = mkostemp(p, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(p);
+	return fd;
+}
+
+/* Bound the memory the report's denials take: every denial past the first
+ * CW_REPORT_KEEP_DENIALS goes to the spill file (or, when no report will
+ * be written, is only counted). Without a spill file they stay in memory,
+ * as before: slower to grow out of bounds than to lose a denial. */
+static void setup_spill(struct cw_run *run, const char *dir)
+{
+	if (run->report_fd < 0) {
+		cw_report_set_spill(run->report, CW_REPORT_SPILL_DISCARD, CW_REPORT_KEEP_DENIALS);
+		return;
+	}
+	int fd = open_spill(dir);
+	if (fd < 0) {
+		cw_warn("no spill file for the report in %s (%s): denials are kept in memory",
+			dir, strerror(-fd));
+		return;
+	}
+	if (cw_report_set_spill(run->report, fd, CW_REPORT_KEEP_DENIALS) < 0) {
+		close(fd);
+		cw_warn("the report's spill file could not be set up: denials are kept in memory");
+	}
+}
+
 /* "Seccomp:" of /proc/self/status: 0 none, 1 strict, 2 filter. */
 static int seccomp_mode(void)
 {
@@ -462,14 +506,13 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	cw_tracker_report(run);
 	changes_report(run);
 	cw_report_set_stats(run->report, run->events, run->notifications, cw_run_time(run));
-	_cleanup_free_ char *text = cw_report_render(run->report);
-	if (!text) {
-		cw_err("rendering the report failed (out of memory)");
-		return;
-	}
+	/* Written as it is rendered, element by element, with the spilled
+	 * denials read back from their file: the peak does not grow with the
+	 * run. Nothing is rendered when there is nowhere to write it. */
 	if (run->report_fd >= 0) {
-		if (write_all(run->report_fd, text, strlen(text)) < 0)
-			cw_err("writing the report failed: %s", strerror(errno));
+		int e = cw_report_write(run->report, run->report_fd);
+		if (e < 0)
+			cw_err("writing the report failed: %s", strerror(-e));
 	}
 }
 
@@ -738,6 +781,8 @@ int cw_run_main(const struct cw_options *opts)
 	run->scratch = strdup(realpath(tmpl, realtmp) ? realtmp : tmpl);
 	if (!run->scratch)
 		goto oom;
+
+	setup_spill(run, tmp && tmp[0] == '/' ? tmp : "/tmp");
 
 	run->ctx.scratch = run->scratch;
 	run->ctx.home = getenv("HOME");

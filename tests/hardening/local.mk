@@ -3,7 +3,8 @@
 HARDENING_TESTS = \
 	tests/hardening/landlock.sh \
 	tests/hardening/fork_bomb.sh \
-	tests/hardening/supervisor_death.sh
+	tests/hardening/supervisor_death.sh \
+	tests/hardening/denial_flood.sh
 TESTS += $(HARDENING_TESTS)
 EXTRA_DIST += $(HARDENING_TESTS)
 
@@ -13,3 +14,14 @@ tests_hardening_ll_probe_SOURCES = tests/hardening/ll_probe.c \
 	supervisor/landlock.c supervisor/landlock.h supervisor/log.c supervisor/log.h
 tests_hardening_ll_probe_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_hardening_ll_probe_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
+
+# Bounded memory per denial: a loop of denied opens, and the supervisor's
+# peak RSS written at its exit by the benchmark's cwb_hwm.so (built here
+# too, since make check does not build the benchmark).
+check_PROGRAMS += tests/hardening/deny_loop
+tests_hardening_deny_loop_SOURCES = tests/hardening/deny_loop.c
+EXTRA_tests_hardening_deny_loop_DEPENDENCIES = tests/hardening/cwb_hwm.so
+CLEANFILES += tests/hardening/cwb_hwm.so
+tests/hardening/cwb_hwm.so: $(srcdir)/tests/bench/cwb_hwm.c
+	@$(MKDIR_P) tests/hardening
+	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $(srcdir)/tests/bench/cwb_hwm.c
