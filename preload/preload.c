@@ -30,8 +30,16 @@
  *     __builtin_return_address: no unwinder, no loader lock. Full
  *     backtraces (libunwind, local, bounded depth) are taken in calls that
  *     are not async-signal-safe anyway (getaddrinfo, gethostbyname*,
- *     execvp, posix_spawn, system, popen) and in
- *     connect/sendto, where the call site is the point of the annotation;
+ *     posix_spawn, system, popen), and in execvp and connect/sendto, where
+ *     the call site is the point of the annotation;
+ *   - libunwind is not linked: it is dlopen()ed on the first full
+ *     backtrace, so that a process that never takes one (most of them: a
+ *     /bin/true, a compiler) pays nothing for it - no loading, no
+ *     relocation, no supervised opens of libunwind and liblzma. dlopen
+ *     takes the loader lock and may malloc, so it is only done from the
+ *     wrappers that are not async-signal-safe; execvp (vfork children) and
+ *     connect/sendto (async-signal-safe) use the unwinder once some other
+ *     call loaded it, and send the call site until then;
  *   - no threads of its own; after fork the child shares the channel, which
  *     is fine: the kernel attributes each datagram to its real sender.
  * The symbols are resolved with dlsym(RTLD_NEXT) once, in the constructor,
@@ -42,7 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
-#include <libunwind.h>
+#include <libunwind.h> /* types only: the functions are looked up at run time */
 #include <netdb.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -280,23 +288,76 @@ static void msg_send(struct msg *m)
 	send_iov(iov, 4);
 }
 
+/* ---- the unwinder, loaded on first need ---- */
+
+#define CW_STR_(x) #x
+#define CW_STR(x) CW_STR_(x)
+
+static struct {
+	int (*getcontext)(unw_context_t *);
+	int (*init_local)(unw_cursor_t *, unw_context_t *);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+} unw;
+static atomic_int unw_state; /* 0 not tried, 1 loading, 2 ready, 3 unavailable */
+
+/* Load libunwind (the local-only API) unless it was tried already.
+ * Another thread loading it at the same moment makes this call go
+ * without: a wrapper never waits. */
+static bool unwinder(bool may_load)
+{
+	int st = atomic_load_explicit(&unw_state, memory_order_acquire);
+	if (st == 2)
+		return true;
+	if (st != 0 || !may_load || !atomic_compare_exchange_strong(&unw_state, &st, 1))
+		return false;
+	static const char *const names[] = { "libunwind.so.8", "libunwind.so" };
+	void *h = NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		/* The names are those the header's macros give, so that the
+		 * local-only variants (_UL...) are the ones called. */
+		*(void **)&unw.getcontext = dlsym(h, CW_STR(unw_tdep_getcontext));
+		*(void **)&unw.init_local = dlsym(h, CW_STR(unw_init_local));
+		*(void **)&unw.step = dlsym(h, CW_STR(unw_step));
+		*(void **)&unw.get_reg = dlsym(h, CW_STR(unw_get_reg));
+	}
+	bool ok = h && unw.getcontext && unw.init_local && unw.step && unw.get_reg;
+	atomic_store_explicit(&unw_state, ok ? 2 : 3, memory_order_release);
+	return ok;
+}
+
+static void callsite_only(struct msg *m, void *ra)
+{
+	m->frames[0] = (uint64_t)(uintptr_t)ra;
+	m->u.h.nframes = ra ? 1 : 0;
+	m->u.h.flags |= CW_ANNOT_F_CALLSITE_ONLY;
+}
+
 /* The call chain, innermost first: libunwind, local address space,
  * bounded depth, SKIP - 1 frames dropped. Our own frames (inlining decides
  * how many) are dropped by the supervisor, which knows where this library
  * is mapped. Only IPs: symbol names are looked up by the supervisor, so
- * that the target opens no file on our behalf. */
-static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip)
+ * that the target opens no file on our behalf. Without the unwinder (not
+ * loaded yet where loading is not safe, or not installed): the wrapper's
+ * call site RA. */
+static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip, void *ra, bool may_load)
 {
 	unw_context_t uc;
 	unw_cursor_t c;
 	int n = 0;
 
 	m->u.h.nframes = 0;
-	if (unw_getcontext(&uc) < 0 || unw_init_local(&c, &uc) < 0)
+	if (!unwinder(may_load)) {
+		callsite_only(m, ra);
 		return;
-	while (n < CW_ANNOT_MAX_FRAMES && unw_step(&c) > 0) {
+	}
+	if (unw.getcontext(&uc) < 0 || unw.init_local(&c, &uc) < 0)
+		return;
+	while (n < CW_ANNOT_MAX_FRAMES && unw.step(&c) > 0) {
 		unw_word_t ip;
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		if (skip > 1) {
 			skip--;
@@ -305,13 +366,6 @@ static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip)
 		m->frames[n++] = (uint64_t)ip;
 	}
 	m->u.h.nframes = (uint16_t)n;
-}
-
-static void callsite_only(struct msg *m, void *ra)
-{
-	m->frames[0] = (uint64_t)(uintptr_t)ra;
-	m->u.h.nframes = ra ? 1 : 0;
-	m->u.h.flags |= CW_ANNOT_F_CALLSITE_ONLY;
 }
 
 static void set_text(struct msg *m, const char *s)
@@ -360,7 +414,8 @@ static bool same_addr(const struct cw_annot_addr *a, const struct cw_annot_addr 
 	return a->family == b->family && memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
 }
 
-static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, enum cw_annot_func f)
+static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, enum cw_annot_func f,
+			  void *ra)
 {
 	struct msg m;
 	unsigned char tmp[sizeof(struct in6_addr)];
@@ -370,7 +425,7 @@ static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, e
 	if (inet_pton(AF_INET, name, tmp) == 1 || inet_pton(AF_INET6, name, tmp) == 1)
 		return;
 	msg_init(&m, CW_ANNOT_RESOLVED, f);
-	backtrace_ips(&m, 1);
+	backtrace_ips(&m, 1, ra, true); /* not async-signal-safe: may load */
 	memcpy(m.addrs, a, n * sizeof(*a));
 	m.u.h.naddrs = (uint16_t)n;
 	m.name = name;
@@ -378,7 +433,7 @@ static void send_resolved(const char *name, struct cw_annot_addr *a, size_t n, e
 	msg_send(&m);
 }
 
-static void resolved_hostent(const char *name, const struct hostent *he, enum cw_annot_func f)
+static void resolved_hostent(const char *name, const struct hostent *he, enum cw_annot_func f, void *ra)
 {
 	struct cw_annot_addr a[CW_ANNOT_MAX_ADDRS];
 	size_t n = 0;
@@ -396,7 +451,7 @@ static void resolved_hostent(const char *name, const struct hostent *he, enum cw
 			n++;
 		}
 	}
-	send_resolved(name, a, n, f);
+	send_resolved(name, a, n, f, ra);
 }
 
 /* ---- name resolution ---- */
@@ -427,7 +482,7 @@ EXPORT int getaddrinfo(const char *node, const char *service, const struct addri
 			if (!dup)
 				a[n++] = x;
 		}
-		send_resolved(node, a, n, CW_AF_GETADDRINFO);
+		send_resolved(node, a, n, CW_AF_GETADDRINFO, __builtin_return_address(0));
 		in_hook--;
 		errno = saved;
 	}
@@ -439,7 +494,7 @@ EXPORT int getaddrinfo(const char *node, const char *service, const struct addri
 		if (on && (he)) { \
 			int saved_ = errno; \
 			in_hook++; \
-			resolved_hostent(name, he, func); \
+			resolved_hostent(name, he, func, __builtin_return_address(0)); \
 			in_hook--; \
 			errno = saved_; \
 		} \
@@ -505,7 +560,7 @@ EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, char 
 /* The destination goes as the raw sockaddr (the program's memory, copied
  * by the kernel); the supervisor parses it and ties it to a name it was
  * told about by this process. */
-static void annotate_net(const struct sockaddr *sa, socklen_t len, enum cw_annot_func f)
+static void annotate_net(const struct sockaddr *sa, socklen_t len, enum cw_annot_func f, void *ra)
 {
 	struct msg m;
 	if (!sa || len == 0)
@@ -513,7 +568,9 @@ static void annotate_net(const struct sockaddr *sa, socklen_t len, enum cw_annot
 	msg_init(&m, CW_ANNOT_NET, f);
 	m.raw = sa;
 	m.rawlen = len < CW_ANNOT_MAX_RAW ? (size_t)len : CW_ANNOT_MAX_RAW;
-	backtrace_ips(&m, 1);
+	/* connect and sendto are async-signal-safe: the unwinder is used
+	 * when a resolver or spawn call loaded it, never loaded here. */
+	backtrace_ips(&m, 1, ra, false);
 	msg_send(&m);
 }
 
@@ -527,7 +584,7 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (enter()) {
 		int saved = errno;
 		in_hook++;
-		annotate_net(addr, len, CW_AF_CONNECT);
+		annotate_net(addr, len, CW_AF_CONNECT, __builtin_return_address(0));
 		in_hook--;
 		errno = saved;
 	}
@@ -545,7 +602,7 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct
 	if (addr && len && fd != chan_fd && enter()) {
 		int saved = errno;
 		in_hook++;
-		annotate_net(addr, len, CW_AF_SENDTO);
+		annotate_net(addr, len, CW_AF_SENDTO, __builtin_return_address(0));
 		in_hook--;
 		errno = saved;
 	}
@@ -684,15 +741,18 @@ static char *const *reinject(char *const envp[], char **out, size_t outn, char *
 	return out;
 }
 
-static void annotate_exec(const char *what, enum cw_annot_func f, void *ra, bool full)
+/* How much of the call chain an annotation carries. */
+enum chain { CALLSITE, FULL_IF_LOADED, FULL };
+
+static void annotate_exec(const char *what, enum cw_annot_func f, void *ra, enum chain chain)
 {
 	struct msg m;
 	msg_init(&m, CW_ANNOT_EXEC, f);
 	set_text(&m, what);
-	if (full)
-		backtrace_ips(&m, 1);
-	else
+	if (chain == CALLSITE)
 		callsite_only(&m, ra);
+	else
+		backtrace_ips(&m, 1, ra, chain == FULL);
 	msg_send(&m);
 }
 
@@ -728,7 +788,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	/* Async-signal-safe and used in vfork children: call site only. */
 	int saved = errno;
 	in_hook++;
-	annotate_exec(path, CW_AF_EXECVE, __builtin_return_address(0), false);
+	annotate_exec(path, CW_AF_EXECVE, __builtin_return_address(0), CALLSITE);
 	WITH_OUR_ENV(envp, real_execve(path, argv, E_));
 }
 
@@ -745,7 +805,7 @@ EXPORT int execv(const char *path, char *const argv[])
 		return real_execve(path, argv, environ);
 	int saved = errno;
 	in_hook++;
-	annotate_exec(path, CW_AF_EXECV, __builtin_return_address(0), false);
+	annotate_exec(path, CW_AF_EXECV, __builtin_return_address(0), CALLSITE);
 	WITH_OUR_ENV(environ, real_execve(path, argv, E_));
 }
 
@@ -760,7 +820,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 		return real_execvpe(file, argv, envp);
 	int saved = errno;
 	in_hook++;
-	annotate_exec(file, CW_AF_EXECVPE, NULL, true);
+	annotate_exec(file, CW_AF_EXECVPE, __builtin_return_address(0), FULL_IF_LOADED);
 	WITH_OUR_ENV(envp, real_execvpe(file, argv, E_));
 }
 
@@ -775,7 +835,7 @@ EXPORT int execvp(const char *file, char *const argv[])
 		return real_execvpe(file, argv, environ);
 	int saved = errno;
 	in_hook++;
-	annotate_exec(file, CW_AF_EXECVP, NULL, true);
+	annotate_exec(file, CW_AF_EXECVP, __builtin_return_address(0), FULL_IF_LOADED);
 	WITH_OUR_ENV(environ, real_execvpe(file, argv, E_));
 }
 
@@ -789,7 +849,7 @@ EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_acti
 		return real_posix_spawn(pid, path, fa, attr, argv, envp);
 	int saved = errno;
 	in_hook++;
-	annotate_exec(path, CW_AF_POSIX_SPAWN, NULL, true);
+	annotate_exec(path, CW_AF_POSIX_SPAWN, __builtin_return_address(0), FULL);
 	WITH_OUR_ENV(envp, real_posix_spawn(pid, path, fa, attr, argv, E_));
 }
 
@@ -803,7 +863,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 		return real_posix_spawnp(pid, file, fa, attr, argv, envp);
 	int saved = errno;
 	in_hook++;
-	annotate_exec(file, CW_AF_POSIX_SPAWNP, NULL, true);
+	annotate_exec(file, CW_AF_POSIX_SPAWNP, __builtin_return_address(0), FULL);
 	WITH_OUR_ENV(envp, real_posix_spawnp(pid, file, fa, attr, argv, E_));
 }
 
@@ -819,7 +879,7 @@ EXPORT int system(const char *cmd)
 	if (cmd && enter()) {
 		int saved = errno;
 		in_hook++;
-		annotate_exec(cmd, CW_AF_SYSTEM, NULL, true);
+		annotate_exec(cmd, CW_AF_SYSTEM, __builtin_return_address(0), FULL);
 		in_hook--;
 		errno = saved;
 	}
@@ -836,7 +896,7 @@ EXPORT FILE *popen(const char *cmd, const char *type)
 	if (cmd && enter()) {
 		int saved = errno;
 		in_hook++;
-		annotate_exec(cmd, CW_AF_POPEN, NULL, true);
+		annotate_exec(cmd, CW_AF_POPEN, __builtin_return_address(0), FULL);
 		in_hook--;
 		errno = saved;
 	}
@@ -845,17 +905,14 @@ EXPORT FILE *popen(const char *cmd, const char *type)
 
 /* ---- files: the call site ---- */
 
-static void annotate_file(const char *path, enum cw_annot_func f, void *ra, bool full)
+static void annotate_file(const char *path, enum cw_annot_func f, void *ra)
 {
 	struct msg m;
 	int saved = errno;
 	in_hook++;
 	msg_init(&m, CW_ANNOT_FILE, f);
 	set_text(&m, path);
-	if (full)
-		backtrace_ips(&m, 1);
-	else
-		callsite_only(&m, ra);
+	callsite_only(&m, ra);
 	msg_send(&m);
 	in_hook--;
 	errno = saved;
@@ -882,7 +939,7 @@ static bool takes_mode(int flags)
 			return -1; \
 		} \
 		if (enter()) \
-			annotate_file(path, func, __builtin_return_address(0), false); \
+			annotate_file(path, func, __builtin_return_address(0)); \
 		return real_##name(path, flags, mode); \
 	}
 
@@ -902,7 +959,7 @@ static bool takes_mode(int flags)
 			return -1; \
 		} \
 		if (enter()) \
-			annotate_file(path, func, __builtin_return_address(0), false); \
+			annotate_file(path, func, __builtin_return_address(0)); \
 		return real_##name(dirfd, path, flags, mode); \
 	}
 
@@ -921,7 +978,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 	/* The call site only, as for open: file calls are frequent, and a
 	 * full unwind here measured +40% on an open-heavy loop. */
 	if (enter())
-		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0), false);
+		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0));
 	return real_fopen(path, mode);
 }
 
@@ -933,7 +990,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 		return NULL;
 	}
 	if (enter())
-		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0), false);
+		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0));
 	return real_fopen64(path, mode);
 }
 
@@ -945,7 +1002,7 @@ EXPORT int unlink(const char *path)
 		return -1;
 	}
 	if (enter())
-		annotate_file(path, CW_AF_UNLINK, __builtin_return_address(0), false);
+		annotate_file(path, CW_AF_UNLINK, __builtin_return_address(0));
 	return real_unlink(path);
 }
 
@@ -957,7 +1014,7 @@ EXPORT int unlinkat(int dirfd, const char *path, int flags)
 		return -1;
 	}
 	if (enter())
-		annotate_file(path, CW_AF_UNLINKAT, __builtin_return_address(0), false);
+		annotate_file(path, CW_AF_UNLINKAT, __builtin_return_address(0));
 	return real_unlinkat(dirfd, path, flags);
 }
 
@@ -969,7 +1026,7 @@ EXPORT int rename(const char *from, const char *to)
 		return -1;
 	}
 	if (enter())
-		annotate_file(from, CW_AF_RENAME, __builtin_return_address(0), false);
+		annotate_file(from, CW_AF_RENAME, __builtin_return_address(0));
 	return real_rename(from, to);
 }
 
@@ -981,6 +1038,6 @@ EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 		return -1;
 	}
 	if (enter())
-		annotate_file(from, CW_AF_RENAMEAT, __builtin_return_address(0), false);
+		annotate_file(from, CW_AF_RENAMEAT, __builtin_return_address(0));
 	return real_renameat(fromfd, from, tofd, to);
 }

@@ -8,7 +8,8 @@ PRELOAD_TESTS = \
 	tests/preload/forge.sh \
 	tests/preload/static.sh \
 	tests/preload/robust.sh \
-	tests/preload/setuid.sh
+	tests/preload/setuid.sh \
+	tests/preload/lazy.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
