@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +28,42 @@ static int cg_version;
 static char cg_layer[32];
 static char cg_note[768];
 
+/* Without a pids cgroup: the limit counted by the ptrace tracker. */
+static bool cnt_on;
+static long cnt_max;
+static uint64_t cnt_killed;
+#define CNT_NOTES 10 /* kills noted one by one; the rest only counted */
+
 const char *cw_limits_layer(void)
 {
-	return cg_layer[0] ? cg_layer : NULL;
+	if (cg_layer[0])
+		return cg_layer;
+	return cnt_on ? CW_LIMITS_TRACKER_LAYER : NULL;
+}
+
+uint64_t cw_limits_killed(void)
+{
+	return cnt_killed;
+}
+
+void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
+{
+	if (!cnt_on || ntasks <= (size_t)cnt_max)
+		return;
+	/* The task is normally in its first ptrace stop (auto-attached,
+	 * not yet continued): SIGKILL ends it there. When its own stop was
+	 * reaped before this fork event, ptrace.c has continued it already:
+	 * it has run briefly, and anything it forked meanwhile is counted
+	 * at that fork's event. A thread takes its process with it, as
+	 * there is no killing one thread alone. */
+	if (kill(pid, SIGKILL) < 0)
+		return;
+	cnt_killed++;
+	if (cnt_killed <= CNT_NOTES)
+		cw_run_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
+			    cnt_max, ntasks, (int)pid);
+	if (cnt_killed == CNT_NOTES)
+		cw_run_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
 }
 
 const char *cw_limits_note(void)
@@ -136,9 +171,20 @@ static int try_make(const char *mnt, const char *own, int version, long max)
 void cw_limits_prepare(struct cw_run *run)
 {
 	cg_dir[0] = cg_layer[0] = cg_note[0] = '\0';
+	cnt_on = false;
+	cnt_killed = 0;
 	long max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
 	char own[400];
 	int e = -ENOENT;
+
+	/* Tests only: exercise the tracker's count on a machine where a
+	 * pids cgroup could be made (tests/hardening/fork_bomb_count.sh).
+	 * It can only trade the cgroup for the other enforcement. */
+	const char *knob = getenv("CAPWATCH_TEST_NO_CGROUP");
+	if (knob && strcmp(knob, "1") == 0) {
+		e = -EPERM;
+		goto fallback;
+	}
 
 	const char *v2 = is_cgroup2("/sys/fs/cgroup") ? "/sys/fs/cgroup" :
 			 is_cgroup2("/sys/fs/cgroup/unified") ? "/sys/fs/cgroup/unified" : NULL;
@@ -152,9 +198,15 @@ void cw_limits_prepare(struct cw_run *run)
 	}
 	if (e < 0 && own_cgroup("pids", own, sizeof(own)) == 0)
 		e = try_make("/sys/fs/cgroup/pids", own, 1, max);
+fallback:
 	if (e < 0) {
+		/* The ptrace tracker counts the tree's tasks instead and kills
+		 * each new one past the limit (cw_limits_new_task). Only with
+		 * the ptrace back end: the report names the layer then. */
+		cnt_on = true;
+		cnt_max = max;
 		snprintf(cg_note, sizeof(cg_note), "no writable cgroup with the pids controller (%s): "
-			 "the process limit is not enforced", strerror(-e));
+			 "the process limit is kept by the tracker's count", strerror(-e));
 		cw_debug("%s", cg_note);
 		return;
 	}
@@ -171,10 +223,12 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 	int e = write_file(cg_dir, "cgroup.procs", num);
 	if (e < 0) {
 		snprintf(cg_note, sizeof(cg_note), "moving the command into %s failed (%s): "
-			 "the process limit is not enforced", cg_dir, strerror(-e));
+			 "the process limit is kept by the tracker's count", cg_dir, strerror(-e));
 		cw_run_note(run, child, "warning", "%s", cg_note);
 		rmdir(cg_dir);
 		cg_dir[0] = cg_layer[0] = '\0';
+		cnt_on = true; /* the tracker's count then */
+		cnt_max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
 	}
 }
 

@@ -4,7 +4,10 @@
  * tree goes into a cgroup of its own with pids.max (--max-procs), killed
  * as a whole at the end of the run and removed. cgroup v2 when a writable
  * hierarchy with the pids controller exists, else the v1 pids hierarchy;
- * without either the limit is not enforced and the report says so. */
+ * without either the ptrace tracker counts the tree's tasks and kills each
+ * new one past the limit; the report's layers say which one held. */
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct cw_run;
@@ -23,8 +26,21 @@ void cw_limits_kill(void);
 /* At the end of the run: kill what is left and remove the cgroup. */
 void cw_limits_teardown(void);
 
-/* The report's layer name ("cgroup-v2-pids", "cgroup-v1-pids"), or NULL. */
+/* The report's layer name ("cgroup-v2-pids", "cgroup-v1-pids", or
+ * CW_LIMITS_TRACKER_LAYER when the limit is kept by the tracker's count),
+ * or NULL. */
+#define CW_LIMITS_TRACKER_LAYER "ptrace-task-count"
 const char *cw_limits_layer(void);
+
+/* Without a pids cgroup the ptrace tracker keeps the limit: called once
+ * per new task of the tree at its fork/vfork/clone event, with the number
+ * of live tasks now counted (threads included, as pids.max counts them).
+ * Over the limit the new task is SIGKILLed in its first stop and the kill
+ * noted in the trace. A no-op when a cgroup keeps the limit. */
+void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks);
+
+/* How many tasks cw_limits_new_task killed in this run. */
+uint64_t cw_limits_killed(void);
 
 /* Why the limit is absent ("" when applied). */
 const char *cw_limits_note(void);

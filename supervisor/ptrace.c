@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "supervisor/ptrace.h"
 #include "supervisor/annot.h"
+#include "supervisor/limits.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
@@ -333,6 +334,8 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 		trace_spawn(run, c, event == PTRACE_EVENT_FORK ? "fork" :
 				    event == PTRACE_EVENT_VFORK ? "vfork" : "clone");
 	}
+	/* --max-procs without a pids cgroup: killed here when over it */
+	cw_limits_new_task(run, npid, run->tracker->nalive);
 }
 
 /* Does PID hold a seccomp listener descriptor? */

@@ -490,8 +490,11 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 		layers[nl++] = "ptrace";
 	if (run->child > 0 && cw_landlock_layer())
 		layers[nl++] = cw_landlock_layer();
-	if (run->child > 0 && cw_limits_layer())
-		layers[nl++] = cw_limits_layer();
+	/* The tracker's count keeps the process limit only with ptrace. */
+	const char *lim = cw_limits_layer();
+	if (run->child > 0 && lim &&
+	    (strcmp(lim, CW_LIMITS_TRACKER_LAYER) != 0 || run->tracker_ops == &cw_tracker_ptrace))
+		layers[nl++] = lim;
 	layers[nl] = NULL;
 	struct cw_enforcement enf = {
 		.backend = "seccomp-unotify+ptrace",

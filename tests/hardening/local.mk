@@ -4,7 +4,8 @@ HARDENING_TESTS = \
 	tests/hardening/landlock.sh \
 	tests/hardening/fork_bomb.sh \
 	tests/hardening/supervisor_death.sh \
-	tests/hardening/denial_flood.sh
+	tests/hardening/denial_flood.sh \
+	tests/hardening/fork_bomb_count.sh
 TESTS += $(HARDENING_TESTS)
 EXTRA_DIST += $(HARDENING_TESTS)
 
