@@ -1,8 +1,13 @@
-/* The network family: connect, sendto/sendmsg with an address, bind,
- * listen. The address is copied once (addrlen exactly) and decided on that
- * copy; the answer is CONTINUE for now (see enforce_continue()). */
+/* The network family: connect, sendto/sendmsg/sendmmsg with an address,
+ * bind, listen. The address is copied once (addrlen exactly) and decided
+ * on that copy, and capwatch performs the call itself on a duplicate of
+ * the target's socket with that copy (see enforce_net()). */
 #include "config.h"
 #include <errno.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/uio.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <linux/seccomp.h>
@@ -86,30 +91,13 @@ static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len, bool follow
 	return resolve_unix(n, follow);
 }
 
-/* The address a listen() will expose: getsockname on a duplicate of the
- * target's socket (an unbound socket autobinds to the wildcard, K20). */
-static int listen_addr(struct cw_notif *n, int fd)
-{
-	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
-	if (pfd < 0 && errno == EINVAL) /* before 6.9: process pidfds only */
-		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
-	if (pfd < 0)
-		return -errno;
-	_cleanup_close_ int sfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	if (sfd < 0)
-		return errno == EBADF ? -EBADF : -errno;
-	addrlen = sizeof(addr);
-	memset(&addr, 0, sizeof(addr));
-	if (getsockname(sfd, (struct sockaddr *)&addr, &addrlen) < 0)
-		return errno == ENOTSOCK ? -ENOTSOCK : -errno;
-	return 0;
-}
-
-/* The target's socket, duplicated into capwatch (same open file). */
+/* The target's socket, duplicated into capwatch (same open file): what the
+ * target's fd number names can no longer be swapped by another thread's
+ * dup2 between the decision and the operation. */
 static int dup_socket(struct cw_notif *n, int fd)
 {
 	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
-	if (pfd < 0 && errno == EINVAL)
+	if (pfd < 0 && errno == EINVAL) /* before 6.9: process pidfds only */
 		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
 	if (pfd < 0)
 		return -errno;
@@ -117,14 +105,246 @@ static int dup_socket(struct cw_notif *n, int fd)
 	return d < 0 ? -errno : d;
 }
 
+/* The duplicate listen() was decided on (getsockname), kept for the
+ * listen capwatch performs on it; -1 otherwise. Closed by cw_handle_net. */
+static int held_sock = -1;
+
+static void bound_path(int sock);
+
+/* The address a listen() will expose: getsockname on a duplicate of the
+ * target's socket (an unbound socket autobinds to the wildcard, K20). */
+static int listen_addr(struct cw_notif *n, int fd)
+{
+	int sfd = dup_socket(n, fd);
+	if (sfd < 0)
+		return sfd;
+	held_sock = sfd;
+	addrlen = sizeof(addr);
+	memset(&addr, 0, sizeof(addr));
+	if (getsockname(sfd, (struct sockaddr *)&addr, &addrlen) < 0)
+		return -errno; /* ENOTSOCK for a file */
+	bound_path(sfd);
+	return 0;
+}
+
+/* ---- pathname unix sockets: pinned by inode (kernel-notes K20) ---- */
+
+/* capwatch looks the name up itself; permission on it is checked with
+ * capwatch's credentials, which are the target's own (the command
+ * inherits them and set*id calls are denied). If they ever differ (the
+ * target's fsuid/fsgid), capwatch refuses rather than act as someone
+ * else: EACCES, as for a name the caller may not reach. */
+static bool same_fsids(pid_t tid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	unsigned long u[4], g[4];
+	char *pu = strstr(buf, "\nUid:"), *pg = strstr(buf, "\nGid:");
+	if (!pu || !pg || sscanf(pu + 5, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4 ||
+	    sscanf(pg + 5, "%lu %lu %lu %lu", &g[0], &g[1], &g[2], &g[3]) != 4)
+		return false;
+	return u[3] == (unsigned long)geteuid() && g[3] == (unsigned long)getegid();
+}
+
+static bool is_unix_path(const struct sockaddr_storage *a, socklen_t len)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
+	return a->ss_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
+	       un->sun_path[0] != '\0';
+}
+
+/* The decided (resolved, absolute) path in A as a C string. */
+static void unix_path_of(const struct sockaddr_storage *a, socklen_t len, char *out, size_t outsz)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
+	size_t n2 = len - offsetof(struct sockaddr_un, sun_path);
+	if (n2 >= outsz)
+		n2 = outsz - 1;
+	memcpy(out, un->sun_path, n2);
+	out[n2] = '\0';
+}
+
+/* connect/sendto to a pathname socket: open the decided path O_PATH
+ * without following any symlink (one swapped in after the decision makes
+ * this fail, ELOOP), check that it is a socket, and rewrite A to
+ * "/proc/self/fd/PIN": the kernel's lookup of that name lands on the
+ * pinned inode whatever happens to the path. *PIN is the O_PATH fd; the
+ * caller closes it after the call. */
+static int pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	*pin = -1;
+	if (!is_unix_path(a, *len))
+		return 0;
+	if (!same_fsids(n->tid))
+		return -EACCES;
+	unix_path_of(a, *len, path, sizeof(path));
+	if (path[0] != '/')
+		return -EACCES; /* the resolver always gives an absolute path */
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ECONNREFUSED; /* what connect() says of a non-socket */
+	struct sockaddr_un *un = (struct sockaddr_un *)a;
+	memset(un, 0, sizeof(*un));
+	un->sun_family = AF_UNIX;
+	int l = snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", fd);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)l + 1);
+	*pin = steal_fd(&fd);
+	return 0;
+}
+
+/* bind to a pathname: the kernel creates the socket file. Done in a
+ * thread of its own fs context (unshare(CLONE_FS): cwd and umask are per
+ * fs_struct): it changes into the decided parent directory, opened
+ * without following symlinks, takes the target's umask, and binds to the
+ * basename only. */
+struct bind_job {
+	int sock, dir, umask;
+	struct sockaddr_un sa;
+	socklen_t len;
+	int err;
+};
+
+static void *bind_worker(void *arg)
+{
+	struct bind_job *j = arg;
+	j->err = 0;
+	if (unshare(CLONE_FS) < 0 || fchdir(j->dir) < 0) {
+		j->err = errno;
+		return NULL;
+	}
+	if (j->umask >= 0)
+		umask((mode_t)j->umask);
+	if (bind(j->sock, (struct sockaddr *)&j->sa, j->len) < 0)
+		j->err = errno;
+	return NULL;
+}
+
+static int target_umask(pid_t tid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	char *u = strstr(buf, "\nUmask:");
+	return u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -EIO;
+}
+
+/* Unix sockets capwatch bound, by sockfs inode, with the absolute path
+ * it decided on. The kernel records the name as bind() was given it (the
+ * basename here: see bind_unix_path), so listen() looks its socket up
+ * here to decide on the full path. A small ring: the oldest entries go. */
+static struct bound_unix {
+	ino_t sock;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+} bound[256];
+static unsigned nbound;
+
+static void remember_bound(int sock, const char *path)
+{
+	struct stat st;
+	if (fstat(sock, &st) < 0)
+		return;
+	struct bound_unix *b = &bound[nbound++ % CW_ARRAY_SIZE(bound)];
+	b->sock = st.st_ino;
+	snprintf(b->path, sizeof(b->path), "%s", path);
+}
+
+/* listen() on a unix socket bound by capwatch: decide on the full path. */
+static void bound_path(int sock)
+{
+	struct stat st;
+	if (addr.ss_family != AF_UNIX || !is_unix_path(&addr, addrlen) || fstat(sock, &st) < 0)
+		return;
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(bound) && i < nbound; i++) {
+		if (bound[i].sock != st.st_ino || !bound[i].path[0])
+			continue;
+		struct sockaddr_un *un = (struct sockaddr_un *)&addr;
+		size_t l = strlen(bound[i].path);
+		memset(un->sun_path, 0, sizeof(un->sun_path));
+		memcpy(un->sun_path, bound[i].path, l);
+		addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + 1);
+		return;
+	}
+}
+
+/* The socket file gets the basename as its recorded name: getsockname()
+ * and a peer's getpeername()/accept() show "name", not "/dir/name", when
+ * the target bound with a path that has a directory part (a relative
+ * name in the cwd is unchanged). */
+static int bind_unix_path(struct cw_notif *n, int sock)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	if (!same_fsids(n->tid))
+		return -EACCES;
+	unix_path_of(&addr, addrlen, path, sizeof(path));
+	char *slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || !slash[1] || strcmp(slash + 1, ".") == 0 ||
+	    strcmp(slash + 1, "..") == 0)
+		return -EINVAL;
+	struct bind_job j = { .sock = sock, .umask = target_umask(n->tid) };
+	j.sa.sun_family = AF_UNIX;
+	size_t bl = strlen(slash + 1);
+	memcpy(j.sa.sun_path, slash + 1, bl); /* shorter than the path it came from */
+	j.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + bl + 1);
+	if (slash == path)
+		strcpy(path, "/");
+	else
+		*slash = '\0';
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int dir = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (dir < 0)
+		return -errno;
+	j.dir = dir;
+	pthread_t th;
+	int e = pthread_create(&th, NULL, bind_worker, &j);
+	if (e)
+		return -EAGAIN;
+	pthread_join(th, NULL);
+	if (j.err == 0) {
+		if (slash != path)
+			*slash = '/';
+		remember_bound(sock, path);
+	}
+	return -j.err;
+}
+
+/* ---- connect: a worker thread answers ---- */
+
 /* A connect performed for the target on a worker thread: a blocking
  * connect may take minutes, and the event loop must go on. The worker
  * touches nothing but its job and the listener (NOTIF_SEND is safe from
- * any thread); the decision and the record stay on the main thread. */
+ * any thread); the decision and the record stay on the main thread. With
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (launch.c) only a fatal signal
+ * can make the target abandon the call meanwhile. */
 struct connect_job {
 	int listener;
 	uint64_t id;
-	int fd;
+	int fd, pin;
 	struct sockaddr_storage addr;
 	socklen_t len;
 };
@@ -137,72 +357,472 @@ static void *connect_worker(void *arg)
 	/* ENOENT: the target died meanwhile; nothing to do. */
 	ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	close(j->fd);
+	if (j->pin >= 0)
+		close(j->pin);
 	free(j);
 	return NULL;
 }
 
-/* connect and bind of IPv4/IPv6 sockets are performed by capwatch on a
- * pidfd_getfd duplicate of the socket, with the address it copied and
- * decided on (kernel-notes K20): rewriting the address after the check
- * changes nothing. The call acts in the socket's own network namespace.
- * Unix sockets keep CONTINUE: their names are looked up, and permission
- * checked, with the caller's root and credentials (and the peer would
- * see capwatch's pid), so capwatch cannot stand in for the target. The
- * rest (sendto/sendmsg payloads, listen) CONTINUE: see enforce_continue(). */
+static int start_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	int e = pthread_create(&th, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	return -e;
+}
+
+/* ---- sendto, sendmsg, sendmmsg: the payload copied, sent by capwatch ---- */
+
+/* Bounds of what capwatch copies. A datagram larger than SEND_MAX_DATA
+ * could not be sent by the kernel either (UDP stops at 64 KiB, a unix
+ * datagram at the send buffer): EMSGSIZE. A stream socket gets a short
+ * count, as send() may give. Control data past the default optmem_max
+ * fails ENOBUFS as in the kernel's sock_kmalloc. */
+#define SEND_MAX_DATA (4u << 20)
+#define SEND_MAX_CONTROL (128u << 10)
+#define SEND_MAX_VLEN 1024 /* UIO_MAXIOV: sendmmsg's vlen, a msghdr's iovlen */
+
+struct smsg {
+	struct sockaddr_storage name;
+	socklen_t namelen;      /* 0: none */
+	int pin;                /* pinned unix socket (O_PATH), -1 */
+	char *data;
+	size_t len;
+	char *ctl;
+	size_t ctllen;
+	int *fds;               /* capwatch's copies of SCM_RIGHTS descriptors */
+	size_t nfds;
+	uint64_t lenaddr;       /* sendmmsg: the target's msgvec[i].msg_len */
+};
+
+struct send_job {
+	int listener;
+	uint64_t id;
+	pid_t tid, tgid;
+	int fd;                 /* the duplicate */
+	int flags;              /* as the target passed them */
+	bool mmsg;
+	unsigned n;
+	struct smsg *m;
+};
+
+static void smsg_free(struct smsg *m)
+{
+	free(m->data);
+	free(m->ctl);
+	for (size_t i = 0; i < m->nfds; i++)
+		close(m->fds[i]);
+	free(m->fds);
+	if (m->pin >= 0)
+		close(m->pin);
+}
+
+static void send_job_free(struct send_job *j)
+{
+	if (!j)
+		return;
+	for (unsigned i = 0; i < j->n; i++)
+		smsg_free(&j->m[i]);
+	free(j->m);
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j);
+}
+
+/* SCM_RIGHTS names the target's descriptors: each one is duplicated
+ * (pidfd_getfd) and capwatch's number written in its place. SCM_
+ * CREDENTIALS cannot be passed on: the kernel checks the pid in it against
+ * the sender, which is capwatch; it would fail EPERM for capwatch, so the
+ * call fails EPERM (the kernel's answer to credentials that are not the
+ * sender's), never CONTINUE. Other control messages (IP_PKTINFO, IP_TTL,
+ * SO_MARK...) carry no reference to the sender and pass as they are. */
+static int translate_control(struct cw_notif *n, struct smsg *m)
+{
+	struct msghdr h = { .msg_control = m->ctl, .msg_controllen = m->ctllen };
+	_cleanup_close_ int pfd = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		if (c->cmsg_len < sizeof(*c) || c->cmsg_len > m->ctllen - ((char *)c - m->ctl))
+			return -EINVAL;
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS)
+			return -EPERM;
+		if (c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int *fdp = (int *)CMSG_DATA(c);
+		if (pfd < 0) {
+			pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+			if (pfd < 0 && errno == EINVAL)
+				pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
+			if (pfd < 0)
+				return -errno;
+		}
+		int *nf = realloc(m->fds, (m->nfds + k + 1) * sizeof(int));
+		if (!nf)
+			return -ENOMEM;
+		m->fds = nf;
+		for (size_t i = 0; i < k; i++) {
+			int tfd;
+			memcpy(&tfd, fdp + i, sizeof(tfd));
+			int d = (int)syscall(SYS_pidfd_getfd, pfd, tfd, 0);
+			if (d < 0)
+				return errno == EBADF ? -EBADF : -errno;
+			m->fds[m->nfds++] = d;
+			memcpy(fdp + i, &d, sizeof(d));
+		}
+	}
+	return 0;
+}
+
+/* Copy one message: its iovecs' bytes into one buffer (the kernel sends
+ * them as one), its control data, translated. MH is capwatch's copy of
+ * the msghdr; the name was copied and decided before. STREAM: the socket
+ * is a byte stream (a short count is allowed). */
+static int copy_msg(struct cw_notif *n, const struct msghdr *mh, bool stream, struct smsg *m)
+{
+	if (mh->msg_iovlen > SEND_MAX_VLEN)
+		return -EMSGSIZE;
+	size_t niov = mh->msg_iovlen;
+	_cleanup_free_ struct iovec *iov = NULL;
+	if (niov) {
+		iov = malloc(niov * sizeof(*iov));
+		if (!iov)
+			return -ENOMEM;
+		int e = cw_mem_read(n->tid, (uint64_t)(uintptr_t)mh->msg_iov, iov, niov * sizeof(*iov));
+		if (e < 0)
+			return e;
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < niov; i++) {
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		total += iov[i].iov_len;
+		if ((ssize_t)total < 0)
+			return -EINVAL;
+	}
+	if (total > SEND_MAX_DATA) {
+		if (!stream)
+			return -EMSGSIZE;
+		total = SEND_MAX_DATA;
+	}
+	m->data = malloc(total ? total : 1);
+	if (!m->data)
+		return -ENOMEM;
+	size_t off = 0;
+	for (size_t i = 0; i < niov && off < total; i++) {
+		size_t l = iov[i].iov_len;
+		if (l > total - off)
+			l = total - off;
+		int e = cw_mem_read(n->tid, (uint64_t)(uintptr_t)iov[i].iov_base, m->data + off, l);
+		if (e < 0)
+			return e;
+		off += l;
+	}
+	m->len = total;
+	if (mh->msg_controllen) {
+		if (mh->msg_controllen > SEND_MAX_CONTROL)
+			return -ENOBUFS;
+		m->ctllen = mh->msg_controllen;
+		m->ctl = malloc(m->ctllen);
+		if (!m->ctl)
+			return -ENOMEM;
+		int e = cw_mem_read(n->tid, (uint64_t)(uintptr_t)mh->msg_control, m->ctl, m->ctllen);
+		if (e < 0)
+			return e;
+		e = translate_control(n, m);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* Send the job's messages on the duplicate as the kernel would for the
+ * target: capwatch's own call carries MSG_NOSIGNAL (SIGPIPE is the
+ * target's, sent to the calling thread unless it asked otherwise). Returns
+ * the byte count (sendto, sendmsg), the number of messages sent
+ * (sendmmsg, which writes each msg_len back), or -errno. */
+static int64_t run_send_job(struct send_job *j)
+{
+	int64_t count = 0;
+	int err = 0;
+	for (unsigned i = 0; i < j->n; i++) {
+		struct smsg *m = &j->m[i];
+		struct iovec iov = { m->data, m->len };
+		struct msghdr h = {
+			.msg_name = m->namelen ? &m->name : NULL,
+			.msg_namelen = m->namelen,
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = m->ctllen ? m->ctl : NULL,
+			.msg_controllen = m->ctllen,
+		};
+		ssize_t r = sendmsg(j->fd, &h, j->flags | MSG_NOSIGNAL);
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (!j->mmsg) {
+			count = r;
+			break;
+		}
+		uint32_t v = (uint32_t)r;
+		struct iovec lo = { &v, sizeof(v) }, re = { (void *)(uintptr_t)m->lenaddr, sizeof(v) };
+		if (process_vm_writev(j->tid, &lo, 1, &re, 1, 0) != (ssize_t)sizeof(v)) {
+			err = EFAULT; /* as put_user() failing in the kernel */
+			break;
+		}
+		count++;
+		if ((size_t)r < m->len)
+			break; /* a partial send ends sendmmsg */
+	}
+	if (err == EPIPE && !(j->flags & MSG_NOSIGNAL))
+		syscall(SYS_tgkill, j->tgid, j->tid, SIGPIPE);
+	if (err && (!j->mmsg || count == 0))
+		return -err;
+	return count;
+}
+
+static void answer_raw(int listener, uint64_t id, int64_t r)
+{
+	struct seccomp_notif_resp resp = { .id = id, .val = r < 0 ? 0 : r, .error = r < 0 ? (int32_t)r : 0 };
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: the target died */
+}
+
+static void *send_worker(void *arg)
+{
+	struct send_job *j = arg;
+	answer_raw(j->listener, j->id, run_send_job(j));
+	send_job_free(j);
+	return NULL;
+}
+
+/* Perform J (owned) and answer: on this thread when the send cannot block
+ * (non-blocking socket, MSG_DONTWAIT), else on a worker, so that a full
+ * send buffer never stops the event loop. Returns the errno answered (0
+ * when the worker answers or the send succeeded). */
+static int perform_send(struct cw_notif *n, struct send_job *j)
+{
+	int fl = fcntl(j->fd, F_GETFL);
+	if ((j->flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK))) {
+		int64_t r = run_send_job(j);
+		send_job_free(j);
+		if (r < 0)
+			cw_notif_error(n, (int)-r);
+		else
+			cw_notif_value(n, r);
+		return r < 0 ? (int)-r : 0;
+	}
+	if (start_detached(send_worker, j) == 0) {
+		n->answered = true; /* the worker answers */
+		return 0;
+	}
+	send_job_free(j);
+	cw_notif_error(n, EAGAIN); /* no worker: refuse rather than block the loop */
+	return EAGAIN;
+}
+
+static int sock_type(int fd)
+{
+	int t = 0;
+	socklen_t l = sizeof(t);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &l) < 0 ? -errno : t;
+}
+
+/* The copies the handler took: sendmsg's msghdr, sendmmsg's headers and
+ * their (decided, resolved) names. Used once, by the enforcement. */
+static struct msghdr cur_mh;
+static struct mmsghdr mm_hdr[SEND_MAX_VLEN];
+static struct sockaddr_storage mm_name[SEND_MAX_VLEN];
+static socklen_t mm_namelen[SEND_MAX_VLEN];
+static unsigned mm_count;
+
+/* Build the job for the current sendto/sendmsg/sendmmsg on duplicate D
+ * (owned by the job from here). Returns 0 or -errno (J freed). */
+static int build_send_job(struct cw_notif *n, int d, struct send_job **out)
+{
+	int nr = n->req->data.nr;
+	struct send_job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		close(d);
+		return -ENOMEM;
+	}
+	j->listener = n->run->listener;
+	j->id = n->req->id;
+	j->tid = n->tid;
+	j->tgid = n->tgid;
+	j->fd = d;
+	j->mmsg = nr == __NR_sendmmsg;
+	j->flags = arg_int(n, nr == __NR_sendto ? 3 : nr == __NR_sendmsg ? 2 : 3);
+	unsigned cnt = j->mmsg ? mm_count : 1;
+	j->m = calloc(cnt ? cnt : 1, sizeof(*j->m));
+	if (!j->m) {
+		send_job_free(j);
+		return -ENOMEM;
+	}
+	int t = sock_type(d);
+	if (t < 0) {
+		send_job_free(j);
+		return t;
+	}
+	bool stream = t == SOCK_STREAM;
+	int e = 0;
+	for (unsigned i = 0; i < cnt && e == 0; i++) {
+		struct smsg *m = &j->m[i];
+		m->pin = -1;
+		j->n = i + 1;
+		if (nr == __NR_sendto) {
+			/* One buffer: a one-iovec message. */
+			/* One buffer, from the registers. */
+			uint64_t buf = arg_u64(n, 1), len = arg_u64(n, 2);
+			m->name = addr;
+			m->namelen = addrlen;
+			if (len > SEND_MAX_DATA && !stream) {
+				e = (int64_t)len < 0 ? -EINVAL : -EMSGSIZE;
+				break;
+			}
+			size_t l = len > SEND_MAX_DATA ? SEND_MAX_DATA : (size_t)len;
+			m->data = malloc(l ? l : 1);
+			if (!m->data) {
+				e = -ENOMEM;
+				break;
+			}
+			e = cw_mem_read(n->tid, buf, m->data, l);
+			m->len = l;
+		} else if (nr == __NR_sendmsg) {
+			if (cur_mh.msg_name && cur_mh.msg_namelen) {
+				m->name = addr;
+				m->namelen = addrlen;
+			}
+			e = copy_msg(n, &cur_mh, stream, m);
+		} else {
+			m->name = mm_name[i];
+			m->namelen = mm_namelen[i];
+			m->lenaddr = arg_u64(n, 1) + (uint64_t)i * sizeof(struct mmsghdr) +
+				     offsetof(struct mmsghdr, msg_len);
+			e = copy_msg(n, &mm_hdr[i].msg_hdr, stream, m);
+		}
+		if (e == 0)
+			e = pin_unix(n, &m->name, &m->namelen, &m->pin);
+	}
+	if (e < 0 && j->mmsg && j->n > 1) {
+		/* Message I cannot be sent: the kernel sends the ones before
+		 * it and returns their count. */
+		smsg_free(&j->m[j->n - 1]);
+		j->n--;
+		e = 0;
+	}
+	if (e < 0) {
+		send_job_free(j);
+		return e;
+	}
+	*out = j;
+	return 0;
+}
+
+/* Families capwatch performs calls for. AF_NETLINK is not one: its bind
+ * and autobind take the port id from the caller's tgid, which would be
+ * capwatch's (netlink sockets other than NETLINK_ROUTE reads are
+ * "unrestricted" anyway). */
+static bool emulated_family(sa_family_t fam)
+{
+	return fam == AF_INET || fam == AF_INET6 || fam == AF_UNIX || fam == AF_UNSPEC;
+}
+
+/* The network calls are performed by capwatch on a pidfd_getfd duplicate
+ * of the target's socket (kernel-notes K20), with the address (and for
+ * sends the payload and control data) it copied and decided on: neither
+ * rewriting the memory nor dup2'ing another socket onto the fd number
+ * after the check changes what happens. The calls act in the socket's own
+ * network namespace.
+ *
+ * Pathname unix sockets are looked up by capwatch (the target's root and
+ * cwd were applied by the resolver), pinned by an O_PATH open that
+ * follows no symlink, and reached as "/proc/self/fd/N"; bind creates the
+ * name from the decided parent directory with the target's umask.
+ * capwatch has the target's credentials, so permission checks match.
+ *
+ * What a peer can notice: credentials the kernel records from the calling
+ * task name capwatch's pid (same uid and gid): SO_PEERCRED of a unix
+ * stream connection capwatch connected or listened for, and the
+ * SCM_CREDENTIALS the kernel attaches to a unix message capwatch sent when
+ * the receiver has SO_PASSCRED. */
 static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 {
 	int nr = n->req->data.nr;
-	sa_family_t fam = addr.ss_family;
-	if (!ev->enforced || (nr != __NR_connect && nr != __NR_bind) || (fam != AF_INET && fam != AF_INET6)) {
+	if (!ev->enforced || !emulated_family(addr.ss_family)) {
 		enforce_continue(n, ev);
 		return;
 	}
-	int d = dup_socket(n, arg_int(n, 0));
 	ev->verified = true;
+	int r;
+	if (nr == __NR_listen) {
+		r = listen(held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
+		goto answer;
+	}
+	int d = dup_socket(n, arg_int(n, 0));
 	if (d < 0) {
-		ev->err = d == -EBADF ? EBADF : -d;
-		cw_notif_error(n, ev->err);
-		return;
+		r = d;
+		goto answer;
 	}
 	if (nr == __NR_bind) {
-		int r = bind(d, (struct sockaddr *)&addr, addrlen);
-		ev->err = r < 0 ? errno : 0;
-		close(d);
-		if (r < 0)
-			cw_notif_error(n, ev->err);
+		if (is_unix_path(&addr, addrlen))
+			r = bind_unix_path(n, d);
 		else
-			cw_notif_value(n, 0);
-		return;
+			r = bind(d, (struct sockaddr *)&addr, addrlen) < 0 ? -errno : 0;
+		close(d);
+		goto answer;
 	}
-	struct connect_job *j = malloc(sizeof(*j));
-	pthread_attr_t at;
-	pthread_t th;
-	if (j) {
+	if (nr == __NR_connect) {
+		struct connect_job *j = malloc(sizeof(*j));
+		if (!j) {
+			close(d);
+			r = -ENOMEM;
+			goto answer;
+		}
 		*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
-					   .addr = addr, .len = addrlen };
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&at, 64 * 1024);
-		int e = pthread_create(&th, &at, connect_worker, j);
-		pthread_attr_destroy(&at);
-		if (e == 0) {
+					   .pin = -1, .addr = addr, .len = addrlen };
+		r = pin_unix(n, &j->addr, &j->len, &j->pin);
+		if (r == 0 && start_detached(connect_worker, j) == 0) {
 			n->answered = true; /* the worker answers */
 			ev->err = 0;        /* known to the worker only */
 			return;
 		}
+		/* No worker thread could be started: refuse (EAGAIN) rather
+		 * than block the event loop in connect(). */
+		if (r == 0)
+			r = -EAGAIN;
+		close(d);
+		if (j->pin >= 0)
+			close(j->pin);
 		free(j);
+		goto answer;
 	}
-	/* No worker thread could be started: refuse (EAGAIN) rather than
-	 * block the event loop in connect(). */
-	close(d);
-	ev->err = EAGAIN;
-	cw_notif_error(n, ev->err);
+	/* sendto, sendmsg, sendmmsg */
+	struct send_job *j = NULL;
+	r = build_send_job(n, d, &j);
+	if (r == 0) {
+		ev->err = perform_send(n, j);
+		return;
+	}
+answer:
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
 }
 
 /* sendmmsg: up to 1024 messages (UIO_MAXIOV, as the kernel caps it), each
  * with its own optional address. Every address is decided; one denial
  * denies the whole call (nothing is sent). The first denied address, or
- * else the first address, goes to the trace; the others are counted. */
+ * else the first address, goes to the trace; the others are counted. The
+ * headers and names are copied once, here, and the enforcement sends
+ * those copies. */
 static void handle_sendmmsg(struct cw_notif *n)
 {
 	static struct sockaddr_storage first;
@@ -212,23 +832,30 @@ static void handle_sendmmsg(struct cw_notif *n)
 	unsigned vlen = (unsigned)(uint32_t)arg_u64(n, 2);
 	bool have = false, denied = false;
 
-	if (vlen > 1024)
-		vlen = 1024;
+	if (vlen > SEND_MAX_VLEN)
+		vlen = SEND_MAX_VLEN;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_SEND;
+	mm_count = 0;
 	for (unsigned i = 0; i < vlen && !denied; i++) {
-		struct mmsghdr mm;
-		int e = cw_mem_read(n->tid, vec + (uint64_t)i * sizeof(mm), &mm, sizeof(mm));
-		if (e == 0 && (!mm.msg_hdr.msg_name || mm.msg_hdr.msg_namelen == 0))
+		struct mmsghdr *mm = &mm_hdr[i];
+		int e = cw_mem_read(n->tid, vec + (uint64_t)i * sizeof(*mm), mm, sizeof(*mm));
+		if (e < 0 && i > 0)
+			break; /* the kernel sends the ones before */
+		mm_namelen[i] = 0;
+		mm_count = i + 1;
+		if (e == 0 && (!mm->msg_hdr.msg_name || mm->msg_hdr.msg_namelen == 0))
 			continue;
 		if (e == 0)
-			e = read_addr(n, (uint64_t)(uintptr_t)mm.msg_hdr.msg_name, mm.msg_hdr.msg_namelen, true);
+			e = read_addr(n, (uint64_t)(uintptr_t)mm->msg_hdr.msg_name, mm->msg_hdr.msg_namelen, true);
 		if (e == 0)
 			e = missing_unix_path() ? -ENOENT : 0;
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
 		}
+		mm_name[i] = addr;
+		mm_namelen[i] = addrlen;
 		if (!cw_notif_valid(n)) {
 			n->answered = true;
 			return;
@@ -255,6 +882,9 @@ static void handle_sendmmsg(struct cw_notif *n)
 		cw_notif_continue(n);
 		return;
 	}
+	/* enforce_net looks at the family of the first decided address. */
+	addr = first;
+	addrlen = firstlen;
 	if (denied)
 		cw_event_deny(n, &ev);
 	else
@@ -334,6 +964,7 @@ void cw_handle_net(struct cw_notif *n)
 			cw_notif_continue(n);
 			return;
 		}
+		cur_mh = mh;
 		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen, true);
 		break;
 	}
@@ -353,7 +984,7 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	if (e < 0) {
 		answer_unreadable(n, -e);
-		return;
+		goto out;
 	}
 	if (ev.op.kind == CW_OP_CONNECT || ev.op.kind == CW_OP_SEND) {
 		/* A unix socket path that does not exist cannot be reached:
@@ -363,10 +994,15 @@ void cw_handle_net(struct cw_notif *n)
 		e = missing_unix_path();
 		if (e) {
 			cw_notif_error(n, e);
-			return;
+			goto out;
 		}
 	}
 	ev.op.addr = (const struct sockaddr *)&addr;
 	ev.op.addrlen = addrlen;
 	cw_event_finish(n, &ev, NULL, enforce_net);
+out:
+	if (held_sock >= 0) {
+		close(held_sock);
+		held_sock = -1;
+	}
 }
