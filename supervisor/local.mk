@@ -23,6 +23,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
 	supervisor/handlers/fs.c \
+	supervisor/handlers/fs_special.c \
 	supervisor/handlers/net.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \

@@ -306,12 +306,13 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	}
 	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
 	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path, &res1)) {
-		/* --observe, pseudo-devices, /proc: see enforce_continue().
-		 * O_PATH descriptors cannot be passed with ADDFD (the kernel's
-		 * fget() refuses them); they grant no access by themselves,
-		 * and reopening one through /proc/self/fd is decided on the
-		 * object behind it (resolve.c). */
-		enforce_continue(n, ev);
+		/* --observe: see enforce_continue(). Devices, /proc, /sys,
+		 * FIFOs, O_PATH and openat2 forms not emulated here:
+		 * fs_special.c opens them itself (or says why not). */
+		if (ev->enforced)
+			cw_open_special(n, ev, cur_open.flags, cur_open.mode, cur_open.emulable);
+		else
+			enforce_continue(n, ev);
 		return;
 	}
 	/* A trailing slash asks for a directory; the decided path lost it. */

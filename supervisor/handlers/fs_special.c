@@ -1,0 +1,608 @@
+/* Opens of the objects fs.c does not open as plain files: /proc, /sys,
+ * devices, FIFOs, sockets, and O_PATH opens (kernel-notes K17, K18).
+ *
+ * enforce_open (fs.c) calls cw_open_special() for every enforced, allowed
+ * open it does not emulate itself. These opens used to be decided on the
+ * path string and then continued: a second thread could switch
+ * "/proc/self/status" or "/dev/tty" to a secret or to an outside file
+ * after the check (tests/escapes/e17e, e17f). Here capwatch opens the
+ * object itself and installs it in the target (ADDFD|SEND):
+ *
+ *  1. the decided path is opened O_PATH with RESOLVE_NO_SYMLINKS|
+ *     RESOLVE_NO_MAGICLINKS (an O_PATH open has no side effect on a
+ *     device or FIFO): a symlink swapped in after the decision fails
+ *     ELOOP, and the path bytes the target can rewrite are never read
+ *     again;
+ *  2. the object is classified by what it is (fstat, fstatfs), not by its
+ *     name, and the checks below refuse what capwatch could open but the
+ *     target could not;
+ *  3. it is reopened through capwatch's own /proc/self/fd/N with the
+ *     target's flags (plus O_NOCTTY): the same inode, so the identity
+ *     cannot change between the check and the open.
+ *
+ * What capwatch's open would mean differently from the target's:
+ *  - /proc/self and /proc/thread-self: resolve.c already turned them into
+ *    /proc/<tgid> and /proc/<tgid>/task/<tid> of the target;
+ *  - files of /proc/PID that the kernel checks against the opener
+ *    (ptrace_may_access at open: mem, environ, auxv, maps...): capwatch is
+ *    the tracer of every process of the tree and would pass where the
+ *    target might not, so they are opened only for the target's own
+ *    thread group (where the kernel lets any thread in) and refused
+ *    (EACCES) for any other process;
+ *  - checks on the opener's credentials (capabilities at open for
+ *    /dev/mem, /proc/kcore, /dev/kmsg; file->f_cred for cgroup.procs,
+ *    uid_map, pagemap's PFNs): capwatch runs with the target's uid and
+ *    gids; when it holds a capability the target dropped, or its fsuid or
+ *    fsgid differ, nothing is emulated here (EACCES);
+ *  - /dev/tty is the opener's controlling terminal: the target's (field
+ *    tty_nr of /proc/TID/stat) is opened instead, ENXIO without one;
+ *  - a tty opened without O_NOCTTY by a session leader without a
+ *    controlling terminal would become the target's controlling terminal;
+ *    capwatch always adds O_NOCTTY (it must not acquire it itself), so the
+ *    target gets the descriptor but not the controlling terminal (it can
+ *    still take it with ioctl(TIOCSCTTY), which login_tty, forkpty,
+ *    script and setsid -c do);
+ *  - opens that block (a FIFO without its other end, a serial line
+ *    waiting for carrier, devices capwatch does not know) are performed by
+ *    a detached worker thread, which answers itself: the event loop never
+ *    waits for them (E57b). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef TIOCGDEV
+#define TIOCGDEV _IOR('T', 0x32, unsigned int)
+#endif
+#define CW_O_TMPFILE_BIT 020000000
+
+/* Detached open workers alive at once; past that a blocking open fails
+ * EINTR (what open(2) of a FIFO returns when interrupted), so that a
+ * flood of FIFO opens cannot make capwatch create threads without end. */
+#define SPECIAL_MAX_WORKERS 64
+static atomic_int nworkers;
+
+static void answer_err(struct cw_notif *n, struct cw_event *ev, int err)
+{
+	ev->verified = true;
+	ev->err = err;
+	cw_notif_error(n, err);
+}
+
+/* Install FD (owned: closed here) in the target as the answer. */
+static void answer_fd(struct cw_notif *n, struct cw_event *ev, int fd, bool cloexec)
+{
+	ev->verified = true;
+	int r = cw_notif_addfd_send(n, fd, cloexec);
+	close(fd);
+	if (r >= 0) {
+		ev->err = 0;
+	} else if (r == -ENOENT) {
+		n->answered = true; /* the target went away: nothing installed */
+	} else {
+		ev->err = -r; /* EMFILE...: the target still waits for us */
+		cw_notif_error(n, ev->err);
+	}
+}
+
+/* Fields of "/proc/PID/stat" after the command name: session (6) and
+ * tty_nr (7). PID "self" is capwatch. */
+static int stat_tty(const char *pid, int *session, unsigned *tty_nr)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
+	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	char *c = strrchr(buf, ')'); /* the name may hold anything but this is last */
+	char state;
+	int ppid, pgrp;
+	if (!c || sscanf(c + 1, " %c %d %d %d %u", &state, &ppid, &pgrp, session, tty_nr) != 5)
+		return -EIO;
+	return 0;
+}
+
+/* "Name:\t<value>" of TID's status (the first numbers of Uid/Gid, CapEff
+ * as hex), into OUT. */
+static int status_line(const char *status, const char *name, char *out, size_t outsz)
+{
+	char key[32];
+	snprintf(key, sizeof(key), "\n%s:", name);
+	const char *p = strstr(status, key);
+	if (!p)
+		return -EIO;
+	p += strlen(key);
+	size_t l = strcspn(p, "\n");
+	if (l >= outsz)
+		l = outsz - 1;
+	memcpy(out, p, l);
+	out[l] = '\0';
+	return 0;
+}
+
+/* Would capwatch's open be checked with the credentials the target's
+ * would? Same fsuid and fsgid (4th field of Uid:/Gid:), and no effective
+ * capability capwatch holds that the target lacks. */
+static bool same_credentials(pid_t tid)
+{
+	char p[64], buf[4096], v[128];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t r = read(f, buf + 1, sizeof(buf) - 2);
+	if (r <= 0)
+		return false;
+	buf[0] = '\n';
+	buf[r + 1] = '\0';
+	unsigned long ids[4];
+	if (status_line(buf, "Uid", v, sizeof(v)) < 0 ||
+	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
+	    ids[3] != (unsigned long)geteuid())
+		return false;
+	if (status_line(buf, "Gid", v, sizeof(v)) < 0 ||
+	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
+	    ids[3] != (unsigned long)getegid())
+		return false;
+	if (status_line(buf, "CapEff", v, sizeof(v)) < 0)
+		return false;
+	unsigned long long target_caps = strtoull(v, NULL, 16);
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	unsigned long long mine = (unsigned long long)d[0].effective |
+				  ((unsigned long long)d[1].effective << 32);
+	return (mine & ~target_caps) == 0;
+}
+
+/* Files of /proc/PID whose open the kernel checks against the opener
+ * with ptrace_may_access() (or, for map_files, CAP_SYS_ADMIN at lookup):
+ * capwatch, the tracer, would pass where the target may not. (stat,
+ * status, cmdline, io, stack, syscall... are checked at read time,
+ * against the reader: the target.) */
+static const char *const proc_opener_checked[] = {
+	"mem", "environ", "auxv", "maps", "smaps", "smaps_rollup", "numa_maps", "pagemap",
+	"fdinfo", "attr", "map_files", "ns",
+};
+
+/* Is PID (a TGID or TID, as a string of digits) in TGID's thread group? */
+static bool in_thread_group(const char *pid, size_t len, pid_t tgid)
+{
+	char p[64], buf[1024];
+	long v = strtol(pid, NULL, 10);
+	if (v == tgid)
+		return true;
+	snprintf(p, sizeof(p), "/proc/%.*s/status", (int)len, pid);
+	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	const char *t = strstr(buf, "\nTgid:");
+	return t && strtol(t + 6, NULL, 10) == tgid;
+}
+
+/* For an object on procfs at PATH: may capwatch open it for thread group
+ * TGID? Everything outside /proc/PID, and /proc/PID files checked at
+ * read time, yes; opener-checked files only of TGID itself. */
+static bool proc_open_allowed(const char *path, pid_t tgid)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return true;
+	const char *pid = path + 6;
+	size_t pl = strspn(pid, "0123456789");
+	if (pl == 0 || (pid[pl] != '/' && pid[pl] != '\0'))
+		return true; /* /proc/cpuinfo, /proc/sys/...: about no process */
+	const char *rest = pid[pl] ? pid + pl + 1 : "";
+	if (strncmp(rest, "task/", 5) == 0) {
+		size_t tl = strspn(rest + 5, "0123456789");
+		if (tl && rest[5 + tl] == '/')
+			rest += 5 + tl + 1; /* the kernel ties task/TID to PID */
+	}
+	size_t nl = strcspn(rest, "/");
+	for (size_t i = 0; i < CW_ARRAY_SIZE(proc_opener_checked); i++)
+		if (strlen(proc_opener_checked[i]) == nl &&
+		    memcmp(rest, proc_opener_checked[i], nl) == 0)
+			return in_thread_group(pid, pl, tgid);
+	return true;
+}
+
+/* Character devices whose open neither blocks nor depends on the opener
+ * beyond its credentials: the memory devices (null, zero, random...),
+ * /dev/console, /dev/ptmx (a new pty in the devpts instance next to the
+ * node: the same for capwatch), the pty slaves. Opened on the event
+ * loop; any other device by a worker. */
+static bool quick_device(dev_t rdev)
+{
+	unsigned ma = major(rdev);
+	return ma == 1 || ma == 5 || (ma >= 136 && ma <= 143);
+}
+
+/* Reopen the object held by the O_PATH descriptor OPATH with FLAGS. */
+static int reopen(int opath, int flags, mode_t mode)
+{
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", opath);
+	int fd = open(self, flags, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Is FD the object described by WANT (same device for device nodes, same
+ * inode otherwise)? */
+static bool same_object(int fd, const struct stat *want)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != (want->st_mode & S_IFMT))
+		return false;
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return st.st_rdev == want->st_rdev;
+	return st.st_dev == want->st_dev && st.st_ino == want->st_ino;
+}
+
+/* The target's controlling terminal, for its open of /dev/tty (OPATH,
+ * char 5:0). When it is capwatch's as well (tty mode), /dev/tty itself is
+ * opened and TIOCGDEV checks which tty it reached. Otherwise its node
+ * (/dev/pts/N, or the DEVNAME sysfs gives) is opened, checked by
+ * st_rdev, with O_NONBLOCK during the open as the kernel does for
+ * /dev/tty. Returns the fd or -errno (ENXIO: no controlling terminal). */
+static int open_ctty(pid_t tid, int opath, int flags)
+{
+	char tids[24];
+	int sess, my_sess;
+	unsigned tty, my_tty = 0;
+	snprintf(tids, sizeof(tids), "%d", (int)tid);
+	int e = stat_tty(tids, &sess, &tty);
+	if (e < 0)
+		return e == -ENOENT ? -ESRCH : e;
+	if (tty == 0)
+		return -ENXIO;
+	unsigned got = 0;
+	if (stat_tty("self", &my_sess, &my_tty) == 0 && my_tty == tty) {
+		int fd = reopen(opath, flags, 0);
+		if (fd < 0)
+			return fd;
+		if (ioctl(fd, TIOCGDEV, &got) == 0 && got == tty)
+			return fd;
+		close(fd);
+		return -EACCES;
+	}
+	char node[300];
+	unsigned ma = major(tty), mi = minor(tty);
+	if (ma >= 136 && ma <= 143) {
+		snprintf(node, sizeof(node), "/dev/pts/%u", (ma - 136) * 256 + mi);
+	} else {
+		char p[64], buf[512];
+		snprintf(p, sizeof(p), "/sys/dev/char/%u:%u/uevent", ma, mi);
+		_cleanup_close_ int u = open(p, O_RDONLY | O_CLOEXEC);
+		ssize_t r = u < 0 ? -1 : read(u, buf, sizeof(buf) - 1);
+		if (r <= 0)
+			return -ENXIO;
+		buf[r] = '\0';
+		char *d = strstr(buf, "DEVNAME=");
+		if (!d)
+			return -ENXIO;
+		d += 8;
+		d[strcspn(d, "\n")] = '\0';
+		if (strstr(d, ".."))
+			return -ENXIO;
+		snprintf(node, sizeof(node), "/dev/%s", d);
+	}
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int np = (int)syscall(SYS_openat2, AT_FDCWD, node, &how, sizeof(how));
+	struct stat st;
+	if (np < 0 || fstat(np, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != ma ||
+	    minor(st.st_rdev) != mi)
+		return -ENXIO;
+	int fd = reopen(np, flags | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	if (!same_object(fd, &st) || ioctl(fd, TIOCGDEV, &got) < 0 || got != tty) {
+		close(fd);
+		return -EACCES;
+	}
+	if (!(flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* ---- opens that may block: a detached worker answers ---- */
+
+struct open_job {
+	int listener;      /* capwatch's own duplicate */
+	uint64_t id;
+	int opath;
+	int flags;
+	bool cloexec;
+	struct stat want;
+};
+
+static void job_answer_err(struct open_job *j, int err)
+{
+	struct seccomp_notif_resp resp = { .id = j->id, .val = 0, .error = -err, .flags = 0 };
+	ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: gone */
+}
+
+/* Touches nothing but its job and the listener (ADDFD and SEND are safe
+ * from any thread). With WAIT_KILLABLE_RECV (launch.c) only a fatal
+ * signal makes the target abandon the call; the open then still
+ * completes when the other end comes, ADDFD fails ENOENT, and the
+ * descriptor is closed. */
+static void *open_worker(void *arg)
+{
+	struct open_job *j = arg;
+	int fd = reopen(j->opath, j->flags, 0);
+	if (fd < 0) {
+		job_answer_err(j, -fd);
+	} else if (!same_object(fd, &j->want)) {
+		close(fd);
+		job_answer_err(j, EACCES);
+	} else {
+		struct seccomp_notif_addfd a = {
+			.id = j->id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (uint32_t)fd,
+			.newfd = 0,
+			.newfd_flags = j->cloexec ? O_CLOEXEC : 0,
+		};
+		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno != ENOENT)
+			job_answer_err(j, errno);
+		close(fd);
+	}
+	close(j->opath);
+	close(j->listener);
+	free(j);
+	atomic_fetch_sub(&nworkers, 1);
+	return NULL;
+}
+
+/* Hand the open to a worker. Returns 0 (the worker answers) or -errno
+ * (the caller answers). OPATH is taken over on success. */
+static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, const struct stat *st)
+{
+	if (atomic_fetch_add(&nworkers, 1) >= SPECIAL_MAX_WORKERS) {
+		atomic_fetch_sub(&nworkers, 1);
+		cw_info("too many blocking opens in progress (%d): EINTR", SPECIAL_MAX_WORKERS);
+		return -EINTR;
+	}
+	struct open_job *j = calloc(1, sizeof(*j));
+	int l = fcntl(n->run->listener, F_DUPFD_CLOEXEC, 0);
+	if (!j || l < 0) {
+		free(j);
+		if (l >= 0)
+			close(l);
+		atomic_fetch_sub(&nworkers, 1);
+		return -ENOMEM;
+	}
+	*j = (struct open_job){ .listener = l, .id = n->req->id, .opath = opath, .flags = flags,
+				.cloexec = cloexec, .want = *st };
+	pthread_attr_t at;
+	pthread_t th;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	int e = pthread_create(&th, &at, open_worker, j);
+	pthread_attr_destroy(&at);
+	if (e) {
+		close(l);
+		free(j);
+		atomic_fetch_sub(&nworkers, 1);
+		return -e;
+	}
+	n->answered = true; /* the worker answers */
+	return 0;
+}
+
+static int target_umask(pid_t tid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	char *u = strstr(buf, "\nUmask:");
+	if (!u)
+		return -EIO;
+	return (int)(strtoul(u + 7, NULL, 8) & 0777);
+}
+
+/* A creation under /dev, /proc or /sys (tmpfs /dev, /dev/shm): as fs.c
+ * does for files, openat2 of the decided path without following any
+ * symlink, with the target's umask. */
+static void create_special(struct cw_notif *n, struct cw_event *ev, int tflags, unsigned long long mode)
+{
+	int um = target_umask(n->tid);
+	if (um < 0) {
+		answer_err(n, ev, um == -ENOENT ? EPERM : -um);
+		return;
+	}
+	struct open_how how = {
+		.flags = (unsigned long long)(tflags | O_NOCTTY | O_CLOEXEC),
+		.mode = mode,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	mode_t saved = umask((mode_t)um);
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
+	int e = errno;
+	umask(saved);
+	if (fd < 0)
+		answer_err(n, ev, e);
+	else
+		answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+}
+
+void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags,
+		     unsigned long long mode, bool emulable)
+{
+	if (!emulable) {
+		/* openat2 with resolve bits this kernel does not know: it
+		 * fails them EINVAL, and continuing would let a flipper clear
+		 * them (and rewrite the flags and path) after the check. */
+		answer_err(n, ev, EINVAL);
+		return;
+	}
+	if (flags & O_PATH) {
+		/* CONTINUE on a path the target can rewrite: the O_PATH
+		 * descriptor may end up on another object than the one
+		 * decided (a secret, a file outside). It cannot be emulated:
+		 * ADDFD refuses O_PATH files (the kernel's fget() skips them).
+		 * It is safe because an O_PATH descriptor gives no access by
+		 * itself (read, write, mmap, ioctl, fchmod, fchown, fsetxattr
+		 * fail EBADF), and every call that turns it into access is
+		 * notified and decided on the object it names, not on this
+		 * open: a reopen through /proc/self/fd/N or /dev/fd/N
+		 * (resolve.c follows the magic link to the object's path;
+		 * reopen_target_fd's pidfd_getfd refuses O_PATH, EBADF);
+		 * openat*, mkdirat, unlinkat... with it as dirfd (resolved
+		 * from the descriptor's object); fchdir, then relative paths
+		 * (resolved from the thread's cwd); execveat(AT_EMPTY_PATH)
+		 * (decided at the exec stop on the image loaded);
+		 * linkat/fchownat/fchmodat2/utimensat(AT_EMPTY_PATH) (decided
+		 * on the object's path, linkat as a write of it); connect/bind
+		 * of a unix socket named /proc/self/fd/N (net.c resolves the
+		 * path). What it does give, fstat and statfs of the object,
+		 * stat(2) gives any process anyway. Verified by
+		 * tests/escapes/e17g_opath_flip.sh. */
+		enforce_continue(n, ev);
+		return;
+	}
+	const char *path = ev->op.path;
+	if (path[0] != '/') {
+		answer_err(n, ev, EACCES); /* nothing resolved to decide on */
+		return;
+	}
+	if (!same_credentials(n->tid)) {
+		/* capwatch would open with rights the target does not have. */
+		answer_err(n, ev, EACCES);
+		return;
+	}
+	int tflags = (int)flags; /* every valid open flag is in the low 32 bits */
+	int oflags = tflags | O_NOCTTY | O_CLOEXEC;
+	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
+	bool trailing = ev->raw_path && ev->raw_path_len > 1 && ev->raw_path[ev->raw_path_len - 1] == '/';
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC |
+			 ((tflags & O_NOFOLLOW) || excl_create ? O_NOFOLLOW : 0) |
+			 (trailing || (tflags & O_DIRECTORY) ? O_DIRECTORY : 0),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int opath = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (opath < 0) {
+		int e = errno;
+		if (e == ENOENT && (tflags & O_CREAT) && trailing)
+			answer_err(n, ev, EISDIR);
+		else if (e == ENOENT && (tflags & O_CREAT))
+			create_special(n, ev, tflags, mode);
+		else
+			answer_err(n, ev, e);
+		return;
+	}
+	struct stat st;
+	struct statfs sfs;
+	if (fstat(opath, &st) < 0 || fstatfs(opath, &sfs) < 0) {
+		answer_err(n, ev, EACCES);
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		/* Not followed: O_NOFOLLOW (ELOOP) or O_CREAT|O_EXCL (EEXIST). */
+		answer_err(n, ev, excl_create ? EEXIST : ELOOP);
+		return;
+	}
+	if (excl_create) {
+		answer_err(n, ev, EEXIST);
+		return;
+	}
+	if (sfs.f_type == PROC_SUPER_MAGIC && !proc_open_allowed(path, n->tgid)) {
+		/* Another process's mem, environ, maps...: the kernel checks
+		 * the opener, and capwatch is not the target. */
+		answer_err(n, ev, EACCES);
+		return;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {
+		/* A file with other names (a workspace under /dev/shm): decide
+		 * again as fs.c does, as a write of an aliased object. */
+		ev->op.alias = "hard link";
+		if (!cw_event_decide(n, ev)) {
+			cw_event_deny(n, ev);
+			return;
+		}
+	}
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+		int fd = open_ctty(n->tid, opath, oflags);
+		if (fd < 0)
+			answer_err(n, ev, fd == -ESRCH ? EPERM : -fd);
+		else
+			answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+		return;
+	}
+	bool may_block = (S_ISCHR(st.st_mode) && !quick_device(st.st_rdev)) || S_ISBLK(st.st_mode) ||
+			 (S_ISFIFO(st.st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
+	if (may_block) {
+		ev->verified = true;
+		ev->err = 0; /* what the worker answers is not known yet */
+		int e = start_worker(n, opath, oflags, tflags & O_CLOEXEC, &st);
+		if (e < 0)
+			answer_err(n, ev, -e);
+		else
+			opath = -1; /* the worker's now */
+		return;
+	}
+	int um = -1;
+	if (tflags & CW_O_TMPFILE_BIT) {
+		um = target_umask(n->tid);
+		if (um < 0) {
+			answer_err(n, ev, EPERM);
+			return;
+		}
+	}
+	mode_t saved = um >= 0 ? umask((mode_t)um) : 0;
+	int fd = reopen(opath, oflags, (mode_t)mode);
+	if (um >= 0)
+		umask(saved);
+	if (fd < 0) {
+		answer_err(n, ev, -fd);
+		return;
+	}
+	if (!(tflags & CW_O_TMPFILE_BIT) && !same_object(fd, &st)) {
+		close(fd);
+		answer_err(n, ev, EACCES);
+		return;
+	}
+	answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+}
