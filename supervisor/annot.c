@@ -551,44 +551,63 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		store(&h, buf, pid, tid, now);
 }
 
+/* Datagrams read per recvmmsg: a drain that finds the queue empty, or
+ * holding fewer than this, costs one syscall (a recvmsg loop cost one per
+ * message plus the one answered EAGAIN). */
+#define DRAIN_BATCH 16
+
 void cw_annot_drain(struct cw_run *run)
 {
-	unsigned char buf[CW_ANNOT_MAX_MSG + 1];
-	union {
+	static unsigned char bufs[DRAIN_BATCH][CW_ANNOT_MAX_MSG + 1];
+	static union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 16)];
-	} cm;
+	} cms[DRAIN_BATCH];
+	struct mmsghdr mm[DRAIN_BATCH];
+	struct iovec iov[DRAIN_BATCH];
 
 	if (sup_fd < 0)
 		return;
-	for (int k = 0; k < DRAIN_MAX; k++) {
-		struct iovec iov = { buf, sizeof(buf) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
-				     .msg_controllen = sizeof(cm.b) };
-		ssize_t n = recvmsg(sup_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		if (n < 0) {
+	for (int done = 0; done < DRAIN_MAX;) {
+		for (int i = 0; i < DRAIN_BATCH; i++) {
+			iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
+			memset(&mm[i], 0, sizeof(mm[i]));
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_control = cms[i].b;
+			mm[i].msg_hdr.msg_controllen = sizeof(cms[i].b);
+		}
+		int got = recvmmsg(sup_fd, mm, DRAIN_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
+		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			return; /* EAGAIN: empty */
 		}
-		const struct ucred *cred = NULL;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
-				cred = (const struct ucred *)CMSG_DATA(c);
-			else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-				/* Descriptors sent to us: never used, closed. */
-				size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-				int fds[16];
-				if (nfd > 16)
-					nfd = 16;
-				memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
-				for (size_t i = 0; i < nfd; i++)
-					close(fds[i]);
+		for (int i = 0; i < got; i++) {
+			struct msghdr *mh = &mm[i].msg_hdr;
+			size_t n = mm[i].msg_len;
+			const struct ucred *cred = NULL;
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+				if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+				    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+					cred = (const struct ucred *)CMSG_DATA(c);
+				else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+					/* Descriptors sent to us: never used, closed. */
+					size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+					int fds[16];
+					if (nfd > 16)
+						nfd = 16;
+					memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
+					for (size_t j = 0; j < nfd; j++)
+						close(fds[j]);
+				}
 			}
+			bool trunc = (mh->msg_flags & MSG_TRUNC) || n > CW_ANNOT_MAX_MSG;
+			receive_one(run, bufs[i], n, trunc, cred);
 		}
-		bool trunc = (mh.msg_flags & MSG_TRUNC) || (size_t)n > CW_ANNOT_MAX_MSG;
-		receive_one(run, buf, (size_t)n, trunc, cred);
+		done += got;
+		if (got < DRAIN_BATCH)
+			return; /* the queue is empty now */
 	}
 }
 
@@ -1055,13 +1074,22 @@ static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 		   const struct cw_event *ev, struct cw_annot_view *out)
 {
 	memset(out, 0, sizeof(*out));
-	cw_annot_drain(run);
 	cw_op_kind k = ev->op.kind;
 	bool net = k == CW_OP_CONNECT || k == CW_OP_SEND;
 	bool denied = ev->d.verdict != CW_ALLOW;
 	/* Symbolizing costs a maps read: done where a person will look (a
 	 * denial, the network, a program start), not for every allowed open. */
 	bool frames = denied || net || k == CW_OP_EXEC || ev->d.flagged;
+	/* Nor anything else: an allowed file operation gets no host and no
+	 * site, so looking its annotation up (a recvmsg on the channel, most
+	 * often answered EAGAIN, on every open) would only mark it used. Left
+	 * unused, it could be taken for a later denied call of the same thread
+	 * on the same path that sent none (a raw syscall): newer annotations
+	 * are matched first, so only that case is affected, and only in its
+	 * call site, which is advisory. */
+	if (!frames && !net)
+		return;
+	cw_annot_drain(run);
 
 	struct ann *a = find_ann(tgid, tid, ev);
 	if (!a && k == CW_OP_EXEC && ppid > 0)
@@ -1161,16 +1189,21 @@ static bool env_has_preload(pid_t pid)
 static int has_interp(pid_t pid)
 {
 	char path[64];
-	uint64_t av[2];
+	/* The whole vector in one read (about 20 pairs; it was one read per
+	 * pair): the kernel copies it from the saved copy in one go. */
+	uint64_t av[128];
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av)) {
-		if (av[0] == AT_NULL)
+	ssize_t n;
+	while ((n = read(fd, av, sizeof(av))) < 0 && errno == EINTR)
+		;
+	for (ssize_t i = 0; n > 0 && (i + 2) * (ssize_t)sizeof(av[0]) <= n; i += 2) {
+		if (av[i] == AT_NULL)
 			break;
-		if (av[0] == AT_BASE)
-			return av[1] != 0;
+		if (av[i] == AT_BASE)
+			return av[i + 1] != 0;
 	}
 	return -1;
 }

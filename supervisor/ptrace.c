@@ -248,6 +248,12 @@ static char **read_cmdline(pid_t pid)
 		if (n <= 0)
 			break;
 		len += (size_t)n;
+		/* The kernel fills the buffer up to the end of the argument
+		 * area (get_mm_cmdline loops): a short read is the end, and
+		 * the read that would return 0 is not needed (one syscall
+		 * less per exec). */
+		if (len < cap)
+			break;
 	}
 	size_t count = 0;
 	for (size_t i = 0; i < len; i++)

@@ -7,8 +7,14 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+
+/* The page size for reads of the target's memory (4 KiB pages are the
+ * smallest x86_64 has: a read that stops at a 4 KiB boundary never runs
+ * into a page of another mapping). */
+#define PAGE_SIZE_ 4096u
 
 /* argv as far as the trace records it at the notification. */
 #define ARGV_MAX 64
@@ -19,15 +25,41 @@ static struct cw_resolved res;
 static char argv_buf[ARGV_BYTES];
 static const char *argv_ptrs[ARGV_MAX + 1];
 
-/* Best effort: a failure leaves a shorter argv in the record only. */
+/* The pointer array as far as one read gets: up to ARGV_MAX + 1 slots,
+ * not past the end of the page the array starts in (the next page may be
+ * unmapped although the array ends before it). Returns the slots read. */
+static size_t read_ptrs(pid_t tid, uint64_t addr, uint64_t *p, size_t max)
+{
+	size_t to_end = (PAGE_SIZE_ - (size_t)(addr % PAGE_SIZE_)) / sizeof(*p);
+	size_t want = max < to_end ? max : to_end;
+	if (want == 0)
+		want = 1; /* a slot straddling the page end: cw_mem_read below */
+	struct iovec local = { p, want * sizeof(*p) };
+	struct iovec remote = { (void *)(uintptr_t)addr, want * sizeof(*p) };
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n < (ssize_t)sizeof(*p))
+		return cw_mem_read(tid, addr, p, sizeof(*p)) == 0 ? 1 : 0;
+	return (size_t)n / sizeof(*p);
+}
+
+/* Best effort: a failure leaves a shorter argv in the record only. The
+ * pointer array is read a page at a time rather than a slot at a time:
+ * one read for the argv of almost every exec (it was 2 reads per argument
+ * plus one for the terminator). */
 static void read_argv(struct cw_notif *n, uint64_t addr)
 {
 	size_t used = 0, k = 0;
+	uint64_t ptrs[ARGV_MAX + 1];
+	size_t have = 0, at = 0;
 	while (addr && k < ARGV_MAX) {
-		uint64_t p;
-		if (cw_mem_read(n->tid, addr + k * sizeof(p), &p, sizeof(p)) < 0 || !p)
-			break;
-		if (used >= sizeof(argv_buf))
+		if (at == have) {
+			have = read_ptrs(n->tid, addr + k * sizeof(uint64_t), ptrs, ARGV_MAX + 1 - k);
+			at = 0;
+			if (have == 0)
+				break;
+		}
+		uint64_t p = ptrs[at++];
+		if (!p || used >= sizeof(argv_buf))
 			break;
 		ssize_t len = cw_mem_read_string(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
 		if (len < 0)
