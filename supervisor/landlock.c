@@ -44,7 +44,13 @@ struct ll_attr {
 
 static int ll_fd = -1;      /* the ruleset, O_CLOEXEC; the child uses it before exec */
 static char ll_layer[48];   /* "" when not applied */
-static char ll_note[256];
+static char ll_note[512];
+static bool ll_fs_open;     /* fs part left out: writes may be allowed anywhere */
+
+bool cw_landlock_fs_unbounded(void)
+{
+	return ll_fs_open;
+}
 
 const char *cw_landlock_layer(void)
 {
@@ -83,6 +89,124 @@ static bool slot_only_denies(const cJSON *caps, const char *slot)
 	return cJSON_GetArraySize(a) == 0 && cJSON_GetArraySize(k) == 0;
 }
 
+/* ---- writes the profile may allow outside the workspace ---- */
+
+#define MAX_OUTSIDE 64
+
+struct outside {
+	char *path[MAX_OUTSIDE]; /* owned; beneath each, writes are let through */
+	size_t n;
+	char why[160];           /* when the fs part cannot be built: why */
+};
+
+static void outside_free(struct outside *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->path[i]);
+	o->n = 0;
+}
+
+/* The file or directory beneath which every path SCOPE (a profile path
+ * glob: "/...", "~/..." or "*...", see capwatch-profile(5)) can match:
+ * the literal part before the first wildcard, cut back to a whole
+ * component, then back to the nearest ancestor that exists (a rule needs
+ * an inode; creating the missing part is capwatch's to decide). Writes
+ * under it are allowed to the kernel: wider than the glob, which is fine
+ * for a backstop, as the supervisor still decides every write it sees.
+ * Returns 0, -ENOENT when SCOPE is not a path (a system call name,
+ * "family:N"), or -ERANGE when it can match anywhere. */
+static int scope_base(const char *scope, const char *home, char *out, size_t n)
+{
+	size_t o = 0;
+	const char *p = scope;
+	bool glob = false;
+
+	if (p[0] == '*')
+		return -ERANGE; /* "**" or "*": in any directory */
+	if (p[0] == '~' && p[1] == '/') {
+		if (!home || home[0] != '/')
+			return -ERANGE;
+		o = (size_t)snprintf(out, n, "%s", home);
+		if (o >= n)
+			return -ERANGE;
+		p++;
+	} else if (p[0] != '/') {
+		return -ENOENT;
+	}
+	for (; *p; p++) {
+		if (*p == '*' || *p == '?') {
+			glob = true;
+			break;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		if (o + 1 >= n)
+			return -ERANGE;
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+	if (glob) {
+		char *sl = strrchr(out, '/');
+		if (!sl)
+			return -ERANGE;
+		sl[sl == out] = '\0'; /* "/a/b*" -> "/a"; "/x*" -> "/" */
+	}
+	struct stat st;
+	while (lstat(out, &st) < 0 && strcmp(out, "/") != 0) {
+		char *sl = strrchr(out, '/');
+		sl[sl == out] = '\0';
+	}
+	/* "/" (or nothing left under it that exists) is everywhere */
+	return strcmp(out, "/") == 0 ? -ERANGE : 0;
+}
+
+/* SLOT ("unrestricted") of the expanded profile: where its allow and ask
+ * scopes (an ask may be approved during the run) may let a write through.
+ * -ERANGE with O->why when that can be anywhere. */
+static int outside_writes(const cJSON *caps, const char *home, struct outside *o)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(caps, "unrestricted");
+	static const char *const lists[] = { "allow", "ask" };
+	char base[4096];
+
+	if (cJSON_IsString(s)) {
+		if (strcmp(s->valuestring, "deny") == 0)
+			return 0;
+		snprintf(o->why, sizeof(o->why), "unrestricted is %s", s->valuestring);
+		return -ERANGE;
+	}
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(s, "default");
+	if (!cJSON_IsObject(s) || !cJSON_IsString(d) || strcmp(d->valuestring, "deny") != 0) {
+		snprintf(o->why, sizeof(o->why), "unrestricted is %s by default",
+			 cJSON_IsString(d) ? d->valuestring : "not denied");
+		return -ERANGE;
+	}
+	for (size_t l = 0; l < CW_ARRAY_SIZE(lists); l++) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(s, lists[l])) {
+			if (!cJSON_IsString(it))
+				continue;
+			int e = scope_base(it->valuestring, home, base, sizeof(base));
+			if (e == -ENOENT)
+				continue; /* a system call, not a path */
+			if (e < 0) {
+				snprintf(o->why, sizeof(o->why), "unrestricted %s scope \"%.100s\" can match anywhere",
+					 lists[l], it->valuestring);
+				return -ERANGE;
+			}
+			if (o->n == MAX_OUTSIDE) {
+				snprintf(o->why, sizeof(o->why), "more than %d unrestricted path scopes",
+					 MAX_OUTSIDE);
+				return -ERANGE;
+			}
+			if (!(o->path[o->n] = strdup(base)))
+				return -ENOMEM;
+			o->n++;
+		}
+	}
+	return 0;
+}
+
 static int add_path(int rs, const char *path, uint64_t access, bool file_ok)
 {
 	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
@@ -105,6 +229,7 @@ static int add_path(int rs, const char *path, uint64_t access, bool file_ok)
 void cw_landlock_prepare(struct cw_run *run)
 {
 	ll_layer[0] = ll_note[0] = '\0';
+	ll_fs_open = false;
 	if (ll_fd >= 0) {
 		close(ll_fd);
 		ll_fd = -1;
@@ -124,16 +249,20 @@ void cw_landlock_prepare(struct cw_run *run)
 	/* Which parts the profile lets us apply. In observe mode nothing is
 	 * denied, so the kernel must not deny either. */
 	bool fs = !run->observe, scope = !run->observe && abi >= 6, ws = true;
+	struct outside out = { .n = 0 };
 	_cleanup_free_ char *pj = cw_profile_to_json(run->profile);
 	cJSON *root = pj ? cJSON_Parse(pj) : NULL;
 	const cJSON *caps = root ? cJSON_GetObjectItemCaseSensitive(root, "capabilities") : NULL;
 	if (!caps) {
 		fs = scope = false;
 	} else {
-		/* Writes outside the workspace may be allowed (or approved):
-		 * only the supervisor can tell where. */
-		if (!slot_only_denies(caps, "unrestricted"))
+		/* Writes outside the workspace the profile may allow (or an
+		 * approval may): beneath each such path too. Only when that
+		 * could be anywhere is the fs part left out. */
+		if (fs && outside_writes(caps, run->ctx.home, &out) < 0) {
 			fs = false;
+			ll_fs_open = true;
+		}
 		/* Signals and connections outside the tree may be allowed. */
 		if (!slot_only_denies(caps, "process_control"))
 			scope = false;
@@ -141,9 +270,11 @@ void cw_landlock_prepare(struct cw_run *run)
 	}
 	cJSON_Delete(root);
 	if (!fs && !scope) {
-		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld not applied: %s", abi,
-			 run->observe ? "observe mode" : "the profile allows writes outside the workspace");
+		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld not applied: %s%s", abi,
+			 run->observe ? "observe mode" : "the profile may allow writes anywhere outside the workspace: ",
+			 run->observe ? "" : out.why);
 		cw_debug("%s", ll_note);
+		outside_free(&out);
 		return;
 	}
 
@@ -182,10 +313,13 @@ void cw_landlock_prepare(struct cw_run *run)
 			e = add_path(rs, run->scratch, rights, false);
 		if (e == 0)
 			e = add_path(rs, "/dev", rights, false);
+		for (size_t i = 0; i < out.n && e == 0; i++)
+			e = add_path(rs, out.path[i], rights, true);
 		if (e < 0) {
 			snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld: adding a rule: %s", abi, strerror(-e));
 			cw_warn("%s", ll_note);
 			close(rs);
+			outside_free(&out);
 			return;
 		}
 		/* "> /dev/stderr" reopens the file fd 2 is: keep that working
@@ -198,11 +332,13 @@ void cw_landlock_prepare(struct cw_run *run)
 				add_path(rs, link, rights, true);
 		}
 	}
+	outside_free(&out);
 	ll_fd = rs;
 	snprintf(ll_layer, sizeof(ll_layer), "landlock-abi%ld:%s%s%s", abi, fs ? "fs" : "",
 		 fs && scope ? "+" : "", scope ? "scope" : "");
 	if (!fs)
-		snprintf(ll_note, sizeof(ll_note), "landlock fs rules not applied: the profile allows writes outside the workspace");
+		snprintf(ll_note, sizeof(ll_note), "landlock fs rules not applied: the profile may allow "
+			 "writes anywhere outside the workspace: %s", out.why);
 	else if (!scope)
 		snprintf(ll_note, sizeof(ll_note), abi < 6 ? "landlock scoping needs ABI 6" :
 			 "landlock scoping not applied: the profile allows process_control");

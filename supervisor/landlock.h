@@ -7,8 +7,11 @@
  * and /proc opens, symlink-level operations) and anything a race or a bug
  * would let through. Write rights are allowed beneath the workspace roots
  * (when the profile allows workspace writes at all), the scratch directory,
- * /dev, and the regular files the command's stdin/stdout/stderr are;
- * reads are not handled (the supervisor decides them). */
+ * /dev, the regular files the command's stdin/stdout/stderr are, and the
+ * paths the profile's "unrestricted" allow and ask scopes name (each glob
+ * cut back to its literal directory); reads are not handled (the
+ * supervisor decides them). Only when such a write could be allowed
+ * anywhere is the fs part left out. */
 #include <stdbool.h>
 
 struct cw_run;
@@ -28,5 +31,11 @@ const char *cw_landlock_layer(void);
 
 /* Why the layer is absent or partial ("" when fully applied). */
 const char *cw_landlock_note(void);
+
+/* True when the fs part was left out because the profile may allow writes
+ * anywhere outside the workspace ("unrestricted" allowed or asked by
+ * default, or by a scope such as "**" that can match under "/"); the run
+ * notes why. */
+bool cw_landlock_fs_unbounded(void);
 
 #endif

@@ -915,6 +915,10 @@ int cw_run_main(const struct cw_options *opts)
 	}
 	if (run->degraded)
 		cw_run_note(run, run->child, "warning", "%s", run->downgrade_reason);
+	/* Not degraded (the profile asked for it), but worth a line: the
+	 * kernel does not back the supervisor on writes in this run. */
+	if (cw_landlock_fs_unbounded())
+		cw_run_note(run, run->child, "info", "%s", cw_landlock_note());
 	/* Nothing of capwatch's (the listener, its memory) can be read
 	 * through /proc or ptrace by a process of the same user. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

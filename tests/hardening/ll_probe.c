@@ -4,7 +4,10 @@
  * child itself: the writes a command makes without capwatch in the way
  * (what capwatch CONTINUEs, or what a race would let through).
  *
- * Usage: ll_probe PROFILE WORKSPACE SCRATCH OUTSIDE_DIR
+ * Usage: ll_probe PROFILE WORKSPACE SCRATCH OUTSIDE_DIR [ALLOWED_DIR]
+ * PROFILE is a built-in name, or a profile file when it holds a '/'.
+ * With ALLOWED_DIR (a directory outside the workspace that the profile's
+ * "unrestricted" scopes allow writes beneath), writes there are probed too.
  * Prints one line per probe, "name errno" (0 = allowed), and "layer L".
  * Exit 77 when Landlock is unavailable. */
 #include "config.h"
@@ -31,16 +34,27 @@ static void probe(const char *name, int r)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: ll_probe PROFILE WORKSPACE SCRATCH OUTSIDE_DIR\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: ll_probe PROFILE WORKSPACE SCRATCH OUTSIDE_DIR [ALLOWED_DIR]\n");
 		return 2;
 	}
 	struct cw_options opts = { .profile = argv[1], .report_fd = -1, .approval_fd = -1 };
 	struct cw_run run = { .opts = &opts };
-	if (cw_profile_builtin(argv[1], &run.profile) < 0) {
+	if (strchr(argv[1], '/')) {
+		static char text[65536], err[512];
+		FILE *f = fopen(argv[1], "re");
+		size_t n = f ? fread(text, 1, sizeof(text), f) : 0;
+		if (f)
+			fclose(f);
+		if (!n || cw_profile_parse(text, n, argv[1], NULL, NULL, 0, &run.profile, err, sizeof(err)) < 0) {
+			fprintf(stderr, "profile %s: %s\n", argv[1], n ? err : "unreadable");
+			return 2;
+		}
+	} else if (cw_profile_builtin(argv[1], &run.profile) < 0) {
 		fprintf(stderr, "no built-in profile %s\n", argv[1]);
 		return 2;
 	}
+	run.ctx.home = getenv("HOME");
 	char *roots[] = { argv[2] };
 	run.ctx.roots = (const char *const *)roots;
 	run.ctx.nroots = 1;
@@ -75,6 +89,14 @@ int main(int argc, char **argv)
 		probe("create_outside", open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 		snprintf(p, sizeof(p), "%s/blk", argv[2]);
 		probe("mknod_block_workspace", mknod(p, S_IFBLK | 0600, makedev(7, 0)));
+		if (argc == 6) {
+			snprintf(p, sizeof(p), "%s/new", argv[5]);
+			probe("create_allowed", open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+			snprintf(p, sizeof(p), "%s/dir", argv[5]);
+			probe("mkdir_allowed", mkdir(p, 0755));
+			snprintf(p, sizeof(p), "%s/dir/deeper", argv[5]);
+			probe("create_allowed_deeper", open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+		}
 		fflush(stdout);
 		_exit(0);
 	}

@@ -5,7 +5,8 @@ HARDENING_TESTS = \
 	tests/hardening/fork_bomb.sh \
 	tests/hardening/supervisor_death.sh \
 	tests/hardening/denial_flood.sh \
-	tests/hardening/fork_bomb_count.sh
+	tests/hardening/fork_bomb_count.sh \
+	tests/hardening/landlock_outside.sh
 TESTS += $(HARDENING_TESTS)
 EXTRA_DIST += $(HARDENING_TESTS)
 
