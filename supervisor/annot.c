@@ -304,8 +304,11 @@ void cw_annot_report(struct cw_run *run)
 	cw_report_set_annotations(run->report, &a);
 }
 
+static void maps_cache_clear(void);
+
 void cw_annot_free(void)
 {
+	maps_cache_clear();
 	if (sup_fd >= 0)
 		close(sup_fd);
 	if (child_fd >= 0)
@@ -624,6 +627,7 @@ struct maps {
 	char *text;
 	struct map_ent *v;
 	size_t n;
+	size_t len; /* of text */
 };
 
 static void maps_free(struct maps *m)
@@ -663,6 +667,7 @@ static int maps_read(pid_t pid, struct maps *m)
 		len += (size_t)r;
 	}
 	m->text[len] = '\0';
+	m->len = len;
 	size_t lines = 0;
 	for (size_t i = 0; i < len; i++)
 		lines += m->text[i] == '\n';
@@ -946,19 +951,139 @@ static bool frame_format(pid_t pid, const struct maps *m, uint64_t ip, bool reta
 	return true;
 }
 
-static void symbolize(pid_t pid, const struct ann *a, struct cw_annot_view *out)
-{
+/* Parsed maps of recent images, so that a shell that forks a hundred
+ * children does not have /proc/PID/maps read and parsed for each of their
+ * exec annotations (4 syscalls and a few dozen sscanf per exec). Keyed by
+ * the image: the process that owns the address space (a child that forked
+ * and has not exec'd runs its parent's image, which had not exec'd since
+ * the fork) and its start time, so a reused pid is another key; dropped at
+ * the owner's exec (cw_annot_exec). A hit is used only when every frame
+ * falls in a file mapping of the cached copy; else the sender's maps are
+ * read afresh. What a stale hit could do (a library unmapped and another
+ * one mapped at the same range since) is name a frame wrongly: frames are
+ * an advisory annotation the sender chose anyway. */
+#define MAPS_CACHE 8
+#define MAPS_CACHE_MAX_TEXT (256 * 1024) /* bigger maps are not kept */
+static struct maps_cache {
+	pid_t owner;
+	double start;
+	uint64_t use;
 	struct maps m;
-	bool have = maps_read(pid, &m) == 0;
+} maps_cache[MAPS_CACHE];
+static uint64_t maps_clock;
+
+static void maps_cache_clear(void)
+{
+	for (size_t i = 0; i < MAPS_CACHE; i++) {
+		maps_free(&maps_cache[i].m);
+		maps_cache[i].use = 0;
+	}
+}
+
+static void maps_cache_drop(pid_t owner)
+{
+	for (size_t i = 0; i < MAPS_CACHE; i++)
+		if (maps_cache[i].use && maps_cache[i].owner == owner) {
+			maps_free(&maps_cache[i].m);
+			maps_cache[i].use = 0;
+		}
+}
+
+/* The process whose image PID runs, and that image's start. */
+static const struct cw_proc *image_owner(const struct cw_run *run, pid_t pid)
+{
+	const struct cw_proc *p = cw_tracker_find(run, pid);
+	for (int depth = 0; p && !p->execed && !p->is_thread && depth < 64; depth++) {
+		const struct cw_proc *pp = cw_tracker_find(run, p->ppid);
+		/* The parent's current image is the one forked only if it has
+		 * not exec'd since: a later exec of another program changed its
+		 * exe, a second exec its start (ptrace.c). An exec of the same
+		 * program again is caught by frames_mapped() in all but the
+		 * unlikely case that every frame falls in a file mapping of the
+		 * new layout. */
+		if (!pp || !pp->alive || pp->is_thread || pp->start > p->start || !p->exe || !pp->exe ||
+		    strcmp(p->exe, pp->exe) != 0)
+			break;
+		p = pp;
+	}
+	return p;
+}
+
+static bool frames_mapped(const struct maps *m, const struct ann *a)
+{
+	for (unsigned i = 0; i < a->nframes; i++) {
+		uint64_t ip = a->frames[i];
+		const struct map_ent *me = maps_find(m, ip ? ip - 1 : ip);
+		if (!me || !me->path[0])
+			return false;
+	}
+	return true;
+}
+
+/* Maps for the frames of A sent by PID: a cached copy of its image
+ * owner's, else the owner's read now (and kept), else PID's own read now
+ * (a fork child that mapped something of its own). Returns NULL when
+ * unreadable; *FRESH is set when the caller owns the result (maps_free). */
+static struct maps *maps_for(struct cw_run *run, pid_t pid, const struct ann *a, struct maps *tmp, bool *fresh)
+{
+	const struct cw_proc *o = run ? image_owner(run, pid) : NULL;
+	*fresh = false;
+	memset(tmp, 0, sizeof(*tmp));
+	if (o) {
+		struct maps_cache *victim = &maps_cache[0];
+		for (size_t i = 0; i < MAPS_CACHE; i++) {
+			struct maps_cache *c = &maps_cache[i];
+			if (c->use && c->owner == o->pid && c->start == o->start && frames_mapped(&c->m, a)) {
+				c->use = ++maps_clock;
+				return &c->m;
+			}
+		}
+		for (size_t i = 0; i < MAPS_CACHE; i++) {
+			if (maps_cache[i].use && maps_cache[i].owner == o->pid) {
+				victim = &maps_cache[i]; /* the same owner: newer maps */
+				break;
+			}
+			if (maps_cache[i].use < victim->use)
+				victim = &maps_cache[i];
+		}
+		if (maps_read(o->pid, tmp) == 0) {
+			if (tmp->len < MAPS_CACHE_MAX_TEXT) {
+				maps_free(&victim->m);
+				victim->m = *tmp; /* ownership moves to the cache */
+				memset(tmp, 0, sizeof(*tmp));
+				victim->owner = o->pid;
+				victim->start = o->start;
+				victim->use = ++maps_clock;
+				if (o->pid == pid || frames_mapped(&victim->m, a))
+					return &victim->m;
+			} else if (o->pid == pid) {
+				*fresh = true;
+				return tmp;
+			} else {
+				maps_free(tmp);
+			}
+		}
+	}
+	if (maps_read(pid, tmp) < 0)
+		return NULL;
+	*fresh = true;
+	return tmp;
+}
+
+static void symbolize(struct cw_run *run, pid_t pid, const struct ann *a, struct cw_annot_view *out)
+{
+	struct maps tmp;
+	bool fresh = false;
+	const struct maps *m = maps_for(run, pid, a, &tmp, &fresh);
 	size_t k = 0;
 	loads_left = LOADS_PER_EVENT;
 	for (unsigned i = 0; i < a->nframes && k < CW_ANNOT_MAX_FRAMES; i++) {
-		if (frame_format(pid, have ? &m : NULL, a->frames[i], true, frame_text[k], sizeof(frame_text[k])))
+		if (frame_format(pid, m, a->frames[i], true, frame_text[k], sizeof(frame_text[k])))
 			frame_ptrs[k] = frame_text[k], k++;
 	}
 	frame_ptrs[k] = NULL;
-	if (have)
-		maps_free(&m);
+	if (fresh)
+		maps_free(&tmp);
 	if (k) {
 		out->backtrace = frame_ptrs;
 		out->site = frame_ptrs[0];
@@ -1101,7 +1226,7 @@ static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 			out->host = host_buf;
 		}
 		if (frames)
-			symbolize(a->tgid, a, out);
+			symbolize(run, a->tgid, a, out);
 	}
 	if (net && !out->host) {
 		const char *h = find_host(tgid, ppid, ev->op.addr, ev->op.addrlen);
@@ -1214,6 +1339,7 @@ const char *cw_annot_exec(struct cw_run *run, pid_t pid)
 		return "absent";
 	/* What the old image sent before its exec belongs to it. */
 	cw_annot_drain(run);
+	maps_cache_drop(pid); /* its maps are gone with it */
 	if (has_interp(pid) == 0)
 		return "absent"; /* static: no loader, no LD_PRELOAD */
 	if (!env_has_preload(pid))

@@ -296,6 +296,61 @@ static void test_symbols_from_the_mapped_file(void **state)
 	maps_free(&m);
 }
 
+/* The exec annotation of a fork child that has not exec'd is named with
+ * its image owner's maps, read once and then kept; not when the parent
+ * runs another program now, and not after the owner's exec. */
+static void test_maps_of_the_image_owner_are_kept(void **state)
+{
+	(void)state;
+	const pid_t child = 2147483646; /* above any pid_max: no /proc entry */
+	struct cw_annot_view v;
+	struct ann a;
+	memset(&a, 0, sizeof(a));
+	a.nframes = 1;
+	a.frames[0] = (uint64_t)(uintptr_t)&named_function + 1;
+	procs[2] = (struct cw_proc){ .pid = getpid(), .tgid = getpid(), .alive = true, .execed = true,
+				     .start = 1.0, .exe = "/bin/sh" };
+	procs[3] = (struct cw_proc){ .pid = child, .tgid = child, .ppid = getpid(), .alive = true,
+				     .start = 2.0, .exe = "/bin/sh" };
+
+	memset(&v, 0, sizeof(v));
+	symbolize(&run, child, &a, &v);
+	assert_non_null(v.site);
+	assert_non_null(strstr(v.site, "named_function+0x"));
+	uint64_t clock_after_read = maps_clock;
+	/* The second time from the cache: no read, the same name. */
+	memset(&v, 0, sizeof(v));
+	symbolize(&run, child, &a, &v);
+	assert_non_null(v.site);
+	assert_non_null(strstr(v.site, "named_function+0x"));
+	assert_int_equal(maps_clock, clock_after_read + 1);
+	size_t kept = 0;
+	for (size_t i = 0; i < MAPS_CACHE; i++)
+		kept += maps_cache[i].use && maps_cache[i].owner == getpid();
+	assert_int_equal(kept, 1);
+
+	/* A frame in no mapping of the cached copy: not a hit. */
+	struct ann b = a;
+	b.frames[0] = 0x10;
+	memset(&v, 0, sizeof(v));
+	symbolize(&run, child, &b, &v);
+	assert_string_equal(v.site, "0x10");
+
+	/* The parent runs another program now: the child's image is its
+	 * own, whose maps cannot be read here, so the frame stays a number. */
+	procs[2].exe = "/usr/bin/python3";
+	memset(&v, 0, sizeof(v));
+	symbolize(&run, child, &a, &v);
+	assert_non_null(v.site);
+	assert_null(strstr(v.site, "named_function"));
+	procs[2].exe = "/bin/sh";
+
+	/* The owner's exec drops what was kept for it. */
+	maps_cache_drop(getpid());
+	for (size_t i = 0; i < MAPS_CACHE; i++)
+		assert_false(maps_cache[i].use && maps_cache[i].owner == getpid());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +360,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_for_matching_connect_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symbols_from_the_mapped_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_maps_of_the_image_owner_are_kept, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
