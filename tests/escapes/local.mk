@@ -10,9 +10,15 @@
 # CW_RACE_SECONDS (default 10) bounds each race test.
 
 ESCAPES_TESTS = \
+	tests/escapes/e09e_sendto_flip.sh \
+	tests/escapes/e42c_sendmsg_flip.sh \
+	tests/escapes/e44c_unix_flip.sh \
+	tests/escapes/e39b_listen_fd_swap.sh \
 	tests/escapes/e55b_mknod_device.sh \
 	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e31b_environ_leak.sh \
+	tests/escapes/e17f_device_write_flip.sh \
+	tests/escapes/e17e_special_read_flip.sh \
 	tests/escapes/e17d_openat2_flags_continued.sh \
 	tests/escapes/e14b_bind_alias.sh \
 	tests/escapes/e09d_pathcall_flip.sh \
@@ -97,6 +103,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e68_script_swap.sh
 
 ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e17g_opath_flip.sh \
 	tests/escapes/e48_scm_rights.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
@@ -110,6 +117,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e09_thread_flip \
 	tests/escapes/src/e09b_sockaddr_flip \
 	tests/escapes/src/e09d_pathcall_flip \
+	tests/escapes/src/e09e_net_flip \
 	tests/escapes/src/e10_shared_flip \
 	tests/escapes/src/e11_fd_swap \
 	tests/escapes/src/e12_symlink_swap \
@@ -141,6 +149,8 @@ tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
 tests_escapes_src_e09d_pathcall_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09d_pathcall_flip_LDFLAGS = -pthread
+tests_escapes_src_e09e_net_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e09e_net_flip_LDFLAGS = -pthread
 tests_escapes_src_e09b_sockaddr_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09b_sockaddr_flip_LDFLAGS = -pthread
 tests_escapes_src_e17c_openat2_flags_race_CFLAGS = $(AM_CFLAGS) -pthread
