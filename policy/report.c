@@ -356,7 +356,9 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 
 		if (e != -ENOMEM)
 			return e;
-		/* could not render it: keep it as a record after all */
+		/* could not render it: keep it as a record after all, and
+		 * the later ones too, so that the order stays */
+		r->spill_failed = true;
 	}
 	if (grow((void **)&r->dens, &r->adens, r->ndens, sizeof(*r->dens)))
 		return -ENOMEM;
