@@ -33,17 +33,29 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
  * The event is therefore recorded "verified": false.
  *
- * Where it is still used: the network family except inet connect/bind
- * (net.c performs those on a pidfd_getfd duplicate; sendto/sendmsg with
- * their payloads, listen and unix sockets still CONTINUE), exec (cannot be emulated; the exec
+ * Where it is still used: in the network family only for what needs no
+ * decision on memory or cannot be emulated: --observe, sendto without an
+ * address (registers only), sendmsg/sendmmsg whose msghdrs name no
+ * address (see the note in net.c's cw_handle_net), netlink binds and
+ * sends (the port id would be capwatch's tgid), socket() (registers);
+ * net.c performs connect, bind, listen, sendto/sendmsg/sendmmsg with an
+ * address (inet, inet6, unix pathname pinned by inode, abstract) on a
+ * pidfd_getfd duplicate with its own copies of address, payload and
+ * control data. Also exec (cannot be emulated; the exec
  * stop re-checks what the kernel loaded), signals (scalar arguments; only
  * pid reuse can race), and the file cases emulation leaves to the kernel:
- * --observe, opens of devices other than /dev/null-like ones and of /proc
- * and /sys, O_PATH opens (no access by themselves), calls acting on a
- * symlink itself, mknod of a device (denied unless unrestricted). Files
- * otherwise are emulated in fs.c (opens with ADDFD|SEND, reopened
- * descriptors through a duplicate, path-changing calls on held directory
- * fds, metadata calls on held object fds). */
+ * --observe (it enforces nothing), O_PATH opens (ADDFD cannot pass them;
+ * they give no access by themselves and every use that would is decided
+ * on its object: the argument is in fs_special.c, and its one known gap,
+ * a /proc/self/fd/N reopen of an O_PATH descriptor counted as covered, in
+ * tests/escapes/KNOWN-OPEN.md), calls acting on a symlink itself, mknod
+ * of a device (denied unless unrestricted). Every other open is performed
+ * by capwatch: files in fs.c (ADDFD|SEND, reopened descriptors through a
+ * duplicate), /proc, /sys, devices, FIFOs and sockets in fs_special.c (the
+ * decided object opened O_PATH without following symlinks, checked, and
+ * reopened through capwatch's own descriptor; /dev/tty as the target's
+ * controlling terminal). Path-changing calls run on held directory fds,
+ * metadata calls on held object fds (fs.c). */
 static inline void enforce_continue(struct cw_notif *n, struct cw_event *ev)
 {
 	ev->verified = false;

@@ -22,7 +22,8 @@ INTEGRATION_TESTS = \
 	tests/integration/degraded.sh \
 	tests/integration/matrix.sh \
 	tests/integration/replay.sh \
-	tests/integration/scale.sh
+	tests/integration/scale.sh \
+	tests/integration/special_opens.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \

@@ -31,32 +31,40 @@ static void *flip(void *arg)
 	return NULL;
 }
 
-/* Can the bytes of EVIL be read starting from the O_PATH descriptor FD? */
+/* Reads of EVIL reached from an O_PATH descriptor, per route. */
+static long via_procfd, via_devfd, via_link;
+
+/* Can the bytes of EVIL be read starting from the O_PATH descriptor FD?
+ * Every route is tried (and counted) each time. */
 static int opath_reaches(int fd, struct esc_id canary)
 {
 	char p[64], buf[16];
 	const char *via[] = { "/proc/self/fd/%d", "/dev/fd/%d" };
+	long *count[] = { &via_procfd, &via_devfd };
+	int hit = 0;
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(p, sizeof(p), via[i], fd);
 		int r = open(p, O_RDONLY);
 		if (r < 0)
 			continue;
-		int hit = esc_fd_is(r, canary) && read(r, buf, sizeof(buf)) > 0;
+		if (esc_fd_is(r, canary) && read(r, buf, sizeof(buf)) > 0) {
+			(*count[i])++;
+			hit = 1;
+		}
 		close(r);
-		if (hit)
-			return 1;
 	}
 	unlink("e17e.link");
 	if (linkat(fd, "", AT_FDCWD, "e17e.link", AT_EMPTY_PATH) == 0) {
 		int r = open("e17e.link", O_RDONLY);
-		int hit = r >= 0 && esc_fd_is(r, canary) && read(r, buf, sizeof(buf)) > 0;
+		if (r >= 0 && esc_fd_is(r, canary) && read(r, buf, sizeof(buf)) > 0) {
+			via_link++;
+			hit = 1;
+		}
 		if (r >= 0)
 			close(r);
 		unlink("e17e.link");
-		if (hit)
-			return 1;
 	}
-	return 0;
+	return hit;
 }
 
 int main(int argc, char **argv)
@@ -97,7 +105,8 @@ int main(int argc, char **argv)
 	stop = 1;
 	pthread_join(t, NULL);
 	if (mode == 'p')
-		printf("OPATH landed=%ld\n", landed);
+		printf("OPATH landed=%ld via_procfd=%ld via_devfd=%ld via_link=%ld\n", landed, via_procfd,
+		       via_devfd, via_link);
 	esc_race_result(attempts, ok, hits);
 	return 0;
 }

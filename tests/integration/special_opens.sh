@@ -1,0 +1,106 @@
+#!/bin/sh
+# Opens of /proc, /sys, devices and FIFOs are performed by capwatch itself
+# (supervisor/handlers/fs_special.c): they must still work as they do bare,
+# under --profile readonly and verify, and the trace must say
+# "verified": true for them. O_PATH opens are the one kind still continued
+# ("verified": false). The escape side is tests/escapes/e17e, e17f, e17g.
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+cw_workdir
+PTYRUN=$top_srcdir/tests/escapes/ptyrun.py
+sysfile=/sys/devices/system/cpu/online
+[ -r "$sysfile" ] || sysfile=/sys/kernel/uevent_seqnum
+[ -r "$sysfile" ] || skip "no readable /sys file"
+
+# One script, bare and under each profile: its output must not change.
+cat >"$T/probe.sh" <<EOF2
+head -1 /proc/self/status
+ls /proc/self/fd | sort -n | head -3 | tr '\n' ' '; echo
+head -c 16 /dev/urandom | wc -c
+cat $sysfile
+grep -c . /proc/self/maps >/dev/null && echo maps-ok
+tr '\0' '\n' </proc/self/environ | grep -c '^PATH=' 
+"$CW_PY" -c 'import os; m, s = os.openpty(); os.write(s, b"ping\n"); print("ptmx", os.read(m, 5), os.ttyname(s).startswith("/dev/pts/"))'
+EOF2
+sh "$T/probe.sh" >"$O/bare.out" 2>&1 || fail "probe failed bare: $(cat "$O/bare.out")"
+for prof in readonly verify; do
+	cw --profile $prof --report "$O/$prof.json" --trace "$O/$prof.jsonl" -- sh "$T/probe.sh" >"$O/$prof.out" 2>&1
+	expect_rc 0 "$prof: the probe script"
+	# Only the sysfs line may legitimately differ (uevent_seqnum moves).
+	if ! diff "$O/bare.out" "$O/$prof.out" >"$O/$prof.diff"; then
+		[ "$sysfile" = /sys/kernel/uevent_seqnum ] && [ "$(grep -c '^[<>]' "$O/$prof.diff")" = 2 ] ||
+			fail "$prof: output differs from bare: $(cat "$O/$prof.diff")"
+	fi
+	report_assert "$O/$prof.json" "outcome['kind'] == 'success'" "not denials()"
+	trace_assert "$O/$prof.jsonl" \
+		"all(e['verified'] for e in ops(resolved=R(r'/proc/[0-9]+/(status|fd|maps|environ)')))" \
+		"ops(resolved=R(r'/proc/[0-9]+/status'))" "ops(resolved=R(r'/proc/[0-9]+/fd'))" \
+		"ops(resolved=R(r'/proc/[0-9]+/environ'))" \
+		"ops(resolved='$sysfile') and all(e['verified'] and not e.get('errno') for e in ops(resolved='$sysfile'))" \
+		"ops(resolved='/dev/urandom') and all(e['verified'] for e in ops(resolved='/dev/urandom'))" \
+		"ops(resolved='/dev/ptmx') and all(e['verified'] and not e.get('errno') for e in ops(resolved='/dev/ptmx'))" \
+		"not [e for e in ops(resolved=R(r'/(proc|sys|dev)/.*')) if not e['verified']]"
+done
+
+# /dev/tty is the opener's controlling terminal: the command's pty, not
+# capwatch's (none here: ENXIO, as bare in a new session).
+cw --profile readonly --report "$O/nt.json" --trace "$O/nt.jsonl" -- sh -c 'echo x >/dev/tty' >"$O/nt.out" 2>&1
+expect_rc 2 "readonly: /dev/tty without a controlling terminal"
+grep -q 'No such device or address' "$O/nt.out" || fail "/dev/tty without a terminal: not ENXIO: $(cat "$O/nt.out")"
+setsid sh -c 'echo x >/dev/tty' 2>/dev/null </dev/null && fail "bare: /dev/tty opened without a controlling terminal?"
+trace_assert "$O/nt.jsonl" "[e for e in ops(resolved='/dev/tty') if e['verified'] and e.get('errno') == 'ENXIO']"
+# On a pty (tty mode: capwatch shares it) and on a pty the command makes
+# its own controlling terminal (pty.fork: a new session), for both the
+# /dev/tty open and what it writes to must be that terminal.
+cat >"$T/ttyprobe.py" <<'EOF2'
+import os, pty, sys
+fd = os.open("/dev/tty", os.O_RDWR)
+os.write(fd, b"own-tty-write\n")
+pid, m = pty.fork()
+if pid == 0:
+    t = os.open("/dev/tty", os.O_RDWR)
+    st = os.fstat(t)
+    os.write(t, b"inner-tty %s\n" % str(os.major(st.st_rdev) in range(136, 144)).encode())
+    os._exit(0)
+out = b""
+while True:
+    try:
+        d = os.read(m, 100)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+print("inner says", out.strip())
+EOF2
+timeout -k 5 60 "$CW_PY" "$PTYRUN" 30 "$CAPWATCH" --profile readonly --report "$O/tty.json" \
+	--trace "$O/tty.jsonl" -- "$CW_PY" "$T/ttyprobe.py" >"$O/tty.out" 2>&1
+grep -q 'own-tty-write' "$O/tty.out" || fail "/dev/tty on a pty: the write did not reach the terminal: $(cat "$O/tty.out")"
+grep -q "inner says b'inner-tty True'" "$O/tty.out" || fail "/dev/tty in a new session on its own pty: $(cat "$O/tty.out")"
+report_assert "$O/tty.json" "outcome['kind'] == 'success'"
+trace_assert "$O/tty.jsonl" "len([e for e in ops(resolved='/dev/tty') if e['verified'] and not e.get('errno')]) >= 2"
+
+# FIFOs: a blocking reader and a blocking writer meet (the open that
+# waits is performed by a worker, the event loop goes on), O_RDWR too.
+mkfifo "$W/p"
+cw --profile verify --report "$O/fifo.json" --trace "$O/fifo.jsonl" -- sh -c \
+	'cat p >got & sleep 0.3; echo through-fifo >p; wait; exec 3<>p; echo rdwr-ok' >"$O/fifo.out" 2>&1
+expect_rc 0 "verify: FIFO reader and writer"
+[ "$(cat "$W/got")" = through-fifo ] || fail "FIFO: the reader got '$(cat "$W/got")'"
+grep -q rdwr-ok "$O/fifo.out" || fail "FIFO O_RDWR: $(cat "$O/fifo.out")"
+trace_assert "$O/fifo.jsonl" "len([e for e in ops(resolved='$W/p') if e['verified']]) == 3"
+
+# Another process's opener-checked /proc file (environ: the kernel checks
+# the opener, and capwatch is the tracer): refused; its status is not.
+cw --profile readonly --report "$O/sib.json" --trace "$O/sib.jsonl" -- sh -c \
+	'sleep 5 & p=$!; head -1 /proc/$p/status; cat /proc/$p/environ >/dev/null && echo environ-read; kill $p' >"$O/sib.out" 2>&1
+grep -q '^Name:.*sleep' "$O/sib.out" || fail "sibling status: $(cat "$O/sib.out")"
+grep -q environ-read "$O/sib.out" && fail "another process's environ was opened for the target by capwatch"
+trace_assert "$O/sib.jsonl" "[e for e in ops(resolved=R(r'/proc/[0-9]+/environ')) if e['verified'] and e.get('errno') == 'EACCES']"
+
+# O_PATH: still continued (ADDFD cannot pass it), recorded as unverified.
+cw --profile readonly --report "$O/op.json" --trace "$O/op.jsonl" -- "$CW_PY" -c \
+	'import os; fd = os.open("/proc/self/status", os.O_PATH); print(os.fstat(fd).st_size >= 0)' >"$O/op.out" 2>&1
+expect_rc 0 "readonly: an O_PATH open"
+trace_assert "$O/op.jsonl" "[e for e in ops(resolved=R(r'/proc/[0-9]+/status')) if not e['verified'] and e['args']['flags'] & 0o10000000]"
