@@ -33,15 +33,9 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
  * The event is therefore recorded "verified": false.
  *
- * Where it is still used: in the network family only for what needs no
- * decision on memory or cannot be emulated: --observe, sendto without an
- * address (registers only), sendmsg/sendmmsg whose msghdrs name no
- * address (see the note in net.c's cw_handle_net), netlink binds and
- * sends (the port id would be capwatch's tgid), socket() (registers);
- * net.c performs connect, bind, listen, sendto/sendmsg/sendmmsg with an
- * address (inet, inet6, unix pathname pinned by inode, abstract) on a
- * pidfd_getfd duplicate with its own copies of address, payload and
- * control data. Also exec (cannot be emulated; the exec
+ * Where it is still used: the network family except inet connect/bind
+ * (net.c performs those on a pidfd_getfd duplicate; sendto/sendmsg with
+ * their payloads, listen and unix sockets still CONTINUE), exec (cannot be emulated; the exec
  * stop re-checks what the kernel loaded), signals (scalar arguments; only
  * pid reuse can race), and the file cases emulation leaves to the kernel:
  * --observe (it enforces nothing), O_PATH opens (ADDFD cannot pass them;
