@@ -143,7 +143,10 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_run *run = n->run;
 	cw_hosts_prepare(run, &ev->op); /* host-name scopes: capwatch's own lookups */
-	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
+	if (ev->decided)
+		ev->decided = false; /* a second call (a re-decision) decides anew */
+	else
+		cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
 	bool allow = ev->d.verdict == CW_ALLOW;
 	/* "ask": cw_policy_decide already turned asks approved on the command
 	 * line into allows; an answer remembered for the run settles it, else
@@ -232,7 +235,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
 		     cw_enforce_fn enforce)
 {
-	if (!cw_notif_valid(n)) {
+	if (!ev->checked && !cw_notif_valid(n)) {
 		/* The target is gone or was interrupted: it will ask again if
 		 * it still can. Nothing happened, nothing to record. */
 		n->answered = true;
@@ -242,6 +245,8 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 		if (prepare)
 			prepare(n, ev);
 		enforce(n, ev);
+		if (ev->vanished)
+			return;
 	} else if (cw_approval_defer(n, ev, prepare, enforce)) {
 		return; /* waits for an approver; answered and recorded then */
 	} else {

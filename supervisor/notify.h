@@ -44,6 +44,12 @@ struct cw_event {
 	bool enforced;  /* the decision took effect (false under --observe) */
 	bool verified;  /* true only when the supervisor performed the operation itself */
 	int err;        /* errno answered, 0 when allowed */
+	bool decided;   /* d already holds cw_policy_decide() of op (a handler's
+			   fast path): cw_event_decide uses it once */
+	bool checked;   /* no ID_VALID needed (the handler checked, or its answer
+			   is the check): cw_event_finish does not ask */
+	bool vanished;  /* the answer found the notification gone and nothing had
+			   been done for it: not recorded */
 };
 void cw_event_init(struct cw_event *ev, const char *syscall);
 

@@ -484,6 +484,55 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 	return 0;
 }
 
+/* Does PATH need the walk even when nothing on it is a symlink? ".."
+ * applies after symlink resolution, and a final "." or slash asks the
+ * kernel for a directory, which the normalized name no longer says. */
+static bool needs_walk(const char *path)
+{
+	for (const char *c = path;;) {
+		while (*c == '/')
+			c++;
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		if (!c[n])
+			/* a final component ("" after a slash, ".") */
+			return n == 0 ? c != path : (n == 1 && c[0] == '.' && c != path);
+		c += n;
+	}
+}
+
+static bool special_tree(const char *p)
+{
+	static const char *const trees[] = { "/proc", "/dev", "/sys" };
+	for (size_t i = 0; i < CW_ARRAY_SIZE(trees); i++) {
+		size_t l = strlen(trees[i]);
+		if (strncmp(p, trees[i], l) == 0 && (p[l] == '\0' || p[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *res)
+{
+	char base[PATH_MAX];
+
+	if (!*path)
+		return -ENOENT;
+	if (needs_walk(path))
+		return -EAGAIN;
+	/* Any trouble with the cwd: the walk finds the errno to answer. */
+	if (path[0] != '/' && base_of(tid, AT_FDCWD, base, sizeof(base), true) != 0)
+		return -EAGAIN;
+	int e = cw_path_normalize(path[0] == '/' ? NULL : base, path, res->path, sizeof(res->path));
+	if (e < 0 || strlen(res->path) >= PATH_MAX || special_tree(res->path))
+		return -EAGAIN;
+	res->exists = true;
+	res->is_symlink = false;
+	res->mode = 0;
+	return 0;
+}
+
 int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *res)
 {
 	int e = base_of(tid, fd, res->path, sizeof(res->path), false);

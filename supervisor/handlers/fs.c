@@ -139,6 +139,9 @@ static struct {
 	unsigned long long flags; /* as the kernel will see them */
 	unsigned long long mode;
 	bool emulable;            /* openat2 with resolve flags or a bigger struct: no */
+	bool lexical;             /* opened by open_lexically(): FD or OPEN_ERR is the result */
+	int fd;                   /* ... its descriptor, -1 when none */
+	int open_err;             /* ... its errno when FD is -1 */
 } cur_open;
 
 /* The flags open(2)/openat(2) keep (the kernel drops the others silently,
@@ -237,8 +240,9 @@ static bool file_is_mount_point(int fd, const char *path)
 	return a.stx_mnt_id != b.stx_mnt_id;
 }
 
-/* Install FD in the target as the answer, or answer the error. */
-static void answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
+/* Install FD in the target as the answer, or answer the error. Returns
+ * -ENOENT when the target went away (nothing installed), else 0. */
+static int answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
 {
 	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
 	close(fd);
@@ -246,10 +250,12 @@ static void answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
 		ev->err = 0;
 	} else if (r == -ENOENT) {
 		n->answered = true; /* the target went away: nothing installed */
+		return r;
 	} else {
 		ev->err = -r; /* EMFILE...: the target still waits for us */
 		cw_notif_error(n, ev->err);
 	}
+	return 0;
 }
 
 /* "/dev/fd/N": the target reopens its own descriptor N (/dev/stdout,
@@ -299,6 +305,20 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
+	if (cur_open.lexical) {
+		/* Opened already, on exactly the name decided on. The answer
+		 * proves the bytes were the asker's (open_lexically): when it
+		 * finds the notification gone, the event is not recorded. */
+		int fd = steal_fd(&cur_open.fd);
+		ev->verified = true;
+		if (fd >= 0) {
+			ev->vanished = answer_with_fd(n, ev, fd) == -ENOENT;
+		} else {
+			ev->err = cur_open.open_err;
+			ev->vanished = cw_notif_error(n, ev->err) == -ENOENT;
+		}
+		return;
+	}
 	if (ev->enforced && cur_open.emulable && !(cur_open.flags & O_PATH) &&
 	    strncmp(ev->op.path, "/dev/fd/", 8) == 0) {
 		reopen_target_fd(n, ev, atoi(ev->op.path + 8));
@@ -437,6 +457,72 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 		ev->op.kind = CW_OP_PROC_ACCESS;
 }
 
+/* The hot path (most opens of a build: headers, libraries, sources): a
+ * plain read-only open is decided on its lexical name and opened at once
+ * with RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS. That open succeeds (or
+ * fails with anything but ELOOP) only when no component was a symlink,
+ * i.e. when the lexical name is the one the walk would have resolved, so
+ * the decision rests on the object opened, as in enforce_open, without the
+ * walk's openat2(O_PATH), fstat and close. Only an allowed, emulated
+ * outcome may rest on an unwalked name: a denial, an ELOOP or an object
+ * that is not a regular file or a directory (a device's open has effects,
+ * a FIFO's blocks) goes back to the walk and is decided again (returns
+ * false, nothing answered). On true, EV is decided and checked, and
+ * cur_open holds the descriptor or the errno for enforce_open. */
+static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
+			   unsigned long long resolve)
+{
+	struct cw_run *run = n->run;
+	unsigned long long f = cur_open.flags;
+
+	if (run->observe || !cur_open.emulable || (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) ||
+	    (dirfd != AT_FDCWD && raw1[0] != '/') || (f & O_ACCMODE) != O_RDONLY ||
+	    (f & (O_PATH | O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT)))
+		return false;
+	if (cw_resolve_lexical(n->tid, raw1, &res1) < 0)
+		return false;
+	ev->op.kind = CW_OP_OPEN_READ;
+	ev->op.path = res1.path;
+	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
+	if (ev->d.verdict != CW_ALLOW)
+		return false;
+	struct stat st;
+	if (lstat(res1.path, &st) == 0) {
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return false;
+		res1.mode = st.st_mode;
+	} else if (errno == ENOENT || errno == ENOTDIR) {
+		/* Missing: the open below fails the same way (or ELOOP
+		 * when a symlink came first). */
+		res1.exists = false;
+	} else {
+		return false;
+	}
+	struct open_how how = {
+		.flags = f | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, res1.path, &how, sizeof(how));
+	if (fd < 0 && errno == ELOOP)
+		return false; /* a symlink on the way: the walk decides */
+	cur_open.lexical = true;
+	cur_open.fd = fd;
+	cur_open.open_err = fd < 0 ? errno : 0;
+	ev->decided = true;
+	/* No ID_VALID between reading the path and the cwd and using them
+	 * (K10): its purpose is that nothing happens on bytes of a thread
+	 * that is gone, whose tid may name another task by now. Here nothing
+	 * has happened yet (an lstat and a read-only open of a regular file
+	 * or directory have no effect), and the answer (ADDFD|SEND or SEND)
+	 * succeeds only while the notification is pending, i.e. while the
+	 * thread that asked is alive and blocked: then it was alive through
+	 * the reads, and its tid named it. When the answer finds it gone,
+	 * the event is dropped (enforce_open), so the trace never holds an
+	 * event decided on another task's bytes. */
+	ev->checked = true;
+	return true;
+}
+
 void cw_handle_open(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -447,6 +533,7 @@ void cw_handle_open(struct cw_notif *n)
 
 	cw_event_init(&ev, n->syscall);
 	memset(&cur_open, 0, sizeof(cur_open));
+	cur_open.fd = -1;
 	switch (nr) {
 	case __NR_open:
 		patharg = 0;
@@ -545,22 +632,25 @@ void cw_handle_open(struct cw_notif *n)
 		rflags |= CW_RES_BENEATH;
 	if (open_how_resolve & RESOLVE_NO_SYMLINKS)
 		rflags |= CW_RES_NO_SYMLINKS;
-	e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
-	if (e < 0) {
-		answer_unreadable(n, -e);
-		return;
-	}
-
-	ev.op.kind = wr ? CW_OP_OPEN_WRITE : CW_OP_OPEN_READ;
-	ev.op.path = res1.path;
 	ev.raw_path = raw1;
 	ev.raw_path_len = len;
 	ev.dirfd = dirfd;
 	ev.has_dirfd = nr == __NR_openat || nr == __NR_openat2;
 	ev.flags = flags;
 	ev.has_flags = true;
-	proc_file_target(n, &ev, wr);
+	if (!open_lexically(n, &ev, dirfd, open_how_resolve)) {
+		e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return;
+		}
+		ev.op.kind = wr ? CW_OP_OPEN_WRITE : CW_OP_OPEN_READ;
+		ev.op.path = res1.path;
+		proc_file_target(n, &ev, wr);
+	}
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
+	if (cur_open.fd >= 0)
+		close(steal_fd(&cur_open.fd)); /* not installed: the target went away */
 }
 
 /* ---- the path-mutating calls ---- */

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include <cmocka.h>
 #include "supervisor/resolve.h"
 
@@ -209,6 +211,77 @@ static void test_object_fields(void **state)
 	check_obj("ws/real/file/x", 0, "ws/real/file/x", false, false, NULL);
 }
 
+/* The lexical shortcut of the open hot path (fs.c open_lexically): its
+ * name is trusted only when openat2(RESOLVE_NO_SYMLINKS|NO_MAGICLINKS) of
+ * it does not fail ELOOP, and then it must be the walk's name exactly. */
+static void lexical_agrees(const char *path, bool want_eloop)
+{
+	struct cw_resolved lex, walk;
+	assert_int_equal(cw_resolve_lexical(getpid(), path, &lex), 0);
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, lex.path, &how, sizeof(how));
+	int err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if ((err == ELOOP) != want_eloop)
+		fail_msg("%s: openat2 of %s: %s", path, lex.path, err ? strerror(err) : "opened");
+	if (want_eloop)
+		return; /* the caller walks */
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, path, 0, &walk), 0);
+	if (strcmp(lex.path, walk.path) != 0)
+		fail_msg("%s: lexical %s, walk %s", path, lex.path, walk.path);
+}
+
+static void test_lexical(void **state)
+{
+	(void)state;
+	struct cw_resolved r;
+	char abs[PATH_MAX * 2];
+
+	lexical_agrees("ws/real/file", false);
+	lexical_agrees("./ws//real/./file", false);
+	lexical_agrees(".", false);
+	lexical_agrees("ws/real/nothere", false);    /* ENOENT: kept as written, as the walk does */
+	lexical_agrees("ws/nothere/new", false);
+	lexical_agrees("ws/real/file/x", false);     /* ENOTDIR */
+	snprintf(abs, sizeof(abs), "%s/ws/real/sub", root);
+	lexical_agrees(abs, false);
+	/* A symlink anywhere on the way: the open refuses the name. */
+	lexical_agrees("ws/link/file", true);
+	lexical_agrees("ws/link", true);
+	lexical_agrees("ws/dangling", true);
+	lexical_agrees("ws/abs/hostname", true);
+	lexical_agrees("ws/loop1", true);
+	lexical_agrees("ws/link/nothere", true);
+	lexical_agrees("ws/real/sub/up/file", true);
+	/* Shapes whose meaning the normalized name loses: the walk. */
+	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/../real/file", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "..", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/.", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/file/", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "", &r), -ENOENT);
+	/* Magic names and devices: the walk (and enforce_open's rules). */
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", &r), 0);
+	assert_string_equal(r.path, "/procfs/x");
+	/* Joined with the cwd past what the kernel opens: the walk. */
+	char *deep = malloc(PATH_MAX);
+	assert_non_null(deep);
+	memset(deep, 'd', PATH_MAX - 2);
+	deep[PATH_MAX - 2] = '\0';
+	for (size_t i = 200; i < PATH_MAX - 2; i += 200)
+		deep[i] = '/';
+	assert_int_equal(cw_resolve_lexical(getpid(), deep, &r), -EAGAIN);
+	free(deep);
+}
+
 static void test_memory(void **state)
 {
 	(void)state;
@@ -247,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_openat2_rules),
 		cmocka_unit_test(test_proc_self_and_fds),
 		cmocka_unit_test(test_object_fields),
+		cmocka_unit_test(test_lexical),
 		cmocka_unit_test(test_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
