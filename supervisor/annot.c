@@ -1311,7 +1311,7 @@ static bool env_has_preload(pid_t pid)
 
 /* Has the new image a program interpreter (the dynamic loader)? AT_BASE
  * is its load address, 0 for a static (or static-pie) executable. */
-static int has_interp(pid_t pid)
+static int has_interp_auxv(pid_t pid)
 {
 	char path[64];
 	/* The whole vector in one read (about 20 pairs; it was one read per
@@ -1331,6 +1331,46 @@ static int has_interp(pid_t pid)
 			return av[i + 1] != 0;
 	}
 	return -1;
+}
+
+/* Whether a file has an interpreter is a property of the file: the answer
+ * is kept per executable, keyed by its identity (device, inode, size,
+ * mtime, ctime: a rewritten or replaced file is another key, never by
+ * path), so that a shell running the same programs over and over costs
+ * one stat of /proc/PID/exe per exec instead of an open, read and close
+ * of /proc/PID/auxv. */
+#define INTERP_CACHE 64
+static struct interp_ent {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	int8_t result; /* 0 static, 1 dynamic; unused when ino == 0 */
+} interp_cache[INTERP_CACHE];
+
+static bool same_file(const struct interp_ent *e, const struct stat *st)
+{
+	return e->ino && e->ino == st->st_ino && e->dev == st->st_dev && e->size == st->st_size &&
+	       e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static int has_interp(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return has_interp_auxv(pid);
+	struct interp_ent *e = &interp_cache[((size_t)st.st_ino * 2654435761u ^ (size_t)st.st_dev) % INTERP_CACHE];
+	if (same_file(e, &st))
+		return e->result;
+	int r = has_interp_auxv(pid);
+	if (r >= 0) {
+		*e = (struct interp_ent){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+					  .mtime = st.st_mtim, .ctime = st.st_ctim, .result = (int8_t)r };
+	}
+	return r;
 }
 
 const char *cw_annot_exec(struct cw_run *run, pid_t pid)
