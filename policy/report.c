@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cjson/cJSON.h>
 
 #include "report.h"
@@ -99,6 +98,7 @@ struct cw_report {
 	 * and before dens[spill_at..] (records kept in memory again after a
 	 * spill write failed). */
 	int spill_fd;            /* -1: none; CW_REPORT_SPILL_DISCARD: drop */
+	const struct cw_report_io *spill_io;
 	size_t spill_keep;
 	bool spilling, spill_failed;
 	size_t spill_at;
@@ -260,7 +260,7 @@ void cw_report_free(cw_report *r)
 	}
 	free(r->dens);
 	if (r->spill_fd >= 0)
-		close(r->spill_fd);
+		r->spill_io->close(r->spill_fd);
 	free(r->sbuf);
 	free(r->fs_program);
 	free(r->fs_syscall);
@@ -1060,25 +1060,6 @@ static char *print_item(struct rctx *c, cJSON *obj)
 
 #define SPILL_BUF (64 * 1024)
 
-static int write_all(int fd, const char *p, size_t n, size_t *done)
-{
-	*done = 0;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		*done += (size_t)w;
-	}
-	return 0;
-}
 
 /* Write SBUF to the spill file. On failure what was not written stays in
  * SBUF (rendered from there) and spilling stops. */
@@ -1089,7 +1070,7 @@ static int spill_flush(cw_report *r)
 
 	if (r->spill_fd < 0 || !r->slen)
 		return 0;
-	e = write_all(r->spill_fd, r->sbuf, r->slen, &done);
+	e = r->spill_io->write(r->spill_fd, r->sbuf, r->slen, &done);
 	r->spill_len += (off_t)done;
 	memmove(r->sbuf, r->sbuf + done, r->slen - done);
 	r->slen -= done;
@@ -1098,15 +1079,16 @@ static int spill_flush(cw_report *r)
 	return e;
 }
 
-int cw_report_set_spill(cw_report *r, int fd, size_t keep)
+int cw_report_set_spill(cw_report *r, int fd, size_t keep, const struct cw_report_io *io)
 {
-	if (fd < 0 && fd != CW_REPORT_SPILL_DISCARD)
+	if ((fd < 0 && fd != CW_REPORT_SPILL_DISCARD) || (fd >= 0 && !io))
 		return -EINVAL;
 	if (r->spill_fd >= 0 || r->spilling)
 		return -EBUSY;
 	if (fd >= 0 && !(r->sbuf = malloc(SPILL_BUF)))
 		return -ENOMEM;
 	r->spill_fd = fd;
+	r->spill_io = io;
 	r->spill_keep = keep;
 	return 0;
 }
@@ -1201,6 +1183,7 @@ static int spill_denial(cw_report *r, const struct cw_denial_record *dr)
 /* Where the rendered document goes: a descriptor (through BUF) or memory. */
 struct sink {
 	int fd;          /* -1: memory */
+	const struct cw_report_io *io; /* with FD */
 	char *buf;
 	size_t len, cap;
 	int err;         /* the first -errno */
@@ -1213,7 +1196,7 @@ static void sink_flush(struct sink *s)
 
 	if (s->fd < 0 || !s->len || s->err)
 		return;
-	e = write_all(s->fd, s->buf, s->len, &done);
+	e = s->io->write(s->fd, s->buf, s->len, &done);
 	if (e < 0)
 		s->err = e;
 	s->len = 0;
@@ -1229,7 +1212,7 @@ static void sink_put(struct sink *s, const char *p, size_t n)
 			sink_flush(s);
 			if (n > s->cap) {
 				size_t done;
-				int e = write_all(s->fd, p, n, &done);
+				int e = s->io->write(s->fd, p, n, &done);
 
 				if (e < 0)
 					s->err = e;
@@ -1326,11 +1309,9 @@ static void put_denials(struct sink *s, struct rctx *c, const cw_report *r)
 
 			if ((off_t)want > r->spill_len - off)
 				want = (size_t)(r->spill_len - off);
-			k = pread(r->spill_fd, chunk, want, off);
-			if (k < 0 && errno == EINTR)
-				continue;
+			k = r->spill_io->pread(r->spill_fd, chunk, want, (uint64_t)off);
 			if (k <= 0) {
-				s->err = k < 0 ? -errno : -EIO;
+				s->err = k < 0 ? (int)k : -EIO;
 				break;
 			}
 			put_fragments(s, chunk, (size_t)k, &at_start, &first);
@@ -1479,13 +1460,15 @@ char *cw_report_render(const cw_report *r)
 	return s.buf;
 }
 
-int cw_report_write(const cw_report *r, int fd)
+int cw_report_write(const cw_report *r, int fd, const struct cw_report_io *io)
 {
 	char buf[SPILL_BUF];
-	struct sink s = { .fd = fd, .buf = buf, .cap = sizeof(buf) };
+	struct sink s = { .fd = fd, .io = io, .buf = buf, .cap = sizeof(buf) };
 
 	if (fd < 0)
 		return -EBADF;
+	if (!io)
+		return -EINVAL;
 	render_to(r, &s);
 	sink_flush(&s);
 	return s.err;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "policy.h"
 
 #define CW_REPORT_SCHEMA "capwatch.report/v1"
@@ -63,17 +64,31 @@ struct cw_denial_record {
 };
 int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
 
+/* The byte store behind spilling and cw_report_write. policy/ makes no
+ * system calls (pure policy, effectful supervisor): the caller supplies
+ * them, on descriptors it opened.
+ *   write: all N bytes of P appended at FD's offset; 0 or -errno, and
+ *          *DONE the bytes written either way (EINTR retried inside);
+ *   pread: up to N bytes at OFF; the count, 0 at the end, or -errno;
+ *   close: FD is given up. */
+struct cw_report_io {
+	int (*write)(int fd, const char *p, size_t n, size_t *done);
+	ssize_t (*pread)(int fd, char *p, size_t n, uint64_t off);
+	void (*close)(int fd);
+};
+
 /* Bounded memory for denials (the report lists every one): keep the first
  * KEEP in memory and append the rest to FD, an empty file open for reading
  * and writing that nothing else can reach (O_TMPFILE, or unlinked before
- * the command started), as ready-made JSON; rendering splices them into
- * "denials" in order. The report owns FD from then on. FD
- * CW_REPORT_SPILL_DISCARD: the report will never be rendered; count the
- * denials past KEEP and drop them. Without a call every denial stays in
- * memory. Call before the first denial; -EBUSY after. */
+ * the command started), as ready-made JSON, through IO; rendering splices
+ * them into "denials" in order. The report owns FD from then on (closed
+ * through IO). FD CW_REPORT_SPILL_DISCARD (IO may be NULL): the report
+ * will never be rendered; count the denials past KEEP and drop them.
+ * Without a call every denial stays in memory. Call before the first
+ * denial; -EBUSY after. */
 #define CW_REPORT_SPILL_DISCARD (-2)
 #define CW_REPORT_KEEP_DENIALS 256
-int cw_report_set_spill(cw_report *r, int fd, size_t keep);
+int cw_report_set_spill(cw_report *r, int fd, size_t keep, const struct cw_report_io *io);
 
 /* Runtime denials recorded so far, in memory and spilled. */
 uint64_t cw_report_denial_count(const cw_report *r);
@@ -132,6 +147,6 @@ char *cw_report_render(const cw_report *r);
 /* The same document written to FD as it is rendered: the long arrays
  * (denials, processes, capabilitiesUsed) one element at a time, so the
  * peak memory does not grow with them. 0 or -errno. */
-int cw_report_write(const cw_report *r, int fd);
+int cw_report_write(const cw_report *r, int fd, const struct cw_report_io *io);
 
 #endif

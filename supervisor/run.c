@@ -429,6 +429,42 @@ static int open_spill(const char *dir)
 	return fd;
 }
 
+/* The report's I/O (policy/ makes no system calls): plain descriptors. */
+static int io_write(int fd, const char *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+static ssize_t io_pread(int fd, char *p, size_t n, uint64_t off)
+{
+	for (;;) {
+		ssize_t k = pread(fd, p, n, (off_t)off);
+		if (k >= 0 || errno != EINTR)
+			return k < 0 ? -errno : k;
+	}
+}
+
+static void io_close(int fd)
+{
+	close(fd);
+}
+
+static const struct cw_report_io report_io = { io_write, io_pread, io_close };
+
 /* Bound the memory the report's denials take: every denial past the first
  * CW_REPORT_KEEP_DENIALS goes to the spill file (or, when no report will
  * be written, is only counted). Without a spill file they stay in memory,
@@ -436,7 +472,7 @@ static int open_spill(const char *dir)
 static void setup_spill(struct cw_run *run, const char *dir)
 {
 	if (run->report_fd < 0) {
-		cw_report_set_spill(run->report, CW_REPORT_SPILL_DISCARD, CW_REPORT_KEEP_DENIALS);
+		cw_report_set_spill(run->report, CW_REPORT_SPILL_DISCARD, CW_REPORT_KEEP_DENIALS, NULL);
 		return;
 	}
 	int fd = open_spill(dir);
@@ -445,7 +481,7 @@ static void setup_spill(struct cw_run *run, const char *dir)
 			dir, strerror(-fd));
 		return;
 	}
-	if (cw_report_set_spill(run->report, fd, CW_REPORT_KEEP_DENIALS) < 0) {
+	if (cw_report_set_spill(run->report, fd, CW_REPORT_KEEP_DENIALS, &report_io) < 0) {
 		close(fd);
 		cw_warn("the report's spill file could not be set up: denials are kept in memory");
 	}
@@ -513,7 +549,7 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	 * denials read back from their file: the peak does not grow with the
 	 * run. Nothing is rendered when there is nowhere to write it. */
 	if (run->report_fd >= 0) {
-		int e = cw_report_write(run->report, run->report_fd);
+		int e = cw_report_write(run->report, run->report_fd, &report_io);
 		if (e < 0)
 			cw_err("writing the report failed: %s", strerror(-e));
 	}
