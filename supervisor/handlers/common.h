@@ -33,9 +33,16 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * kernel's use, and a symlink can be swapped on disk (kernel-notes K11).
  * The event is therefore recorded "verified": false.
  *
- * Where it is still used: the network family except inet connect/bind
- * (net.c performs those on a pidfd_getfd duplicate; sendto/sendmsg with
- * their payloads, listen and unix sockets still CONTINUE), exec (cannot be emulated; the exec
+ * Where it is still used: in the network family only where nothing rests
+ * on memory or the call cannot be emulated: --observe, sendto whose
+ * address length is 0 (registers only), socket() (registers), and
+ * netlink binds and sends (the kernel would take the port id from
+ * capwatch's tgid; they are "unrestricted" and denied unless a profile
+ * allows that). net.c performs connect, bind, listen and every
+ * sendto/sendmsg/sendmmsg it is notified of (inet, inet6, unix pathname
+ * pinned by inode, abstract, and no address at all) on a pidfd_getfd
+ * duplicate, with its own copies of address, payload and control data.
+ * Also exec (cannot be emulated; the exec
  * stop re-checks what the kernel loaded), signals (scalar arguments; only
  * pid reuse can race), and the file cases emulation leaves to the kernel:
  * --observe (it enforces nothing), O_PATH opens (ADDFD cannot pass them;

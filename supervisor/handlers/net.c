@@ -434,12 +434,18 @@ static void send_job_free(struct send_job *j)
 }
 
 /* SCM_RIGHTS names the target's descriptors: each one is duplicated
- * (pidfd_getfd) and capwatch's number written in its place. SCM_
- * CREDENTIALS cannot be passed on: the kernel checks the pid in it against
- * the sender, which is capwatch; it would fail EPERM for capwatch, so the
- * call fails EPERM (the kernel's answer to credentials that are not the
- * sender's), never CONTINUE. Other control messages (IP_PKTINFO, IP_TTL,
- * SO_MARK...) carry no reference to the sender and pass as they are. */
+ * (pidfd_getfd) and capwatch's number written in its place.
+ * SCM_CREDENTIALS is checked by the kernel against the sender, now
+ * capwatch: its uid and gid are the target's, its pid is not. A target
+ * that claims its own pid (the only claim the kernel lets an
+ * unprivileged sender make) gets capwatch's pid put in its place, so the
+ * receiver sees what SO_PEERCRED shows it (capwatch's pid, the target's
+ * uid and gid); a target claiming capwatch's pid gets the EPERM the
+ * kernel would give it; any other pid is passed on for the kernel to
+ * check (EPERM without CAP_SYS_ADMIN, as for the target). Never CONTINUE:
+ * the address was decided on memory. Other control messages (IP_PKTINFO,
+ * IP_TTL, SO_MARK...) carry no reference to the sender and pass as they
+ * are. */
 static int translate_control(struct cw_notif *n, struct smsg *m)
 {
 	struct msghdr h = { .msg_control = m->ctl, .msg_controllen = m->ctllen };
@@ -449,8 +455,18 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 			return -EINVAL;
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
-		if (c->cmsg_type == SCM_CREDENTIALS)
-			return -EPERM;
+		if (c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+			if (c->cmsg_len < CMSG_LEN(sizeof(uc)))
+				return -EINVAL;
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			if (uc.pid == getpid())
+				return -EPERM;
+			if (uc.pid == n->tgid)
+				uc.pid = getpid();
+			memcpy(CMSG_DATA(c), &uc, sizeof(uc));
+			continue;
+		}
 		if (c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -817,6 +833,43 @@ answer:
 		cw_notif_value(n, 0);
 }
 
+/* A msghdr's name length as the kernel takes it: negative is EINVAL
+ * (read_addr refuses it), longer than a sockaddr_storage is cut down. */
+static uint64_t msg_namelen(const struct msghdr *mh)
+{
+	if ((int)mh->msg_namelen < 0)
+		return UINT64_MAX;
+	return mh->msg_namelen > sizeof(struct sockaddr_storage) ? sizeof(struct sockaddr_storage) :
+								  mh->msg_namelen;
+}
+
+/* sendmsg/sendmmsg whose copied msghdrs name no address: nothing to
+ * decide (a connected socket's peer was decided at its connect()). But
+ * CONTINUE would let the kernel read the msghdr again, and another thread
+ * can put an address in it by then (e42c_sendmsg_flip.sh, "sendmsgnull":
+ * thousands of datagrams to a denied address in 5 s), or dup2 an
+ * unconnected socket onto the fd number. So capwatch sends its copy, with
+ * no name, on a duplicate, as for addressed sends. Not recorded: this is
+ * the hot path of sendmsg users. */
+static void send_unaddressed(struct cw_notif *n)
+{
+	if (n->run->observe) {
+		cw_notif_continue(n); /* --observe enforces nothing */
+		return;
+	}
+	int d = dup_socket(n, arg_int(n, 0));
+	if (d < 0) {
+		cw_notif_error(n, -d);
+		return;
+	}
+	struct send_job *j = NULL;
+	int e = build_send_job(n, d, &j);
+	if (e < 0)
+		answer_unreadable(n, -e);
+	else
+		perform_send(n, j);
+}
+
 /* sendmmsg: up to 1024 messages (UIO_MAXIOV, as the kernel caps it), each
  * with its own optional address. Every address is decided; one denial
  * denies the whole call (nothing is sent). The first denied address, or
@@ -847,7 +900,7 @@ static void handle_sendmmsg(struct cw_notif *n)
 		if (e == 0 && (!mm->msg_hdr.msg_name || mm->msg_hdr.msg_namelen == 0))
 			continue;
 		if (e == 0)
-			e = read_addr(n, (uint64_t)(uintptr_t)mm->msg_hdr.msg_name, mm->msg_hdr.msg_namelen, true);
+			e = read_addr(n, (uint64_t)(uintptr_t)mm->msg_hdr.msg_name, msg_namelen(&mm->msg_hdr), true);
 		if (e == 0)
 			e = missing_unix_path() ? -ENOENT : 0;
 		if (e < 0) {
@@ -878,8 +931,7 @@ static void handle_sendmmsg(struct cw_notif *n)
 		}
 	}
 	if (!have) {
-		/* No addresses: a connected socket, decided at connect(). */
-		cw_notif_continue(n);
+		send_unaddressed(n);
 		return;
 	}
 	/* enforce_net looks at the family of the first decided address. */
@@ -958,14 +1010,12 @@ void cw_handle_net(struct cw_notif *n)
 		e = cw_mem_read(n->tid, arg_u64(n, 1), &mh, sizeof(mh));
 		if (e < 0)
 			break;
+		cur_mh = mh;
 		if (!mh.msg_name || mh.msg_namelen == 0) {
-			/* A connected socket: its connect() was decided. Nothing
-			 * recorded; this is the hot path of sendmsg users. */
-			cw_notif_continue(n);
+			send_unaddressed(n);
 			return;
 		}
-		cur_mh = mh;
-		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen, true);
+		e = read_addr(n, (uint64_t)(uintptr_t)mh.msg_name, msg_namelen(&mh), true);
 		break;
 	}
 	case __NR_sendmmsg:

@@ -7,6 +7,8 @@
  *   sendmsg SECONDS EVIL PORT  sendmsg()'s msg_name pointer flips between
  *                              the two (double indirection)
  *   sendmmsg SECONDS EVIL PORT one sendmmsg() message's msg_name flips
+ *   sendmsgnull SECONDS EVIL PORT  msg_name flips between NULL (no
+ *                              address: "a connected socket") and EVIL
  *   unix SECONDS GOOD EVIL     connect()'s sun_path flips between two
  *                              socket paths
  *   unixlink SECONDS LINK GOOD EVIL  connect(LINK) while LINK is renamed
@@ -40,6 +42,14 @@ static const char *link_path, *good_path, *evil_path;
 /* listen */
 enum { FD_A = 100, FD_B = 101, FD_F = 102 };
 
+/* Each state is held for a moment: a pointer store alone leaves the
+ * other value in place for one instruction, too short to show. */
+static void hold(void)
+{
+	for (volatile int i = 0; i < 200; i++)
+		;
+}
+
 static void *flip(void *arg)
 {
 	(void)arg;
@@ -52,18 +62,27 @@ static void *flip(void *arg)
 		if (strcmp(mode, "sendto") == 0) {
 			memcpy(&addr, &evil, sizeof(addr));
 			__asm__ volatile("" ::: "memory");
+			hold();
 			memcpy(&addr, &good, sizeof(addr));
 		} else if (strcmp(mode, "sendmsg") == 0) {
 			mh.msg_name = &evil;
 			__asm__ volatile("" ::: "memory");
+			hold();
 			mh.msg_name = &good;
+		} else if (strcmp(mode, "sendmsgnull") == 0) {
+			mh.msg_name = &evil;
+			__asm__ volatile("" ::: "memory");
+			hold();
+			mh.msg_name = NULL;
 		} else if (strcmp(mode, "sendmmsg") == 0) {
 			mm[1].msg_hdr.msg_name = &evil;
 			__asm__ volatile("" ::: "memory");
+			hold();
 			mm[1].msg_hdr.msg_name = &good;
 		} else if (strcmp(mode, "unix") == 0) {
 			memcpy(&uaddr, &uevil, sizeof(uaddr));
 			__asm__ volatile("" ::: "memory");
+			hold();
 			memcpy(&uaddr, &ugood, sizeof(uaddr));
 		} else if (strcmp(mode, "unixlink") == 0) {
 			unlink(tmp_evil);
@@ -75,9 +94,11 @@ static void *flip(void *arg)
 		} else if (strcmp(mode, "listen") == 0) {
 			dup2(FD_B, FD_F);
 			__asm__ volatile("" ::: "memory");
+			hold();
 			dup2(FD_A, FD_F);
 		}
 		__asm__ volatile("" ::: "memory");
+			hold();
 	}
 	return NULL;
 }
@@ -143,6 +164,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		mm[i].msg_hdr = mh;
 	}
+	if (strcmp(mode, "sendmsgnull") == 0) {
+		/* Connected to the loopback side: "no address" sends go there. */
+		connect(s, (struct sockaddr *)&good, sizeof(good));
+		mh.msg_name = NULL;
+	}
 
 	pthread_t t;
 	pthread_create(&t, NULL, flip, NULL);
@@ -152,7 +178,7 @@ int main(int argc, char **argv)
 		if (strcmp(mode, "sendto") == 0) {
 			if (sendto(s, "e09e\n", 5, 0, (struct sockaddr *)&addr, sizeof(addr)) == 5)
 				ok++;
-		} else if (strcmp(mode, "sendmsg") == 0) {
+		} else if (strcmp(mode, "sendmsg") == 0 || strcmp(mode, "sendmsgnull") == 0) {
 			if (sendmsg(s, &mh, 0) == 5)
 				ok++;
 		} else if (strcmp(mode, "sendmmsg") == 0) {
