@@ -146,40 +146,103 @@ static int status_line(const char *status, const char *name, char *out, size_t o
 	return 0;
 }
 
+/* The credentials capwatch's opens for a target run with. */
+struct as_target {
+	bool reduce;              /* on a thread with effective caps cut to CAPS */
+	unsigned long long caps;  /* the target's effective capabilities */
+};
+
+static unsigned long long my_effective_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return ~0ULL; /* unknown: treat as holding everything */
+	return (unsigned long long)d[0].effective | ((unsigned long long)d[1].effective << 32);
+}
+
 /* Would capwatch's open be checked with the credentials the target's
- * would? Same fsuid and fsgid (4th field of Uid:/Gid:), and no effective
- * capability capwatch holds that the target lacks. */
-static bool same_credentials(pid_t tid)
+ * would? Its fsuid and fsgid must be the target's (4th field of Uid:/Gid:
+ * in /proc/TID/status; set*id calls are denied to the tree, so they stay
+ * so): -EACCES otherwise. Effective capabilities capwatch holds and the
+ * target does not (a root capwatch, a command that dropped some): AS says
+ * to open on a thread that drops them first. */
+static int target_credentials(pid_t tid, struct as_target *as)
 {
 	char p[64], buf[4096], v[128];
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
 	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
-		return false;
+		return -EACCES;
 	ssize_t r = read(f, buf + 1, sizeof(buf) - 2);
 	if (r <= 0)
-		return false;
+		return -EACCES;
 	buf[0] = '\n';
 	buf[r + 1] = '\0';
 	unsigned long ids[4];
 	if (status_line(buf, "Uid", v, sizeof(v)) < 0 ||
 	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
 	    ids[3] != (unsigned long)geteuid())
-		return false;
+		return -EACCES;
 	if (status_line(buf, "Gid", v, sizeof(v)) < 0 ||
 	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
 	    ids[3] != (unsigned long)getegid())
-		return false;
+		return -EACCES;
 	if (status_line(buf, "CapEff", v, sizeof(v)) < 0)
-		return false;
-	unsigned long long target_caps = strtoull(v, NULL, 16);
+		return -EACCES;
+	as->caps = strtoull(v, NULL, 16);
+	as->reduce = (my_effective_caps() & ~as->caps) != 0;
+	return 0;
+}
+
+/* Cut the calling thread's effective capabilities to KEEP. capset(2) on
+ * the raw syscall changes this thread only (glibc's setuid-style
+ * broadcast is not involved). */
+static int drop_caps_to(unsigned long long keep)
+{
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2];
 	if (syscall(SYS_capget, &h, d) < 0)
-		return false;
-	unsigned long long mine = (unsigned long long)d[0].effective |
-				  ((unsigned long long)d[1].effective << 32);
-	return (mine & ~target_caps) == 0;
+		return -errno;
+	d[0].effective &= (uint32_t)keep;
+	d[1].effective &= (uint32_t)(keep >> 32);
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	return 0;
+}
+
+struct as_call {
+	void (*fn)(void *);
+	void *arg;
+	unsigned long long caps;
+	int err;
+};
+
+static void *as_thread(void *p)
+{
+	struct as_call *c = p;
+	c->err = drop_caps_to(c->caps);
+	if (c->err == 0)
+		c->fn(c->arg);
+	return NULL;
+}
+
+/* Run FN(ARG) with the target's capabilities: here, or on a short-lived
+ * thread whose credentials (per thread) lose the others; it shares the
+ * descriptor table and umask. Returns 0 or -errno (FN did not run). */
+static int run_as_target(const struct as_target *as, void (*fn)(void *), void *arg)
+{
+	if (!as->reduce) {
+		fn(arg);
+		return 0;
+	}
+	struct as_call c = { .fn = fn, .arg = arg, .caps = as->caps, .err = 0 };
+	pthread_t th;
+	int e = pthread_create(&th, NULL, as_thread, &c);
+	if (e)
+		return -e;
+	pthread_join(th, NULL);
+	return c.err;
 }
 
 /* Files of /proc/PID whose open the kernel checks against the opener
@@ -346,6 +409,7 @@ struct open_job {
 	int flags;
 	bool cloexec;
 	struct stat want;
+	struct as_target as;
 };
 
 static void job_answer_err(struct open_job *j, int err)
@@ -362,7 +426,9 @@ static void job_answer_err(struct open_job *j, int err)
 static void *open_worker(void *arg)
 {
 	struct open_job *j = arg;
-	int fd = reopen(j->opath, j->flags, 0);
+	int fd = j->as.reduce ? drop_caps_to(j->as.caps) : 0;
+	if (fd == 0)
+		fd = reopen(j->opath, j->flags, 0);
 	if (fd < 0) {
 		job_answer_err(j, -fd);
 	} else if (!same_object(fd, &j->want)) {
@@ -389,7 +455,8 @@ static void *open_worker(void *arg)
 
 /* Hand the open to a worker. Returns 0 (the worker answers) or -errno
  * (the caller answers). OPATH is taken over on success. */
-static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, const struct stat *st)
+static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, const struct stat *st,
+			const struct as_target *as)
 {
 	if (atomic_fetch_add(&nworkers, 1) >= SPECIAL_MAX_WORKERS) {
 		atomic_fetch_sub(&nworkers, 1);
@@ -406,7 +473,7 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 		return -ENOMEM;
 	}
 	*j = (struct open_job){ .listener = l, .id = n->req->id, .opath = opath, .flags = flags,
-				.cloexec = cloexec, .want = *st };
+				.cloexec = cloexec, .want = *st, .as = *as };
 	pthread_attr_t at;
 	pthread_t th;
 	pthread_attr_init(&at);
@@ -441,29 +508,92 @@ static int target_umask(pid_t tid)
 	return (int)(strtoul(u + 7, NULL, 8) & 0777);
 }
 
-/* A creation under /dev, /proc or /sys (tmpfs /dev, /dev/shm): as fs.c
- * does for files, openat2 of the decided path without following any
- * symlink, with the target's umask. */
-static void create_special(struct cw_notif *n, struct cw_event *ev, int tflags, unsigned long long mode)
+
+/* ---- the steps that touch the object, run with the target's capabilities ---- */
+
+/* Step 1: the decided path, O_PATH, no symlink followed. */
+struct lookup {
+	const char *path;
+	struct open_how how;
+	int fd;                 /* or -errno */
+	struct stat st;
+	struct statfs sfs;
+};
+
+static void do_lookup(void *arg)
 {
-	int um = target_umask(n->tid);
-	if (um < 0) {
-		answer_err(n, ev, um == -ENOENT ? EPERM : -um);
+	struct lookup *l = arg;
+	l->fd = (int)syscall(SYS_openat2, AT_FDCWD, l->path, &l->how, sizeof(l->how));
+	if (l->fd < 0) {
+		l->fd = -errno;
+	} else if (fstat(l->fd, &l->st) < 0 || fstatfs(l->fd, &l->sfs) < 0) {
+		close(l->fd);
+		l->fd = -EACCES;
+	}
+}
+
+/* Step 2: the open itself. */
+enum open_kind { OPEN_REOPEN, OPEN_CTTY, OPEN_CREATE };
+struct opening {
+	enum open_kind kind;
+	int opath;              /* REOPEN, CTTY: the object */
+	const char *path;       /* CREATE: the decided path */
+	int flags;              /* capwatch's: the target's + O_NOCTTY|O_CLOEXEC */
+	mode_t mode;
+	pid_t tid;
+	int fd;                 /* or -errno */
+};
+
+static void do_open(void *arg)
+{
+	struct opening *o = arg;
+	if (o->kind == OPEN_CTTY) {
+		o->fd = open_ctty(o->tid, o->opath, o->flags);
+	} else if (o->kind == OPEN_REOPEN) {
+		o->fd = reopen(o->opath, o->flags, o->mode);
+	} else {
+		struct open_how how = {
+			.flags = (unsigned long long)o->flags,
+			.mode = o->mode,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		o->fd = (int)syscall(SYS_openat2, AT_FDCWD, o->path, &how, sizeof(how));
+		if (o->fd < 0)
+			o->fd = -errno;
+	}
+}
+
+/* Run step 2 (with the target's umask when it creates) and answer. */
+static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struct as_target *as,
+			    struct opening *o, int tflags, const struct stat *want)
+{
+	int um = -1;
+	if (tflags & (O_CREAT | CW_O_TMPFILE_BIT)) {
+		um = target_umask(n->tid);
+		if (um < 0) {
+			answer_err(n, ev, EPERM);
+			return;
+		}
+	}
+	mode_t saved = um >= 0 ? umask((mode_t)um) : 0;
+	o->fd = -EPERM;
+	int e = run_as_target(as, do_open, o);
+	if (um >= 0)
+		umask(saved);
+	if (e < 0) {
+		answer_err(n, ev, EPERM); /* could not open with the target's rights */
 		return;
 	}
-	struct open_how how = {
-		.flags = (unsigned long long)(tflags | O_NOCTTY | O_CLOEXEC),
-		.mode = mode,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	mode_t saved = umask((mode_t)um);
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
-	int e = errno;
-	umask(saved);
-	if (fd < 0)
-		answer_err(n, ev, e);
-	else
-		answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+	if (o->fd < 0) {
+		answer_err(n, ev, o->fd == -ESRCH ? EPERM : -o->fd);
+		return;
+	}
+	if (want && !(tflags & CW_O_TMPFILE_BIT) && !same_object(o->fd, want)) {
+		close(o->fd);
+		answer_err(n, ev, EACCES);
+		return;
+	}
+	answer_fd(n, ev, o->fd, tflags & O_CLOEXEC);
 }
 
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags,
@@ -488,15 +618,15 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		 * open: a reopen through /proc/self/fd/N or /dev/fd/N
 		 * (resolve.c follows the magic link to the object's path --
 		 * BUT see the gap below); openat*, mkdirat, unlinkat... with
-		 * it as dirfd (resolved
-		 * from the descriptor's object); fchdir, then relative paths
-		 * (resolved from the thread's cwd); execveat(AT_EMPTY_PATH)
-		 * (decided at the exec stop on the image loaded);
-		 * linkat/fchownat/fchmodat2/utimensat(AT_EMPTY_PATH) (decided
-		 * on the object's path, linkat as a write of it); connect/bind
-		 * of a unix socket named /proc/self/fd/N (net.c resolves the
-		 * path). What it does give, fstat and statfs of the object,
-		 * stat(2) gives any process anyway.
+		 * it as dirfd (resolved from the descriptor's object); fchdir,
+		 * then relative paths (resolved from the thread's cwd);
+		 * execveat(AT_EMPTY_PATH) (decided at the exec stop on the
+		 * image loaded); linkat/fchownat/fchmodat2/utimensat
+		 * (AT_EMPTY_PATH: decided on the object's path, linkat as a
+		 * write of it); connect to a unix socket named
+		 * /proc/self/fd/N (net.c: unix:/dev/fd/N, outside every
+		 * workspace, process_control). What it does give, fstat and
+		 * statfs of the object, stat(2) gives any process anyway.
 		 * Known gap (tests/escapes/e17g_opath_flip.sh, in
 		 * ESCAPES_KNOWN_OPEN): resolve.c's fd_accmode() reads an
 		 * O_PATH descriptor's access mode as O_RDONLY, so a read
@@ -514,8 +644,9 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		answer_err(n, ev, EACCES); /* nothing resolved to decide on */
 		return;
 	}
-	if (!same_credentials(n->tid)) {
-		/* capwatch would open with rights the target does not have. */
+	struct as_target as = { .reduce = false, .caps = 0 };
+	if (target_credentials(n->tid, &as) < 0) {
+		/* capwatch's open would be checked as another user's. */
 		answer_err(n, ev, EACCES);
 		return;
 	}
@@ -523,30 +654,34 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 	int oflags = tflags | O_NOCTTY | O_CLOEXEC;
 	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
 	bool trailing = ev->raw_path && ev->raw_path_len > 1 && ev->raw_path[ev->raw_path_len - 1] == '/';
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC |
-			 ((tflags & O_NOFOLLOW) || excl_create ? O_NOFOLLOW : 0) |
-			 (trailing || (tflags & O_DIRECTORY) ? O_DIRECTORY : 0),
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	struct lookup l = {
+		.path = path,
+		.how = {
+			.flags = O_PATH | O_CLOEXEC |
+				 ((tflags & O_NOFOLLOW) || excl_create ? O_NOFOLLOW : 0) |
+				 (trailing || (tflags & O_DIRECTORY) ? O_DIRECTORY : 0),
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		},
+		.fd = -EPERM,
 	};
-	_cleanup_close_ int opath = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (opath < 0) {
-		int e = errno;
-		if (e == ENOENT && (tflags & O_CREAT) && trailing)
+	if (run_as_target(&as, do_lookup, &l) < 0) {
+		answer_err(n, ev, EPERM);
+		return;
+	}
+	if (l.fd < 0) {
+		struct opening o = { .kind = OPEN_CREATE, .path = path, .flags = oflags,
+				     .mode = (mode_t)mode, .tid = n->tid };
+		if (l.fd == -ENOENT && (tflags & O_CREAT) && trailing)
 			answer_err(n, ev, EISDIR);
-		else if (e == ENOENT && (tflags & O_CREAT))
-			create_special(n, ev, tflags, mode);
+		else if (l.fd == -ENOENT && (tflags & O_CREAT))
+			open_and_answer(n, ev, &as, &o, tflags, NULL); /* tmpfs /dev, /dev/shm */
 		else
-			answer_err(n, ev, e);
+			answer_err(n, ev, -l.fd);
 		return;
 	}
-	struct stat st;
-	struct statfs sfs;
-	if (fstat(opath, &st) < 0 || fstatfs(opath, &sfs) < 0) {
-		answer_err(n, ev, EACCES);
-		return;
-	}
-	if (S_ISLNK(st.st_mode)) {
+	_cleanup_close_ int opath = l.fd;
+	const struct stat *st = &l.st;
+	if (S_ISLNK(st->st_mode)) {
 		/* Not followed: O_NOFOLLOW (ELOOP) or O_CREAT|O_EXCL (EEXIST). */
 		answer_err(n, ev, excl_create ? EEXIST : ELOOP);
 		return;
@@ -555,13 +690,13 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		answer_err(n, ev, EEXIST);
 		return;
 	}
-	if (sfs.f_type == PROC_SUPER_MAGIC && !proc_open_allowed(path, n->tgid)) {
+	if (l.sfs.f_type == PROC_SUPER_MAGIC && !proc_open_allowed(path, n->tgid)) {
 		/* Another process's mem, environ, maps...: the kernel checks
 		 * the opener, and capwatch is not the target. */
 		answer_err(n, ev, EACCES);
 		return;
 	}
-	if (S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 &&
 	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {
 		/* A file with other names (a workspace under /dev/shm): decide
 		 * again as fs.c does, as a write of an aliased object. */
@@ -571,46 +706,24 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 			return;
 		}
 	}
-	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
-		int fd = open_ctty(n->tid, opath, oflags);
-		if (fd < 0)
-			answer_err(n, ev, fd == -ESRCH ? EPERM : -fd);
-		else
-			answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+	struct opening o = { .kind = OPEN_REOPEN, .opath = opath, .flags = oflags,
+			     .mode = (mode_t)mode, .tid = n->tid };
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0)) {
+		o.kind = OPEN_CTTY; /* checked in open_ctty, by TIOCGDEV */
+		open_and_answer(n, ev, &as, &o, tflags, NULL);
 		return;
 	}
-	bool may_block = (S_ISCHR(st.st_mode) && !quick_device(st.st_rdev)) || S_ISBLK(st.st_mode) ||
-			 (S_ISFIFO(st.st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
+	bool may_block = (S_ISCHR(st->st_mode) && !quick_device(st->st_rdev)) || S_ISBLK(st->st_mode) ||
+			 (S_ISFIFO(st->st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
 	if (may_block) {
 		ev->verified = true;
 		ev->err = 0; /* what the worker answers is not known yet */
-		int e = start_worker(n, opath, oflags, tflags & O_CLOEXEC, &st);
+		int e = start_worker(n, opath, oflags, tflags & O_CLOEXEC, st, &as);
 		if (e < 0)
 			answer_err(n, ev, -e);
 		else
 			opath = -1; /* the worker's now */
 		return;
 	}
-	int um = -1;
-	if (tflags & CW_O_TMPFILE_BIT) {
-		um = target_umask(n->tid);
-		if (um < 0) {
-			answer_err(n, ev, EPERM);
-			return;
-		}
-	}
-	mode_t saved = um >= 0 ? umask((mode_t)um) : 0;
-	int fd = reopen(opath, oflags, (mode_t)mode);
-	if (um >= 0)
-		umask(saved);
-	if (fd < 0) {
-		answer_err(n, ev, -fd);
-		return;
-	}
-	if (!(tflags & CW_O_TMPFILE_BIT) && !same_object(fd, &st)) {
-		close(fd);
-		answer_err(n, ev, EACCES);
-		return;
-	}
-	answer_fd(n, ev, fd, tflags & O_CLOEXEC);
+	open_and_answer(n, ev, &as, &o, tflags, st);
 }

@@ -104,3 +104,19 @@ cw --profile readonly --report "$O/op.json" --trace "$O/op.jsonl" -- "$CW_PY" -c
 	'import os; fd = os.open("/proc/self/status", os.O_PATH); print(os.fstat(fd).st_size >= 0)' >"$O/op.out" 2>&1
 expect_rc 0 "readonly: an O_PATH open"
 trace_assert "$O/op.jsonl" "[e for e in ops(resolved=R(r'/proc/[0-9]+/status')) if not e['verified'] and e['args']['flags'] & 0o10000000]"
+
+# capwatch opens with the command's capabilities, not its own: a root
+# command that dropped them (setpriv) cannot read a file of another user
+# through capwatch's open any more than bare.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -d /dev/shm ]; then
+	f=/dev/shm/cwtest-special-$$
+	echo hidden >"$f" && chown nobody "$f" && chmod 600 "$f" || fail "setting up $f"
+	setpriv --bounding-set -all -- cat "$f" >/dev/null 2>&1 && { rm -f "$f"; fail "bare: a command without capabilities read $f"; }
+	cw --profile readonly --report "$O/cap.json" --trace "$O/cap.jsonl" -- setpriv --bounding-set -all -- cat "$f" >"$O/cap.out" 2>&1
+	cw --profile readonly --report "$O/cap2.json" -- cat "$f" >"$O/cap2.out" 2>&1
+	rm -f "$f"
+	grep -q hidden "$O/cap.out" && fail "capwatch opened $f for a command without CAP_DAC_OVERRIDE"
+	grep -q 'Permission denied' "$O/cap.out" || fail "without capabilities: $(cat "$O/cap.out")"
+	grep -q hidden "$O/cap2.out" || fail "with root's capabilities the command could not read $f: $(cat "$O/cap2.out")"
+	trace_assert "$O/cap.jsonl" "[e for e in ops(resolved='$f') if e['verified'] and e.get('errno') == 'EACCES']"
+fi
