@@ -29,11 +29,13 @@
  *    target might not, so they are opened only for the target's own
  *    thread group (where the kernel lets any thread in) and refused
  *    (EACCES) for any other process;
- *  - checks on the opener's credentials (capabilities at open for
- *    /dev/mem, /proc/kcore, /dev/kmsg; file->f_cred for cgroup.procs,
- *    uid_map, pagemap's PFNs): capwatch runs with the target's uid and
- *    gids; when it holds a capability the target dropped, or its fsuid or
- *    fsgid differ, nothing is emulated here (EACCES);
+ *  - checks on the opener's credentials (permissions; capabilities at
+ *    open for /dev/mem, /proc/kcore, /dev/kmsg; file->f_cred for
+ *    cgroup.procs, uid_map, pagemap's PFNs): capwatch runs with the
+ *    target's uid and gids (if its fsuid or fsgid differ, nothing is
+ *    emulated: EACCES), and when it holds effective capabilities the
+ *    target does not (a root capwatch, a command that dropped some), the
+ *    lookup and the open run on a thread that dropped them first;
  *  - /dev/tty is the opener's controlling terminal: the target's (field
  *    tty_nr of /proc/TID/stat) is opened instead, ENXIO without one;
  *  - a tty opened without O_NOCTTY by a session leader without a
