@@ -120,3 +120,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -d /dev/shm ]; 
 	grep -q hidden "$O/cap2.out" || fail "with root's capabilities the command could not read $f: $(cat "$O/cap2.out")"
 	trace_assert "$O/cap.jsonl" "[e for e in ops(resolved='$f') if e['verified'] and e.get('errno') == 'EACCES']"
 fi
+
+# openat2 with a resolve bit the kernel does not know: EINVAL, as bare,
+# answered by capwatch (continuing would let a flipper clear the bit).
+cat >"$T/o2.py" <<'EOF2'
+import ctypes, errno, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+how = struct.pack("QQQ", os.O_RDONLY, 0, 1 << 40)
+r = libc.syscall(437, -100, b"/proc/self/status", how, 24)
+print("openat2", r, errno.errorcode.get(ctypes.get_errno()))
+EOF2
+"$CW_PY" "$T/o2.py" >"$O/o2.bare"
+cw --profile readonly --report "$O/o2.json" --trace "$O/o2.jsonl" -- "$CW_PY" "$T/o2.py" >"$O/o2.out" 2>&1
+expect_rc 0 "readonly: openat2 with an unknown resolve bit"
+grep -q 'openat2 -1 EINVAL' "$O/o2.bare" || fail "bare: $(cat "$O/o2.bare")"
+diff "$O/o2.bare" "$O/o2.out" >/dev/null || fail "openat2 unknown resolve bit: bare '$(cat "$O/o2.bare")', under capwatch '$(cat "$O/o2.out")'"
+trace_assert "$O/o2.jsonl" "[e for e in ops(syscall='openat2') if e['verified'] and e.get('errno') == 'EINVAL']"
