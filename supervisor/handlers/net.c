@@ -251,24 +251,66 @@ static int target_umask(pid_t tid)
 	return u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -EIO;
 }
 
-/* Unix sockets capwatch bound, by sockfs inode, with the absolute path
- * it decided on. The kernel records the name as bind() was given it (the
- * basename here: see bind_unix_path), so listen() looks its socket up
- * here to decide on the full path. A small ring: the oldest entries go. */
+/* Unix sockets capwatch bound for the tree, by sockfs inode, with the
+ * absolute path it decided on and the socket file it created. The kernel
+ * records the name as bind() was given it (the basename here: see
+ * bind_unix_path), so listen() looks its socket up here to decide on the
+ * full path. A ring: the oldest entries go. */
 static struct bound_unix {
 	ino_t sock;
+	dev_t fdev;
+	ino_t fino;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
-} bound[256];
+} bound[1024];
 static unsigned nbound;
 
-static void remember_bound(int sock, const char *path)
+static void remember_bound(int sock, int dir, const char *base, const char *path)
 {
-	struct stat st;
+	struct stat st, f;
 	if (fstat(sock, &st) < 0)
 		return;
 	struct bound_unix *b = &bound[nbound++ % CW_ARRAY_SIZE(bound)];
 	b->sock = st.st_ino;
+	b->fdev = 0;
+	b->fino = 0;
+	if (fstatat(dir, base, &f, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(f.st_mode)) {
+		b->fdev = f.st_dev;
+		b->fino = f.st_ino;
+	}
 	snprintf(b->path, sizeof(b->path), "%s", path);
+}
+
+/* E48: a pathname socket in the workspace or the scratch directory whose
+ * file the tree did not create in this run has a server capwatch never
+ * saw start: a process outside supervision (or from before the run). What
+ * it sends back is not decided: SCM_RIGHTS descriptors (a writable file
+ * outside the workspace, a connected socket) arrive with no open or
+ * connect of the tree. The policy decides unix sockets by where their
+ * name is, so the connect stays decided as it was; the run gets a
+ * warning, once per socket file. */
+static void note_foreign_server(struct cw_notif *n, const struct cw_event *ev)
+{
+	static struct { dev_t dev; ino_t ino; } noted[64];
+	static unsigned nnoted;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	if (!is_unix_path(&addr, addrlen) || ev->d.cap == CW_CAP_PROCESS_CONTROL)
+		return;
+	unix_path_of(&addr, addrlen, path, sizeof(path));
+	struct stat st;
+	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(bound) && i < nbound; i++)
+		if (bound[i].fino == st.st_ino && bound[i].fdev == st.st_dev)
+			return;
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(noted) && i < nnoted; i++)
+		if (noted[i].ino == st.st_ino && noted[i].dev == st.st_dev)
+			return;
+	noted[nnoted % CW_ARRAY_SIZE(noted)].dev = st.st_dev;
+	noted[nnoted++ % CW_ARRAY_SIZE(noted)].ino = st.st_ino;
+	cw_run_note(n->run, n->tgid, "warning",
+		    "%s to unix:%s: its server was not started under capwatch (the socket file was not "
+		    "created by the supervised tree in this run); descriptors it passes back are not "
+		    "decided (E48)", n->syscall, path);
 }
 
 /* listen() on a unix socket bound by capwatch: decide on the full path. */
@@ -328,7 +370,7 @@ static int bind_unix_path(struct cw_notif *n, int sock)
 	if (j.err == 0) {
 		if (slash != path)
 			*slash = '/';
-		remember_bound(sock, path);
+		remember_bound(sock, dir, j.sa.sun_path, path);
 	}
 	return -j.err;
 }
@@ -776,6 +818,8 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 	}
 	ev->verified = true;
 	int r;
+	if (nr != __NR_bind && nr != __NR_listen)
+		note_foreign_server(n, ev);
 	if (nr == __NR_listen) {
 		r = listen(held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
 		goto answer;
