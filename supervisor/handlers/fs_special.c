@@ -36,6 +36,10 @@
  *    emulated: EACCES), and when it holds effective capabilities the
  *    target does not (a root capwatch, a command that dropped some), the
  *    lookup and the open run on a thread that dropped them first;
+ *  - lookups in the opener's namespaces (/proc/sys/net and the
+ *    /proc/PID view follow the opener's network and pid namespaces): the
+ *    tree cannot unshare or setns (denied in the filter), so capwatch's
+ *    namespaces are the target's;
  *  - /dev/tty is the opener's controlling terminal: the target's (field
  *    tty_nr of /proc/TID/stat) is opened instead, ENXIO without one;
  *  - a tty opened without O_NOCTTY by a session leader without a
