@@ -409,7 +409,7 @@ static int open_ctty(pid_t tid, int opath, int flags)
 /* ---- opens that may block: a detached worker answers ---- */
 
 struct open_job {
-	int listener;      /* capwatch's own duplicate */
+	int listener;
 	uint64_t id;
 	int opath;
 	int flags;
@@ -453,7 +453,6 @@ static void *open_worker(void *arg)
 		close(fd);
 	}
 	close(j->opath);
-	close(j->listener);
 	free(j);
 	atomic_fetch_sub(&nworkers, 1);
 	return NULL;
@@ -470,15 +469,13 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 		return -EINTR;
 	}
 	struct open_job *j = calloc(1, sizeof(*j));
-	int l = fcntl(n->run->listener, F_DUPFD_CLOEXEC, 0);
-	if (!j || l < 0) {
-		free(j);
-		if (l >= 0)
-			close(l);
+	if (!j) {
 		atomic_fetch_sub(&nworkers, 1);
 		return -ENOMEM;
 	}
-	*j = (struct open_job){ .listener = l, .id = n->req->id, .opath = opath, .flags = flags,
+	/* The listener itself, not a duplicate: when run.c closes it after
+	 * a failure, pending notifications must fail (ENOSYS) as it says. */
+	*j = (struct open_job){ .listener = n->run->listener, .id = n->req->id, .opath = opath, .flags = flags,
 				.cloexec = cloexec, .want = *st, .as = *as };
 	pthread_attr_t at;
 	pthread_t th;
@@ -488,7 +485,6 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 	int e = pthread_create(&th, &at, open_worker, j);
 	pthread_attr_destroy(&at);
 	if (e) {
-		close(l);
 		free(j);
 		atomic_fetch_sub(&nworkers, 1);
 		return -e;
