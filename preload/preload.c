@@ -147,33 +147,58 @@ static bool channel_ok(void)
 	       (unsigned long)st.st_ino == chan_ino;
 }
 
+/* Decimal digits at *S, at most MAX: advances *S. */
+static bool parse_dec(const char **s, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *p = *s;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (max - (unsigned long)(*p - '0')) / 10)
+			return false;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	*s = p;
+	*out = v;
+	return true;
+}
+
+/* Runs in every process of the tree, so it calls as little of libc as it
+ * can: no stdio and no strto*, whose code pages /bin/true never touches
+ * and which would each cost a page fault per process (measured: the
+ * preload's constructor is the part of its per-process cost that is not
+ * the loader's). */
 static void channel_setup(void)
 {
 	const char *s = getenv(CW_ANNOT_ENV_FD);
 	const char *p = getenv("LD_PRELOAD");
-	char *end;
-	long fd;
-	unsigned long ino;
+	unsigned long fd, ino;
 
-	if (p && strlen(p) + sizeof("LD_PRELOAD=") <= sizeof(preload_env)) {
-		/* Our own entry is the first of LD_PRELOAD's list (the
-		 * supervisor puts it there). */
-		size_t n = strcspn(p, ": ");
-		memcpy(preload_env, "LD_PRELOAD=", 11);
-		memcpy(preload_env + 11, p, strlen(p) + 1);
-		our_path = preload_env + 11;
-		our_path_len = n;
+	if (p) {
+		size_t n = 0, len = strlen(p);
+		if (len + sizeof("LD_PRELOAD=") <= sizeof(preload_env)) {
+			/* Our own entry is the first of LD_PRELOAD's list (the
+			 * supervisor puts it there). */
+			while (p[n] && p[n] != ':' && p[n] != ' ')
+				n++;
+			memcpy(preload_env, "LD_PRELOAD=", 11);
+			memcpy(preload_env + 11, p, len + 1);
+			our_path = preload_env + 11;
+			our_path_len = n;
+		}
 	}
 	if (!s || !*s)
 		return;
-	errno = 0;
-	fd = strtol(s, &end, 10);
-	if (errno || *end != ':' || fd < 3 || fd > 65535)
+	const char *q = s;
+	if (!parse_dec(&q, 65535, &fd) || fd < 3 || *q++ != ':' || !parse_dec(&q, ~0ul, &ino) || *q)
 		return;
-	ino = strtoul(end + 1, &end, 10);
-	if (errno || *end || strlen(s) + sizeof(CW_ANNOT_ENV_FD) + 1 > sizeof(fd_env))
+	size_t sl = (size_t)(q - s), nl = sizeof(CW_ANNOT_ENV_FD) - 1;
+	if (nl + 1 + sl + 1 > sizeof(fd_env))
 		return;
-	snprintf(fd_env, sizeof(fd_env), "%s=%s", CW_ANNOT_ENV_FD, s);
+	memcpy(fd_env, CW_ANNOT_ENV_FD, nl);
+	fd_env[nl] = '=';
+	memcpy(fd_env + nl + 1, s, sl + 1);
 	chan_fd = (int)fd;
 	chan_ino = ino;
 	if (!channel_ok())

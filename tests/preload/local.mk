@@ -9,7 +9,8 @@ PRELOAD_TESTS = \
 	tests/preload/static.sh \
 	tests/preload/robust.sh \
 	tests/preload/setuid.sh \
-	tests/preload/lazy.sh
+	tests/preload/lazy.sh \
+	tests/preload/chanenv.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
