@@ -668,6 +668,22 @@ static void pipe_drain(int fd)
 		;
 }
 
+/* Hand IOV to the kernel through the probe pipe: false when it faults.
+ * Every batch is under PIPE_BUF, so a write is whole or EAGAIN (pipe
+ * full): the pipe is drained only then, not after every batch (that was
+ * two reads per batch, on every exec of a shell). */
+static bool probe(int p[2], const struct iovec *iov, int n)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (writev(p[1], iov, n) >= 0)
+			return true;
+		if (errno != EAGAIN)
+			return false;
+		pipe_drain(p[0]);
+	}
+	return false;
+}
+
 /* May our code read ENVP (the pointer array and the first bytes of each
  * string)? An environment array the program built itself can point
  * anywhere, and execve must then fail with EFAULT, not fault in here. The
@@ -694,11 +710,11 @@ static bool env_readable(char *const envp[])
 			break;
 		}
 		if (i == 0 || a != lastpage || b != lastpage) {
-			if (write(p[1], slot, sizeof(char *)) != (ssize_t)sizeof(char *)) {
+			struct iovec s = { (void *)slot, sizeof(char *) };
+			if (!probe(p, &s, 1)) {
 				ok = false;
 				break;
 			}
-			pipe_drain(p[0]);
 			lastpage = b;
 		}
 		if (!envp[i])
@@ -706,17 +722,14 @@ static bool env_readable(char *const envp[])
 		iov[k].iov_base = envp[i];
 		iov[k].iov_len = user_span(envp[i], 24);
 		if (++k == 64) {
-			ok = writev(p[1], iov, k) >= 0;
-			pipe_drain(p[0]);
+			ok = probe(p, iov, k);
 			k = 0;
 			if (!ok)
 				break;
 		}
 	}
-	if (ok && k) {
-		ok = writev(p[1], iov, k) >= 0;
-		pipe_drain(p[0]);
-	}
+	if (ok && k)
+		ok = probe(p, iov, k);
 	close(p[0]);
 	close(p[1]);
 	return ok;
