@@ -450,6 +450,9 @@ struct send_job {
 	bool mmsg;
 	unsigned n;
 	struct smsg *m;
+	unsigned next;          /* progress: the message being sent, */
+	size_t off;             /* how much of it went, */
+	int64_t count;          /* bytes (sendto, sendmsg) or messages (sendmmsg) */
 };
 
 static void smsg_free(struct smsg *m)
@@ -600,49 +603,61 @@ static int copy_msg(struct cw_notif *n, const struct msghdr *mh, bool stream, st
 }
 
 /* Send the job's messages on the duplicate as the kernel would for the
- * target: capwatch's own call carries MSG_NOSIGNAL (SIGPIPE is the
- * target's, sent to the calling thread unless it asked otherwise). Returns
- * the byte count (sendto, sendmsg), the number of messages sent
- * (sendmmsg, which writes each msg_len back), or -errno. */
-static int64_t run_send_job(struct send_job *j)
+ * target: capwatch's own calls carry MSG_NOSIGNAL (SIGPIPE is the
+ * target's, sent to the calling thread unless it asked otherwise).
+ * DONTWAIT: a first pass on the event loop for a blocking socket; returns
+ * false, progress kept, when the send would block (a worker goes on from
+ * there). Otherwise returns true with *RES the byte count (sendto,
+ * sendmsg), the number of messages sent (sendmmsg, which writes each
+ * msg_len back), or -errno. */
+static bool step_send_job(struct send_job *j, bool dontwait, int64_t *res)
 {
-	int64_t count = 0;
 	int err = 0;
-	for (unsigned i = 0; i < j->n; i++) {
-		struct smsg *m = &j->m[i];
-		struct iovec iov = { m->data, m->len };
+	while (j->next < j->n) {
+		struct smsg *m = &j->m[j->next];
+		bool first = j->off == 0;
+		struct iovec iov = { m->data + j->off, m->len - j->off };
 		struct msghdr h = {
-			.msg_name = m->namelen ? &m->name : NULL,
-			.msg_namelen = m->namelen,
+			.msg_name = first && m->namelen ? &m->name : NULL,
+			.msg_namelen = first ? m->namelen : 0,
 			.msg_iov = &iov,
 			.msg_iovlen = 1,
-			.msg_control = m->ctllen ? m->ctl : NULL,
-			.msg_controllen = m->ctllen,
+			.msg_control = first && m->ctllen ? m->ctl : NULL,
+			.msg_controllen = first ? m->ctllen : 0,
 		};
-		ssize_t r = sendmsg(j->fd, &h, j->flags | MSG_NOSIGNAL);
-		if (r < 0) {
+		ssize_t r = sendmsg(j->fd, &h, j->flags | MSG_NOSIGNAL | (dontwait ? MSG_DONTWAIT : 0));
+		if (r < 0 && dontwait && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return false;
+		if (r < 0 && first) {
 			err = errno;
 			break;
 		}
+		/* An error after part of a stream message went: the kernel
+		 * returns what was sent. */
+		if (r > 0)
+			j->off += (size_t)r;
+		if (r >= 0 && dontwait && j->off < m->len)
+			continue; /* the rest, or EAGAIN and on to the worker */
 		if (!j->mmsg) {
-			count = r;
+			j->count = (int64_t)j->off;
 			break;
 		}
-		uint32_t v = (uint32_t)r;
+		uint32_t v = (uint32_t)j->off;
 		struct iovec lo = { &v, sizeof(v) }, re = { (void *)(uintptr_t)m->lenaddr, sizeof(v) };
 		if (process_vm_writev(j->tid, &lo, 1, &re, 1, 0) != (ssize_t)sizeof(v)) {
 			err = EFAULT; /* as put_user() failing in the kernel */
 			break;
 		}
-		count++;
-		if ((size_t)r < m->len)
+		j->count++;
+		if (j->off < m->len)
 			break; /* a partial send ends sendmmsg */
+		j->next++;
+		j->off = 0;
 	}
 	if (err == EPIPE && !(j->flags & MSG_NOSIGNAL))
 		syscall(SYS_tgkill, j->tgid, j->tid, SIGPIPE);
-	if (err && (!j->mmsg || count == 0))
-		return -err;
-	return count;
+	*res = err && j->count == 0 ? -err : j->count;
+	return true;
 }
 
 static void answer_raw(int listener, uint64_t id, int64_t r)
@@ -654,20 +669,25 @@ static void answer_raw(int listener, uint64_t id, int64_t r)
 static void *send_worker(void *arg)
 {
 	struct send_job *j = arg;
-	answer_raw(j->listener, j->id, run_send_job(j));
+	int64_t r;
+	step_send_job(j, false, &r);
+	answer_raw(j->listener, j->id, r);
 	send_job_free(j);
 	return NULL;
 }
 
-/* Perform J (owned) and answer: on this thread when the send cannot block
- * (non-blocking socket, MSG_DONTWAIT), else on a worker, so that a full
- * send buffer never stops the event loop. Returns the errno answered (0
- * when the worker answers or the send succeeded). */
+/* Perform J (owned) and answer. A blocking socket is tried first with
+ * MSG_DONTWAIT on this thread (a datagram or a stream write that fits
+ * the send buffer: the common case, no thread); what would block goes on
+ * in a worker, which answers, so that a full send buffer never stops the
+ * event loop. Returns the errno answered (0 when the worker answers or
+ * the send succeeded). */
 static int perform_send(struct cw_notif *n, struct send_job *j)
 {
 	int fl = fcntl(j->fd, F_GETFL);
-	if ((j->flags & MSG_DONTWAIT) || (fl >= 0 && (fl & O_NONBLOCK))) {
-		int64_t r = run_send_job(j);
+	bool blocking = !(j->flags & MSG_DONTWAIT) && !(fl >= 0 && (fl & O_NONBLOCK));
+	int64_t r;
+	if (step_send_job(j, blocking, &r)) {
 		send_job_free(j);
 		if (r < 0)
 			cw_notif_error(n, (int)-r);
