@@ -42,10 +42,48 @@ static size_t read_ptrs(pid_t tid, uint64_t addr, uint64_t *p, size_t max)
 	return (size_t)n / sizeof(*p);
 }
 
+/* The last stretch of target memory read, up to the end of its page:
+ * the strings of one argv are mostly next to each other (and argv[0] is
+ * often the path itself), so most of them come out of it without another
+ * read. Valid for one notification only. */
+static struct {
+	uint64_t addr;
+	size_t len;
+	char buf[PAGE_SIZE_];
+} win;
+
+/* argv[k] at P: from the window when it holds the whole string, else
+ * read to the end of P's page (and kept as the window), else (a string
+ * that runs into the next page) read the usual way. */
+static ssize_t read_arg(pid_t tid, uint64_t p, char *out, size_t cap)
+{
+	if (p < win.addr || p >= win.addr + win.len) {
+		size_t want = PAGE_SIZE_ - (size_t)(p % PAGE_SIZE_);
+		struct iovec local = { win.buf, want };
+		struct iovec remote = { (void *)(uintptr_t)p, want };
+		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+		win.len = 0;
+		if (n <= 0)
+			return cw_mem_read_string(tid, p, out, cap);
+		win.addr = p;
+		win.len = (size_t)n;
+	}
+	size_t off = (size_t)(p - win.addr);
+	const char *nul = memchr(win.buf + off, '\0', win.len - off);
+	if (!nul)
+		return cw_mem_read_string(tid, p, out, cap);
+	size_t len = (size_t)(nul - (win.buf + off));
+	if (len + 1 > cap)
+		return -ENAMETOOLONG;
+	memcpy(out, win.buf + off, len + 1);
+	return (ssize_t)len;
+}
+
 /* Best effort: a failure leaves a shorter argv in the record only. The
- * pointer array is read a page at a time rather than a slot at a time:
- * one read for the argv of almost every exec (it was 2 reads per argument
- * plus one for the terminator). */
+ * pointer array is read a page at a time rather than a slot at a time,
+ * and the strings through the window above: for /bin/true from a shell,
+ * one read for the whole argv (it was 2 reads per argument plus one for
+ * the terminator). */
 static void read_argv(struct cw_notif *n, uint64_t addr)
 {
 	size_t used = 0, k = 0;
@@ -61,7 +99,7 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 		uint64_t p = ptrs[at++];
 		if (!p || used >= sizeof(argv_buf))
 			break;
-		ssize_t len = cw_mem_read_string(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
+		ssize_t len = read_arg(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
 		if (len < 0)
 			break;
 		argv_ptrs[k++] = argv_buf + used;
@@ -91,10 +129,20 @@ void cw_handle_exec(struct cw_notif *n)
 		rflags |= CW_RES_NOFOLLOW;
 	if (flags & AT_EMPTY_PATH)
 		rflags |= CW_RES_EMPTY_PATH; /* fexecve */
-	ssize_t len = cw_mem_read_string(n->tid, arg_u64(n, at ? 1 : 0), raw, sizeof(raw));
+	uint64_t path_addr = arg_u64(n, at ? 1 : 0);
+	ssize_t len = cw_mem_read_string(n->tid, path_addr, raw, sizeof(raw));
 	if (len < 0) {
 		answer_unreadable(n, (int)-len);
 		return;
+	}
+	/* The path's first read went to the end of its page (resolve.h):
+	 * that stretch is the window argv[0] is usually found in. */
+	size_t chunk0 = PAGE_SIZE_ - (size_t)(path_addr % PAGE_SIZE_);
+	win.len = 0;
+	if (chunk0 <= sizeof(raw) && (size_t)len < chunk0) {
+		memcpy(win.buf, raw, chunk0);
+		win.addr = path_addr;
+		win.len = chunk0;
 	}
 	int e = cw_resolve_path(n->tid, n->tgid, dirfd, raw, rflags, &res);
 	if (e < 0) {
