@@ -484,24 +484,6 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 	return 0;
 }
 
-/* Does PATH need the walk even when nothing on it is a symlink? ".."
- * applies after symlink resolution, and a final "." or slash asks the
- * kernel for a directory, which the normalized name no longer says. */
-static bool needs_walk(const char *path)
-{
-	for (const char *c = path;;) {
-		while (*c == '/')
-			c++;
-		size_t n = strcspn(c, "/");
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return true;
-		if (!c[n])
-			/* a final component ("" after a slash, ".") */
-			return n == 0 ? c != path : (n == 1 && c[0] == '.' && c != path);
-		c += n;
-	}
-}
-
 static bool special_tree(const char *p)
 {
 	static const char *const trees[] = { "/proc", "/dev", "/sys" };
@@ -513,19 +495,20 @@ static bool special_tree(const char *p)
 	return false;
 }
 
-int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *res)
+int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *res, char *full, size_t fullsz)
 {
 	char base[PATH_MAX];
 
 	if (!*path)
 		return -ENOENT;
-	if (needs_walk(path))
-		return -EAGAIN;
 	/* Any trouble with the cwd: the walk finds the errno to answer. */
 	if (path[0] != '/' && base_of(tid, AT_FDCWD, base, sizeof(base), true) != 0)
 		return -EAGAIN;
-	int e = cw_path_normalize(path[0] == '/' ? NULL : base, path, res->path, sizeof(res->path));
-	if (e < 0 || strlen(res->path) >= PATH_MAX || special_tree(res->path))
+	int k = path[0] == '/' ? snprintf(full, fullsz, "%s", path) : snprintf(full, fullsz, "%s/%s", base, path);
+	if (k < 0 || (size_t)k >= fullsz || (size_t)k >= PATH_MAX)
+		return -EAGAIN;
+	int e = cw_path_normalize(NULL, full, res->path, sizeof(res->path));
+	if (e < 0 || special_tree(res->path))
 		return -EAGAIN;
 	res->exists = true;
 	res->is_symlink = false;

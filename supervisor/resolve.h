@@ -50,19 +50,20 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 		    struct cw_resolved *out);
 
 /* The lexical shortcut for an open that capwatch emulates itself: PATH
- * (absolute, or relative to TID's cwd) joined and normalized without
- * looking at the filesystem. It is the resolved path exactly when no
- * component is a symlink, which the caller must prove before acting: it
- * may act on OUT->path only through openat2() with RESOLVE_NO_SYMLINKS and
- * RESOLVE_NO_MAGICLINKS, and on ELOOP it must resolve again with
- * cw_resolve_path() and decide again. Nothing else may rest on it (a
- * denial, a CONTINUE, a record of another outcome). OUT->exists is true and
- * OUT->mode 0 (not looked at). -EAGAIN when the path needs the walk: a ".."
- * component (it applies after symlinks), a final "." or trailing slash
- * (they ask for a directory), a result under /proc, /dev or /sys (magic
- * names, devices) or one too long to open; other -errno as
- * cw_resolve_path(). */
-int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *out);
+ * (absolute, or relative to TID's cwd) joined to the cwd as written into
+ * FULL (FULLSZ bytes), and normalized into OUT->path, without looking at
+ * the filesystem. OUT->path is the resolved path exactly when no component
+ * of FULL is a symlink (".." then applies lexically, as in the walk), which
+ * the caller must prove before acting: it may act only through openat2()
+ * of FULL with RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS (the kernel
+ * then walks the target's very components, trailing slash included), and
+ * on ELOOP it must resolve again with cw_resolve_path() and decide again.
+ * Nothing else may rest on OUT->path (a denial, a CONTINUE, a record of
+ * another outcome). OUT->exists is true and OUT->mode 0 (not looked at).
+ * -ENOENT for "", -EAGAIN when the path needs the walk: a result under
+ * /proc, /dev or /sys (magic names, devices), a FULL too long to open, a
+ * cwd that cannot be read. */
+int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *out, char *full, size_t fullsz);
 
 /* The object behind descriptor FD of TID, as a path (for fd-based metadata
  * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */

@@ -458,10 +458,11 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 }
 
 /* The hot path (most opens of a build: headers, libraries, sources): a
- * plain read-only open is decided on its lexical name and opened at once
- * with RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS. That open succeeds (or
- * fails with anything but ELOOP) only when no component was a symlink,
- * i.e. when the lexical name is the one the walk would have resolved, so
+ * plain read-only open is decided on its lexical name and opened at once,
+ * by the name as the target wrote it (joined to its cwd), with
+ * RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS. That open succeeds (or fails
+ * with anything but ELOOP) only when no component was a symlink, i.e.
+ * when the lexical name is the one the walk would have resolved, so
  * the decision rests on the object opened, as in enforce_open, without the
  * walk's openat2(O_PATH), fstat and close. Only an allowed, emulated
  * outcome may rest on an unwalked name: a denial, an ELOOP or an object
@@ -479,7 +480,8 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	    (dirfd != AT_FDCWD && raw1[0] != '/') || (f & O_ACCMODE) != O_RDONLY ||
 	    (f & (O_PATH | O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT)))
 		return false;
-	if (cw_resolve_lexical(n->tid, raw1, &res1) < 0)
+	char full[PATH_MAX];
+	if (cw_resolve_lexical(n->tid, raw1, &res1, full, sizeof(full)) < 0)
 		return false;
 	ev->op.kind = CW_OP_OPEN_READ;
 	ev->op.path = res1.path;
@@ -487,7 +489,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	if (ev->d.verdict != CW_ALLOW)
 		return false;
 	struct stat st;
-	if (lstat(res1.path, &st) == 0) {
+	if (lstat(full, &st) == 0) {
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			return false;
 		res1.mode = st.st_mode;
@@ -502,7 +504,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		.flags = f | O_NOCTTY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, res1.path, &how, sizeof(how));
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	if (fd < 0 && errno == ELOOP)
 		return false; /* a symlink on the way: the walk decides */
 	cur_open.lexical = true;

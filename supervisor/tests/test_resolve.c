@@ -213,21 +213,30 @@ static void test_object_fields(void **state)
 
 /* The lexical shortcut of the open hot path (fs.c open_lexically): its
  * name is trusted only when openat2(RESOLVE_NO_SYMLINKS|NO_MAGICLINKS) of
- * it does not fail ELOOP, and then it must be the walk's name exactly. */
-static void lexical_agrees(const char *path, bool want_eloop)
+ * the joined name does not fail ELOOP, and then it must be the walk's name
+ * exactly, and the open's result the kernel's own for the target's name. */
+static void lexical_agrees(const char *path, bool want_eloop, int want_err)
 {
 	struct cw_resolved lex, walk;
-	assert_int_equal(cw_resolve_lexical(getpid(), path, &lex), 0);
+	char full[PATH_MAX];
+	assert_int_equal(cw_resolve_lexical(getpid(), path, &lex, full, sizeof(full)), 0);
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, lex.path, &how, sizeof(how));
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	int err = fd < 0 ? errno : 0;
 	if (fd >= 0)
 		close(fd);
 	if ((err == ELOOP) != want_eloop)
-		fail_msg("%s: openat2 of %s: %s", path, lex.path, err ? strerror(err) : "opened");
+		fail_msg("%s: openat2 of %s: %s", path, full, err ? strerror(err) : "opened");
 	if (want_eloop)
 		return; /* the caller walks */
+	if (err != want_err)
+		fail_msg("%s: openat2 of %s: %s, want %s", path, full, strerror(err), strerror(want_err));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if ((fd < 0 ? errno : 0) != want_err)
+		fail_msg("%s: the kernel says %s", path, fd < 0 ? strerror(errno) : "opened");
+	if (fd >= 0)
+		close(fd);
 	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, path, 0, &walk), 0);
 	if (strcmp(lex.path, walk.path) != 0)
 		fail_msg("%s: lexical %s, walk %s", path, lex.path, walk.path);
@@ -237,40 +246,45 @@ static void test_lexical(void **state)
 {
 	(void)state;
 	struct cw_resolved r;
-	char abs[PATH_MAX * 2];
+	char abs[PATH_MAX * 2], full[PATH_MAX];
 
-	lexical_agrees("ws/real/file", false);
-	lexical_agrees("./ws//real/./file", false);
-	lexical_agrees(".", false);
-	lexical_agrees("ws/real/nothere", false);    /* ENOENT: kept as written, as the walk does */
-	lexical_agrees("ws/nothere/new", false);
-	lexical_agrees("ws/real/file/x", false);     /* ENOTDIR */
+	lexical_agrees("ws/real/file", false, 0);
+	lexical_agrees("./ws//real/./file", false, 0);
+	lexical_agrees(".", false, 0);
+	lexical_agrees("ws/real/../real/file", false, 0);
+	lexical_agrees("ws/real/sub/../../real/file", false, 0);
+	lexical_agrees("ws/real/", false, 0);
+	lexical_agrees("ws/real/.", false, 0);
+	lexical_agrees("ws/real/nothere", false, ENOENT); /* kept as written, as the walk does */
+	lexical_agrees("ws/nothere/new", false, ENOENT);
+	lexical_agrees("ws/real/file/x", false, ENOTDIR);
+	lexical_agrees("ws/real/file/", false, ENOTDIR);
+	lexical_agrees("ws/real/file/.", false, ENOTDIR);
+	lexical_agrees("ws/real/file/../file", false, ENOTDIR);
 	snprintf(abs, sizeof(abs), "%s/ws/real/sub", root);
-	lexical_agrees(abs, false);
-	/* A symlink anywhere on the way: the open refuses the name. */
-	lexical_agrees("ws/link/file", true);
-	lexical_agrees("ws/link", true);
-	lexical_agrees("ws/dangling", true);
-	lexical_agrees("ws/abs/hostname", true);
-	lexical_agrees("ws/loop1", true);
-	lexical_agrees("ws/link/nothere", true);
-	lexical_agrees("ws/real/sub/up/file", true);
-	/* Shapes whose meaning the normalized name loses: the walk. */
-	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/../real/file", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "..", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/.", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "ws/real/file/", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "", &r), -ENOENT);
+	lexical_agrees(abs, false, 0);
+	/* A symlink anywhere on the way, even one ".." steps back out of:
+	 * the open refuses the name. */
+	lexical_agrees("ws/link/file", true, 0);
+	lexical_agrees("ws/link", true, 0);
+	lexical_agrees("ws/link/", true, 0);
+	lexical_agrees("ws/link/../real/file", true, 0);
+	lexical_agrees("ws/real/sub/up/file", true, 0);
+	lexical_agrees("ws/dangling", true, 0);
+	lexical_agrees("ws/abs/hostname", true, 0);
+	lexical_agrees("ws/loop1", true, 0);
+	lexical_agrees("ws/link/nothere", true, 0);
+	assert_int_equal(cw_resolve_lexical(getpid(), "", &r, full, sizeof(full)), -ENOENT);
 	/* Magic names and devices: the walk (and enforce_open's rules). */
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", &r), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", &r), 0);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/tmp/../dev/null", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", &r, full, sizeof(full)), 0);
 	assert_string_equal(r.path, "/procfs/x");
+	assert_string_equal(full, "/procfs/x");
 	/* Joined with the cwd past what the kernel opens: the walk. */
 	char *deep = malloc(PATH_MAX);
 	assert_non_null(deep);
@@ -278,7 +292,7 @@ static void test_lexical(void **state)
 	deep[PATH_MAX - 2] = '\0';
 	for (size_t i = 200; i < PATH_MAX - 2; i += 200)
 		deep[i] = '/';
-	assert_int_equal(cw_resolve_lexical(getpid(), deep, &r), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), deep, &r, full, sizeof(full)), -EAGAIN);
 	free(deep);
 }
 
