@@ -351,8 +351,24 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			return;
 		}
 	}
+	/* O_TRUNC waits for the alias check below: opened with it, a file
+	 * that a hard link made before the run also names outside the
+	 * workspace was emptied before its denial. The open asks for the
+	 * access O_TRUNC needs (write: O_RDONLY|O_TRUNC opens read-write and
+	 * is reopened read-only), and the truncation follows the check
+	 * (ftruncate: the same effect on a regular file; other objects ignore
+	 * O_TRUNC). O_ACCMODE 3 has no write mode to truncate through: it
+	 * keeps O_TRUNC in the open. */
+	unsigned long long acc = cur_open.flags & O_ACCMODE;
+	bool late_trunc = (cur_open.flags & O_TRUNC) && acc != O_ACCMODE;
+	bool reopen_rd = late_trunc && acc == O_RDONLY;
+	unsigned long long oflags = cur_open.flags;
+	if (late_trunc)
+		oflags &= ~(unsigned long long)O_TRUNC;
+	if (reopen_rd)
+		oflags = (oflags & ~(unsigned long long)O_ACCMODE) | O_RDWR;
 	struct open_how how = {
-		.flags = cur_open.flags | O_NOCTTY | O_CLOEXEC,
+		.flags = oflags | O_NOCTTY | O_CLOEXEC,
 		.mode = cur_open.mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
@@ -379,7 +395,13 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		return;
 	}
 	struct stat st;
-	if (write_intent((long long)cur_open.flags) && fstat(fd, &st) == 0) {
+	if (write_intent((long long)cur_open.flags)) {
+		if (fstat(fd, &st) < 0) {
+			ev->err = errno; /* no check, no write */
+			close(fd);
+			cw_notif_error(n, ev->err);
+			return;
+		}
 		/* The decision was on this name. A file with hard links made
 		 * before the run, or one mounted over this name, has other
 		 * names we did not see: decide again, as the policy says for
@@ -392,6 +414,27 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			close(fd);
 			cw_event_deny(n, ev);
 			return;
+		}
+		if (late_trunc && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+			ev->err = errno;
+			close(fd);
+			cw_notif_error(n, ev->err);
+			return;
+		}
+		if (reopen_rd) {
+			/* The same object, with the access asked for. */
+			char self[64];
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+			int rfd = open(self, (int)(cur_open.flags & ~(unsigned long long)(O_TRUNC | O_CREAT | O_EXCL |
+						O_NOFOLLOW | CW_O_TMPFILE_BIT)) | O_NOCTTY | O_CLOEXEC);
+			int rerr = errno;
+			close(fd);
+			if (rfd < 0) {
+				ev->err = rerr;
+				cw_notif_error(n, ev->err);
+				return;
+			}
+			fd = rfd;
 		}
 	}
 	int dev = plain_device(ev->op.path);
