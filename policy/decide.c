@@ -288,6 +288,17 @@ static int decide_net(const cw_profile *p, const struct cw_context *ctx, const s
 		}
 		char scope[CW_SCOPE_MAX];
 		snprintf(scope, sizeof scope, "unix:%s", placed ? path : raw);
+		/* The socket file was not made by the supervised tree in this
+		 * run (the supervisor saw no bind create it): its server is a
+		 * process outside supervision, wherever the name is, and what
+		 * it passes back (SCM_RIGHTS descriptors) is never decided. */
+		if (op->alias) {
+			int rc = by_profile(p, ctx, op, out, CW_CAP_PROCESS_CONTROL, false, scope, NULL, 0);
+			size_t l = strlen(out->reason);
+			snprintf(out->reason + l, sizeof out->reason - l,
+				 " (%s: its server was not started under capwatch)", op->alias);
+			return rc;
+		}
 		if (placed && ctx && ctx->scratch && cw_path_is_under(path, ctx->scratch))
 			return no_cap(out, scope, "builtin:scratch",
 				      "a socket in the run's scratch directory needs no capability");

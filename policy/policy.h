@@ -71,7 +71,9 @@ struct cw_op {
 	const char *env_names;       /* ENV: comma-separated variable names */
 	const char *alias;           /* OPEN_WRITE/FS_WRITE: the object written has a name
 					capwatch did not see made ("hard link", "mount"):
-					decided as a write outside every workspace root */
+					decided as a write outside every workspace root.
+					CONNECT/SEND to a unix path: the socket file was not
+					made by the tree in this run: process_control */
 };
 
 typedef enum cw_next_action {

@@ -177,7 +177,13 @@ static void unix_path_of(const struct sockaddr_storage *a, socklen_t len, char *
  * "/proc/self/fd/PIN": the kernel's lookup of that name lands on the
  * pinned inode whatever happens to the path. *PIN is the O_PATH fd; the
  * caller closes it after the call. */
-static int pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin)
+static bool made_by_tree(const struct stat *st);
+
+/* FOREIGN_OK: the decision knew the socket file was not made by the tree
+ * (op.alias); when it did not, a file swapped in since is refused as the
+ * kernel refuses a name with no listener behind it. */
+static int pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin,
+		    bool foreign_ok)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
 	*pin = -1;
@@ -200,6 +206,8 @@ static int pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED; /* what connect() says of a non-socket */
+	if (!foreign_ok && !made_by_tree(&st))
+		return -ECONNREFUSED;
 	struct sockaddr_un *un = (struct sockaddr_un *)a;
 	memset(un, 0, sizeof(*un));
 	un->sun_family = AF_UNIX;
@@ -264,6 +272,54 @@ static struct bound_unix {
 } bound[1024];
 static unsigned nbound;
 
+/* Every socket file the tree created in this run (E48): a growing set,
+ * unlike the ring above, since a file forgotten would turn its own
+ * server into an outside one. */
+static struct made_sock { dev_t dev; ino_t ino; } *made;
+static size_t nmade, amade;
+
+static bool made_by_tree(const struct stat *st)
+{
+	for (size_t i = nmade; i-- > 0;)
+		if (made[i].ino == st->st_ino && made[i].dev == st->st_dev)
+			return true;
+	return false;
+}
+
+static void remember_made(const struct stat *st)
+{
+	if (made_by_tree(st))
+		return;
+	if (nmade == amade) {
+		size_t na = amade ? amade * 2 : 64;
+		struct made_sock *m = realloc(made, na * sizeof(*m));
+		if (!m)
+			return; /* then its server counts as outside: a denial, not a leak */
+		made = m;
+		amade = na;
+	}
+	made[nmade++] = (struct made_sock){ st->st_dev, st->st_ino };
+}
+
+/* E48: a pathname socket whose file the tree did not create in this run
+ * has a server capwatch never saw start, a process outside supervision
+ * (or from before the run): what it sends back is not decided (SCM_RIGHTS
+ * descriptors of files outside the workspace arrive with no open). Such a
+ * server is decided as the policy decides one outside the workspace,
+ * process_control, wherever its name is: op.alias says so. The decision's
+ * stat is re-checked on the pinned inode (pin_unix). */
+static const char *unix_alias(const struct sockaddr_storage *a, socklen_t len)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	struct stat st;
+	if (!is_unix_path(a, len))
+		return NULL;
+	unix_path_of(a, len, path, sizeof(path));
+	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || made_by_tree(&st))
+		return NULL;
+	return "socket file from outside the run";
+}
+
 static void remember_bound(int sock, int dir, const char *base, const char *path)
 {
 	struct stat st, f;
@@ -276,41 +332,9 @@ static void remember_bound(int sock, int dir, const char *base, const char *path
 	if (fstatat(dir, base, &f, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(f.st_mode)) {
 		b->fdev = f.st_dev;
 		b->fino = f.st_ino;
+		remember_made(&f);
 	}
 	snprintf(b->path, sizeof(b->path), "%s", path);
-}
-
-/* E48: a pathname socket in the workspace or the scratch directory whose
- * file the tree did not create in this run has a server capwatch never
- * saw start: a process outside supervision (or from before the run). What
- * it sends back is not decided: SCM_RIGHTS descriptors (a writable file
- * outside the workspace, a connected socket) arrive with no open or
- * connect of the tree. The policy decides unix sockets by where their
- * name is, so the connect stays decided as it was; the run gets a
- * warning, once per socket file. */
-static void note_foreign_server(struct cw_notif *n, const struct cw_event *ev)
-{
-	static struct { dev_t dev; ino_t ino; } noted[64];
-	static unsigned nnoted;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
-	if (!is_unix_path(&addr, addrlen) || ev->d.cap == CW_CAP_PROCESS_CONTROL)
-		return;
-	unix_path_of(&addr, addrlen, path, sizeof(path));
-	struct stat st;
-	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return;
-	for (unsigned i = 0; i < CW_ARRAY_SIZE(bound) && i < nbound; i++)
-		if (bound[i].fino == st.st_ino && bound[i].fdev == st.st_dev)
-			return;
-	for (unsigned i = 0; i < CW_ARRAY_SIZE(noted) && i < nnoted; i++)
-		if (noted[i].ino == st.st_ino && noted[i].dev == st.st_dev)
-			return;
-	noted[nnoted % CW_ARRAY_SIZE(noted)].dev = st.st_dev;
-	noted[nnoted++ % CW_ARRAY_SIZE(noted)].ino = st.st_ino;
-	cw_run_note(n->run, n->tgid, "warning",
-		    "%s to unix:%s: its server was not started under capwatch (the socket file was not "
-		    "created by the supervised tree in this run); descriptors it passes back are not "
-		    "decided (E48)", n->syscall, path);
 }
 
 /* listen() on a unix socket bound by capwatch: decide on the full path. */
@@ -716,6 +740,10 @@ static int sock_type(int fd)
 static struct msghdr cur_mh;
 static struct mmsghdr mm_hdr[SEND_MAX_VLEN];
 static struct sockaddr_storage mm_name[SEND_MAX_VLEN];
+/* ... whether each one's decision knew its server to be outside (E48). */
+static bool mm_foreign[SEND_MAX_VLEN];
+/* The same for the address of a sendto/sendmsg or connect. */
+static bool cur_foreign;
 static socklen_t mm_namelen[SEND_MAX_VLEN];
 static unsigned mm_count;
 
@@ -785,7 +813,8 @@ static int build_send_job(struct cw_notif *n, int d, struct send_job **out)
 			e = copy_msg(n, &mm_hdr[i].msg_hdr, stream, m);
 		}
 		if (e == 0)
-			e = pin_unix(n, &m->name, &m->namelen, &m->pin);
+			e = pin_unix(n, &m->name, &m->namelen, &m->pin,
+				     j->mmsg ? mm_foreign[i] : cur_foreign);
 	}
 	if (e < 0 && j->mmsg && j->n > 1) {
 		/* Message I cannot be sent: the kernel sends the ones before
@@ -838,8 +867,6 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 	}
 	ev->verified = true;
 	int r;
-	if (nr != __NR_bind && nr != __NR_listen)
-		note_foreign_server(n, ev);
 	if (nr == __NR_listen) {
 		r = listen(held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
 		goto answer;
@@ -866,7 +893,7 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 		}
 		*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
 					   .pin = -1, .addr = addr, .len = addrlen };
-		r = pin_unix(n, &j->addr, &j->len, &j->pin);
+		r = pin_unix(n, &j->addr, &j->len, &j->pin, cur_foreign);
 		if (r == 0 && start_detached(connect_worker, j) == 0) {
 			n->answered = true; /* the worker answers */
 			ev->err = 0;        /* known to the worker only */
@@ -982,6 +1009,8 @@ static void handle_sendmmsg(struct cw_notif *n)
 		cur.op.kind = CW_OP_SEND;
 		cur.op.addr = (const struct sockaddr *)&addr;
 		cur.op.addrlen = addrlen;
+		cur.op.alias = unix_alias(&addr, addrlen);
+		mm_foreign[i] = cur.op.alias != NULL;
 		denied = !cw_event_decide(n, &cur);
 		if (!have || denied) {
 			ev = cur;
@@ -1113,6 +1142,11 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	ev.op.addr = (const struct sockaddr *)&addr;
 	ev.op.addrlen = addrlen;
+	cur_foreign = false;
+	if (ev.op.kind == CW_OP_CONNECT || ev.op.kind == CW_OP_SEND) {
+		ev.op.alias = unix_alias(&addr, addrlen);
+		cur_foreign = ev.op.alias != NULL;
+	}
 	cw_event_finish(n, &ev, NULL, enforce_net);
 out:
 	if (held_sock >= 0) {

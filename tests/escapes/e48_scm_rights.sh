@@ -26,3 +26,6 @@ canary_intact "$H/.bashrc" && esc_control_failed "the bare receiver did not writ
 canary_make "$H/.bashrc"
 under verify -- "$PY" -c "$cmd"
 canary_intact "$H/.bashrc" || esc_bypass "$H/.bashrc written through an fd received by SCM_RIGHTS from a helper outside capwatch (connect to $W/helper.sock allowed as isolated_loopback; no open or write decision)"
+# The helper's socket file was not made by the supervised tree: its server
+# is outside capwatch, decided as process_control (denied by verify).
+report_has "any('helper.sock' in (scope_of(e) or '') for e in denials('process_control'))"

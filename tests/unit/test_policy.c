@@ -447,6 +447,14 @@ static const struct row rows[] = {
 	  C(EXTERNAL_NETWORK), false, Q, "verify:external_network:default"), /* IPv4-compatible is not mapped */
 	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:/tmp/cw-scratch/agent.sock", NULL, 0,
 	  NONE_CAP, false, A, "builtin:scratch"),
+	/* E48: a socket file the tree did not make (op.alias): its server is
+	 * outside capwatch, in the workspace or the scratch directory alike */
+	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:/work/ws/.run/dev.sock", NULL, F_ALIAS,
+	  C(PROCESS_CONTROL), false, D, "verify:process_control:default", .scope = "unix:/work/ws/.run/dev.sock"),
+	ROW("verify", PLAIN, CW_OP_SEND, "unix:/tmp/cw-scratch/agent.sock", NULL, F_ALIAS,
+	  C(PROCESS_CONTROL), false, D, "verify:process_control:default"),
+	ROW("observe", PLAIN, CW_OP_CONNECT, "unix:/work/ws/.run/dev.sock", NULL, F_ALIAS,
+	  C(PROCESS_CONTROL), false, A, "observe:process_control:default"),
 	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:/work/ws/../../var/run/docker.sock", NULL, 0,
 	  C(PROCESS_CONTROL), false, D, "verify:process_control:default", .scope = "unix:/var/run/docker.sock"),
 	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:run/x.sock", NULL, 0,
