@@ -1214,9 +1214,21 @@ static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 	 * call site, which is advisory. */
 	if (!frames && !net)
 		return;
-	cw_annot_drain(run);
 
-	struct ann *a = find_ann(tgid, tid, ev);
+	struct ann *a = NULL;
+	/* An exec's annotation was sent just before the call, and the event
+	 * loop has often read it already (the channel and the listener
+	 * became readable together). One found unused for this very thread
+	 * and path is the newest there can be: the queue cannot hold a newer
+	 * one for the same call. Only when none is found is the channel
+	 * read first (one recvmmsg per exec saved when it was there). */
+	if (k == CW_OP_EXEC)
+		a = find_ann(tgid, tid, ev);
+	if (!a) {
+		cw_annot_drain(run);
+		a = find_ann(tgid, tid, ev);
+	}
+
 	if (!a && k == CW_OP_EXEC && ppid > 0)
 		a = find_spawn(ppid, ev, cw_run_time(run));
 	if (a) {
