@@ -507,12 +507,15 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
  * with anything but ELOOP) only when no component was a symlink, i.e.
  * when the lexical name is the one the walk would have resolved, so
  * the decision rests on the object opened, as in enforce_open, without the
- * walk's openat2(O_PATH), fstat and close. Only an allowed, emulated
- * outcome may rest on an unwalked name: a denial, an ELOOP or an object
- * that is not a regular file or a directory (a device's open has effects,
- * a FIFO's blocks) goes back to the walk and is decided again (returns
- * false, nothing answered). On true, EV is decided and checked, and
- * cur_open holds the descriptor or the errno for enforce_open. */
+ * walk's openat2(O_PATH), fstat and close, and without ID_VALID (see the
+ * end). A decision that does not allow is not acted on here: an O_PATH
+ * open with the same resolve rules (no access, no effect) proves the name
+ * first, as the walk's own shortcut does, and cw_event_finish answers it
+ * as usual. An ELOOP, or an object that is not a regular file or a
+ * directory (a device's open has effects, a FIFO's blocks), goes back to
+ * the walk and is decided again (returns false, nothing answered). On
+ * true, EV is decided; allowed, it is also checked and opened: cur_open
+ * holds the descriptor or the errno for enforce_open. */
 static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 			   unsigned long long resolve)
 {
@@ -529,8 +532,21 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	ev->op.kind = CW_OP_OPEN_READ;
 	ev->op.path = res1.path;
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
-	if (ev->d.verdict != CW_ALLOW)
-		return false;
+	if (ev->d.verdict != CW_ALLOW) {
+		struct open_how ph = {
+			.flags = O_PATH | O_CLOEXEC,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		int pfd = (int)syscall(SYS_openat2, AT_FDCWD, full, &ph, sizeof(ph));
+		if (pfd >= 0)
+			close(pfd);
+		else if (errno == ENOENT || errno == ENOTDIR)
+			res1.exists = false; /* no symlink before the missing part */
+		else
+			return false;
+		ev->decided = true;
+		return true;
+	}
 	struct stat st;
 	if (lstat(full, &st) == 0) {
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
