@@ -18,8 +18,8 @@ warm-up run of each workload:
   observe  capwatch --observe --report R -- cmd
   verify   capwatch --profile verify --trace T --report R -- cmd
   verify-nopreload  the same with CAPWATCH_PRELOAD=none: capwatch without
-           its LD_PRELOAD library (which every dynamic program then loads,
-           with libunwind and liblzma), to tell the two costs apart
+           its LD_PRELOAD library (which every dynamic program then loads;
+           libunwind only on a first backtrace), to tell the two costs apart
   strace   strace -f --seccomp-bpf -e trace=SET -o /dev/null -- cmd
   verify-syncwake (only with --modes) verify with cwb_syncwake.so preloaded
            into capwatch: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set on its
