@@ -547,8 +547,12 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		ev->decided = true;
 		return true;
 	}
+	/* O_DIRECTORY (opendir) needs no look first: the kernel refuses any
+	 * other object (ENOTDIR) before its open runs. */
 	struct stat st;
-	if (lstat(full, &st) == 0) {
+	if (f & O_DIRECTORY) {
+		/* nothing to look at */
+	} else if (lstat(full, &st) == 0) {
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 			return false;
 		res1.mode = st.st_mode;
