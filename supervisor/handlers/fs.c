@@ -372,23 +372,41 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		.mode = cur_open.mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	/* Creations get the target's umask, applied by the kernel as for the
-	 * target itself (a directory's default ACL then wins, as it would). */
-	int um = -1;
-	if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
-		um = target_umask(n->tid);
-		if (um < 0) {
-			enforce_continue(n, ev);
-			return;
-		}
-	}
+	/* O_CREAT of a regular file that was there when resolved creates
+	 * nothing: tried first without O_CREAT, it needs no umask (reading it
+	 * costs an open and read of /proc/PID/status, ~10 us). ENOENT: it went
+	 * away meanwhile, and the creating open below runs. */
+	bool existing = (cur_open.flags & O_CREAT) && res1.exists && S_ISREG(res1.mode) &&
+			!(cur_open.flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
+	int fd = -1;
 	ev->verified = true;
-	mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
-	int open_errno = errno;
-	if (um >= 0)
-		umask(saved_umask);
-	errno = open_errno;
+	if (existing) {
+		struct open_how plain = how;
+		plain.flags &= ~(unsigned long long)O_CREAT;
+		plain.mode = 0;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &plain, sizeof(plain));
+	}
+	if (!existing || (fd < 0 && errno == ENOENT)) {
+		/* Creations get the target's umask, applied by the kernel as
+		 * for the target itself (a directory's default ACL then wins,
+		 * as it would). */
+		int um = -1;
+		if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
+			um = target_umask(n->tid);
+			if (um < 0) {
+				ev->verified = false;
+				enforce_continue(n, ev);
+				return;
+			}
+		}
+		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
+		int open_errno = errno;
+		if (um >= 0)
+			umask(saved_umask);
+		errno = open_errno;
+		existing = false;
+	}
 	if (fd < 0) {
 		ev->err = errno;
 		cw_notif_error(n, ev->err);
@@ -406,16 +424,30 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		 * before the run, or one mounted over this name, has other
 		 * names we did not see: decide again, as the policy says for
 		 * such objects (a write outside the workspace). */
+		if (existing && S_ISDIR(st.st_mode)) {
+			/* Swapped for a directory since resolved: O_CREAT
+			 * says EISDIR. */
+			ev->err = EISDIR;
+			close(fd);
+			cw_notif_error(n, ev->err);
+			return;
+		}
+		/* A name that was missing when resolved had no mount over it
+		 * before the run (the tree cannot mount): no statx pair. */
 		if (foreign_hardlink(&st))
 			ev->op.alias = "hard link";
-		else if (S_ISREG(st.st_mode) && file_is_mount_point(fd, ev->op.path))
+		else if (S_ISREG(st.st_mode) && res1.exists && file_is_mount_point(fd, ev->op.path))
 			ev->op.alias = "mount";
 		if (ev->op.alias && !cw_event_decide(n, ev)) {
 			close(fd);
 			cw_event_deny(n, ev);
 			return;
 		}
-		if (late_trunc && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+		/* An empty file that was missing when resolved was just made
+		 * (by this open, or within microseconds): nothing to cut, and
+		 * its times are now already. */
+		if (late_trunc && S_ISREG(st.st_mode) && (res1.exists || st.st_size > 0) &&
+		    ftruncate(fd, 0) < 0) {
 			ev->err = errno;
 			close(fd);
 			cw_notif_error(n, ev->err);
