@@ -375,16 +375,25 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	/* O_CREAT of a regular file that was there when resolved creates
 	 * nothing: tried first without O_CREAT, it needs no umask (reading it
 	 * costs an open and read of /proc/PID/status, ~10 us). ENOENT: it went
-	 * away meanwhile, and the creating open below runs. */
+	 * away meanwhile, and the creating open below runs. So does it for a
+	 * file capwatch (the target's uid) does not own: O_CREAT of those is
+	 * refused in sticky world-writable directories (fs.protected_regular),
+	 * which only the kernel's own O_CREAT applies. */
 	bool existing = (cur_open.flags & O_CREAT) && res1.exists && S_ISREG(res1.mode) &&
 			!(cur_open.flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
 	int fd = -1;
+	struct stat st;
 	ev->verified = true;
 	if (existing) {
 		struct open_how plain = how;
 		plain.flags &= ~(unsigned long long)O_CREAT;
 		plain.mode = 0;
 		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &plain, sizeof(plain));
+		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid())) {
+			close(fd);
+			fd = -1;
+			errno = ENOENT; /* the creating open decides */
+		}
 	}
 	if (!existing || (fd < 0 && errno == ENOENT)) {
 		/* Creations get the target's umask, applied by the kernel as
@@ -412,9 +421,8 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_error(n, ev->err);
 		return;
 	}
-	struct stat st;
 	if (write_intent((long long)cur_open.flags)) {
-		if (fstat(fd, &st) < 0) {
+		if (!existing && fstat(fd, &st) < 0) {
 			ev->err = errno; /* no check, no write */
 			close(fd);
 			cw_notif_error(n, ev->err);
