@@ -389,7 +389,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		plain.flags &= ~(unsigned long long)O_CREAT;
 		plain.mode = 0;
 		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &plain, sizeof(plain));
-		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid())) {
+		static uid_t me = (uid_t)-1; /* capwatch's euid does not change */
+		if (me == (uid_t)-1)
+			me = geteuid();
+		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != me)) {
 			close(fd);
 			fd = -1;
 			errno = ENOENT; /* the creating open decides */
