@@ -551,7 +551,8 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
  * when the lexical name is the one the walk would have resolved, so
  * the decision rests on the object opened, as in enforce_open, without the
  * walk's openat2(O_PATH), fstat and close, and without ID_VALID (see the
- * end). A decision that does not allow is not acted on here: an O_PATH
+ * end). A decision that does not allow, or one --observe lets the kernel
+ * carry out, is not acted on here: an O_PATH
  * open with the same resolve rules (no access, no effect) proves the name
  * first, as the walk's own shortcut does, and cw_event_finish answers it
  * as usual. An ELOOP, or an object that is not a regular file or a
@@ -565,7 +566,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	struct cw_run *run = n->run;
 	unsigned long long f = cur_open.flags;
 
-	if (run->observe || !cur_open.emulable || (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) ||
+	if (!cur_open.emulable || (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) ||
 	    (dirfd != AT_FDCWD && raw1[0] != '/') || (f & O_ACCMODE) != O_RDONLY ||
 	    (f & (O_PATH | O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT)))
 		return false;
@@ -575,7 +576,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	ev->op.kind = CW_OP_OPEN_READ;
 	ev->op.path = res1.path;
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
-	if (ev->d.verdict != CW_ALLOW) {
+	if (run->observe || ev->d.verdict != CW_ALLOW) {
 		struct open_how ph = {
 			.flags = O_PATH | O_CLOEXEC,
 			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
