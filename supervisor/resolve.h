@@ -54,12 +54,13 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
  * FULL (FULLSZ bytes), and normalized into OUT->path, without looking at
  * the filesystem. OUT->path is the resolved path exactly when no component
  * of FULL is a symlink (".." then applies lexically, as in the walk), which
- * the caller must prove before acting: it may act only through openat2()
- * of FULL with RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS (the kernel
- * then walks the target's very components, trailing slash included), and
- * on ELOOP it must resolve again with cw_resolve_path() and decide again.
- * Nothing else may rest on OUT->path (a denial, a CONTINUE, a record of
- * another outcome). OUT->exists is true and OUT->mode 0 (not looked at).
+ * the caller must prove before anything rests on it: with an openat2() of
+ * FULL with RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS that does not
+ * fail ELOOP (the kernel walks the target's very components, trailing
+ * slash included) -- the open it acts through, or an O_PATH one when it
+ * does not act itself (a denial, a CONTINUE). On ELOOP it must resolve
+ * again with cw_resolve_path() and decide again. OUT->exists is true and
+ * OUT->mode 0 (not looked at).
  * -ENOENT for "", -EAGAIN when the path needs the walk: a result under
  * /proc, /dev or /sys (magic names, devices), a FULL too long to open, a
  * cwd that cannot be read. */
