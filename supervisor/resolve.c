@@ -109,7 +109,12 @@ static int fd_accmode(const char *pid, const char *fd)
 	char *fl = strstr(buf, "flags:");
 	if (!fl)
 		return -1;
-	return (int)(strtoul(fl + 6, NULL, 8) & O_ACCMODE);
+	unsigned long fflags = strtoul(fl + 6, NULL, 8);
+	/* An O_PATH descriptor reads as O_RDONLY but grants no access: a
+	 * reopen of it is decided on its object (E17g). */
+	if (fflags & O_PATH)
+		return -1;
+	return (int)(fflags & O_ACCMODE);
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -320,8 +325,13 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 					return 0;
 				}
 			} else if (link[0] != '/' && strncmp(out, "/proc/", 6) == 0 &&
-				   (strstr(out, "/cwd") || strstr(out, "/root") || strstr(out, "/exe"))) {
-				/* Other magic links to non-path objects. */
+				   (strstr(out, "/cwd") || strstr(out, "/root") || strstr(out, "/exe") ||
+				    strchr(link, ':'))) {
+				/* Other magic links to non-path objects: a namespace
+				 * ("net:[4026531840]"), an anonymous inode. Their
+				 * text is no path to follow; the name is the link
+				 * (/proc's plain symlinks, "self/mounts", have no
+				 * ':'). */
 				r = next;
 				continue;
 			}

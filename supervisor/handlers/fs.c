@@ -496,13 +496,14 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 }
 
 /* Files of /proc/PID that reach into the process itself: its memory,
- * environment, mappings, stack, credentials maps. (stat, status, comm and
+ * environment, mappings, stack, credentials maps, namespaces (a descriptor
+ * of one is what setns joins). (stat, status, comm and
  * cmdline are ordinary reads; procps' ps does read every environ, and is
  * denied those under the built-in profiles.) */
 static const char *const proc_private[] = {
 	"environ", "mem", "auxv", "syscall", "stack", "pagemap", "maps", "smaps", "smaps_rollup",
 	"numa_maps", "personality", "timerslack_ns", "clear_refs", "oom_adj", "oom_score_adj",
-	"uid_map", "gid_map", "setgroups", "attr", "coredump_filter",
+	"uid_map", "gid_map", "setgroups", "attr", "coredump_filter", "ns",
 };
 
 /* Reading /proc/PID/<private file> is process access: process_control when

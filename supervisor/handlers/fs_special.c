@@ -305,6 +305,30 @@ static bool proc_open_allowed(const char *path, pid_t tgid)
 	return true;
 }
 
+/* Is PATH "/proc/PID/ns/NAME" or "/proc/PID/task/TID/ns/NAME"? Those
+ * are magic links to namespace objects (nsfs), which resolve.c leaves
+ * unfollowed (their link text, "net:[4026531840]", is no path). */
+static bool proc_ns_link(const char *path)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	const char *p = path + 6;
+	size_t n = strspn(p, "0123456789");
+	if (n == 0 || p[n] != '/')
+		return false;
+	p += n + 1;
+	if (strncmp(p, "task/", 5) == 0) {
+		n = strspn(p + 5, "0123456789");
+		if (n == 0 || p[5 + n] != '/')
+			return false;
+		p += 5 + n + 1;
+	}
+	if (strncmp(p, "ns/", 3) != 0)
+		return false;
+	p += 3;
+	return *p && strspn(p, "abcdefghijklmnopqrstuvwxyz_") == strlen(p);
+}
+
 /* Character devices whose open neither blocks nor depends on the opener
  * beyond its credentials: the memory devices (null, zero, random...),
  * /dev/console, /dev/ptmx (a new pty in the devpts instance next to the
@@ -646,6 +670,13 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		answer_err(n, ev, EACCES); /* nothing resolved to decide on */
 		return;
 	}
+	bool ns_link = proc_ns_link(path);
+	if (ns_link && !proc_open_allowed(path, n->tgid)) {
+		/* Another process's namespace: the kernel checks the opener
+		 * (ptrace_may_access), and capwatch is not the target. */
+		answer_err(n, ev, EACCES);
+		return;
+	}
 	struct as_target as = { .reduce = false, .caps = 0 };
 	if (target_credentials(n->tid, &as) < 0) {
 		/* capwatch's open would be checked as another user's. */
@@ -666,6 +697,18 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		},
 		.fd = -EPERM,
 	};
+	if (ns_link) {
+		/* The target's own namespace link: its last component is the
+		 * magic link to follow; the components before it are procfs
+		 * directories of the target, which nothing can swap (mounts
+		 * are denied in the tree). */
+		l.how.flags &= ~(unsigned long long)(O_NOFOLLOW | O_DIRECTORY);
+		l.how.resolve = 0;
+		if ((tflags & O_NOFOLLOW) || excl_create) {
+			answer_err(n, ev, excl_create ? EEXIST : ELOOP);
+			return;
+		}
+	}
 	if (run_as_target(&as, do_lookup, &l) < 0) {
 		answer_err(n, ev, EPERM);
 		return;
