@@ -47,9 +47,8 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
  * pid reuse can race), and the file cases emulation leaves to the kernel:
  * --observe (it enforces nothing), O_PATH opens (ADDFD cannot pass them;
  * they give no access by themselves and every use that would is decided
- * on its object: the argument is in fs_special.c, and its one known gap,
- * a /proc/self/fd/N reopen of an O_PATH descriptor counted as covered, in
- * tests/escapes/KNOWN-OPEN.md), calls acting on a symlink itself, mknod
+ * on its object, a /proc/self/fd/N reopen included: the argument is in
+ * fs_special.c), calls acting on a symlink itself, mknod
  * of a device (denied unless unrestricted). Every other open is performed
  * by capwatch: files in fs.c (ADDFD|SEND, reopened descriptors through a
  * duplicate), /proc, /sys, devices, FIFOs and sockets in fs_special.c (the

@@ -642,8 +642,8 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		 * fail EBADF), and every call that turns it into access is
 		 * notified and decided on the object it names, not on this
 		 * open: a reopen through /proc/self/fd/N or /dev/fd/N
-		 * (resolve.c follows the magic link to the object's path --
-		 * BUT see the gap below); openat*, mkdirat, unlinkat... with
+		 * (resolve.c: an O_PATH descriptor covers no access, so the
+		 * reopen is decided on the object behind it; e17g); openat*, mkdirat, unlinkat... with
 		 * it as dirfd (resolved from the descriptor's object); fchdir,
 		 * then relative paths (resolved from the thread's cwd);
 		 * execveat(AT_EMPTY_PATH) (decided at the exec stop on the
@@ -652,16 +652,7 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		 * write of it); connect to a unix socket named
 		 * /proc/self/fd/N (net.c: unix:/dev/fd/N, outside every
 		 * workspace, process_control). What it does give, fstat and
-		 * statfs of the object, stat(2) gives any process anyway.
-		 * Known gap (tests/escapes/e17g_opath_flip.sh, in
-		 * ESCAPES_KNOWN_OPEN): resolve.c's fd_accmode() reads an
-		 * O_PATH descriptor's access mode as O_RDONLY, so a read
-		 * reopen of it through /proc/self/fd/N counts as "covered"
-		 * (/dev/fd/N, no capability) and reopen_target_fd() opens it:
-		 * an O_PATH open flipped onto a secret becomes a read of the
-		 * secret. The fix belongs there (an O_PATH descriptor covers
-		 * no access, so the reopen is decided on its object); linkat,
-		 * dirfd and connect uses hold. */
+		 * statfs of the object, stat(2) gives any process anyway. */
 		enforce_continue(n, ev);
 		return;
 	}
