@@ -29,6 +29,9 @@
 /* The kernel's own O_TMPFILE bit (glibc's __O_TMPFILE also has
  * O_DIRECTORY in it, which every directory open sets). */
 #define CW_O_TMPFILE_BIT 020000000
+/* The status flags F_SETFL sets that an open also sets (O_ASYNC is
+ * ignored by open and would take effect through F_SETFL). */
+#define CW_O_SETFL_KEEP (O_APPEND | O_DIRECT | O_NOATIME)
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -367,8 +370,13 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		oflags &= ~(unsigned long long)O_TRUNC;
 	if (reopen_rd)
 		oflags = (oflags & ~(unsigned long long)O_ACCMODE) | O_RDWR;
+	/* O_NONBLOCK until the descriptor's type is checked: the name was a
+	 * regular file or a directory when resolved, and a FIFO or device
+	 * renamed over it since must not block (or act in) capwatch's event
+	 * loop; it goes to fs_special.c, which opens such objects safely. */
+	bool nb_added = !(cur_open.flags & O_NONBLOCK);
 	struct open_how how = {
-		.flags = oflags | O_NOCTTY | O_CLOEXEC,
+		.flags = oflags | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
 		.mode = cur_open.mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
@@ -406,8 +414,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
 			um = target_umask(n->tid);
 			if (um < 0) {
-				ev->verified = false;
-				enforce_continue(n, ev);
+				/* Not continued: the path would be read again
+				 * from the target's memory. */
+				ev->err = um == -ESRCH ? EPERM : -um;
+				cw_notif_error(n, ev->err);
 				return;
 			}
 		}
@@ -424,13 +434,35 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_error(n, ev->err);
 		return;
 	}
-	if (write_intent((long long)cur_open.flags)) {
-		if (!existing && fstat(fd, &st) < 0) {
-			ev->err = errno; /* no check, no write */
+	if (!existing && fstat(fd, &st) < 0) {
+		ev->err = errno; /* no check, no write */
+		close(fd);
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	int dev = plain_device(ev->op.path);
+	if (dev >= 0) {
+		/* Make sure it is that device (not something mounted over it). */
+		if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != plain_devices[dev].major ||
+		    minor(st.st_rdev) != plain_devices[dev].minor) {
 			close(fd);
+			ev->err = EACCES;
 			cw_notif_error(n, ev->err);
 			return;
 		}
+	} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* Swapped since resolved (see O_NONBLOCK above). */
+		close(fd);
+		cw_open_special(n, ev, cur_open.flags, cur_open.mode, cur_open.emulable);
+		return;
+	}
+	if (nb_added && fcntl(fd, F_SETFL, (int)(cur_open.flags & CW_O_SETFL_KEEP)) < 0) {
+		ev->err = errno;
+		close(fd);
+		cw_notif_error(n, ev->err);
+		return;
+	}
+	if (write_intent((long long)cur_open.flags)) {
 		/* The decision was on this name. A file with hard links made
 		 * before the run, or one mounted over this name, has other
 		 * names we did not see: decide again, as the policy says for
@@ -478,18 +510,6 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 				return;
 			}
 			fd = rfd;
-		}
-	}
-	int dev = plain_device(ev->op.path);
-	if (dev >= 0) {
-		/* Make sure it is that device (not something mounted over it). */
-		if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
-		    major(st.st_rdev) != plain_devices[dev].major ||
-		    minor(st.st_rdev) != plain_devices[dev].minor) {
-			close(fd);
-			ev->err = EACCES;
-			cw_notif_error(n, ev->err);
-			return;
 		}
 	}
 	answer_with_fd(n, ev, fd);
@@ -592,29 +612,32 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		ev->decided = true;
 		return true;
 	}
-	/* O_DIRECTORY (opendir) needs no look first: the kernel refuses any
-	 * other object (ENOTDIR) before its open runs. */
-	struct stat st;
-	if (f & O_DIRECTORY) {
-		/* nothing to look at */
-	} else if (lstat(full, &st) == 0) {
-		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-			return false;
-		res1.mode = st.st_mode;
-	} else if (errno == ENOENT || errno == ENOTDIR) {
-		/* Missing: the open below fails the same way (or ELOOP
-		 * when a symlink came first). */
-		res1.exists = false;
-	} else {
-		return false;
-	}
+	/* Only a regular file or a directory is opened here. The type is
+	 * checked on the descriptor, after the open, and the open adds
+	 * O_NONBLOCK meanwhile: a FIFO or device renamed over the name
+	 * would otherwise block (or act) in capwatch's event loop. Anything
+	 * else goes back to the walk, and from there to fs_special.c.
+	 * O_DIRECTORY (opendir) needs neither: the kernel refuses any other
+	 * object (ENOTDIR) before its open runs. */
+	bool look = !(f & O_DIRECTORY);
 	struct open_how how = {
-		.flags = f | O_NOCTTY | O_CLOEXEC,
+		.flags = f | O_NOCTTY | O_CLOEXEC | (look ? O_NONBLOCK : 0),
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	if (fd < 0 && errno == ELOOP)
 		return false; /* a symlink on the way: the walk decides */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+		res1.exists = false;
+	if (fd >= 0 && look) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+		    (!(f & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)(f & CW_O_SETFL_KEEP)) < 0)) {
+			close(fd);
+			return false;
+		}
+		res1.mode = st.st_mode;
+	}
 	cur_open.lexical = true;
 	cur_open.fd = fd;
 	cur_open.open_err = fd < 0 ? errno : 0;

@@ -103,7 +103,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e48_scm_rights.sh \
 	tests/escapes/e68_script_swap.sh \
 	tests/escapes/e17g_opath_flip.sh \
-	tests/escapes/e14c_hardlink_truncate.sh
+	tests/escapes/e14c_hardlink_truncate.sh \
+	tests/escapes/e57c_fifo_swap.sh
 
 ESCAPES_KNOWN_OPEN =
 
@@ -135,6 +136,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e31_procmem \
 	tests/escapes/src/e56_forkbomb \
 	tests/escapes/src/e57_flood \
+	tests/escapes/src/e57c_fifo_swap \
 	tests/escapes/src/e58_paths \
 	tests/escapes/src/e63_restart \
 	tests/escapes/src/e64_pid_reuse \
