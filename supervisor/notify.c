@@ -1,11 +1,14 @@
 /* The listener and the event loop (kernel-notes K8-K13, K23).
  *
- * One thread, one epoll set: the seccomp listener, a signalfd (SIGCHLD for
- * the tracker, termination signals to forward) and a timerfd for
- * --timeout. We never block in waitpid: a tracee we would wait for may be
- * waiting for our answer. */
+ * Two threads under one lock (see run_lock): the notification thread
+ * blocks in SECCOMP_IOCTL_NOTIF_RECV and answers; the event loop waits on
+ * one epoll set: a signalfd (SIGCHLD for the tracker, termination signals
+ * to forward), a timerfd for --timeout, the approval socket, and the
+ * listener's hang-up. We never block in waitpid: a tracee we would wait
+ * for may be waiting for our answer. */
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +49,20 @@
 static struct seccomp_notif *req;
 static struct seccomp_notif_resp *resp;
 static struct seccomp_notif_sizes sizes;
+
+/* Two threads share the run: the event loop (signals, the tracker's
+ * reaps and every ptrace call, timers, approvals) and the notification
+ * thread, which waits in SECCOMP_IOCTL_NOTIF_RECV itself. Waiting there
+ * rather than in epoll is what lets the kernel's synchronous wake-up
+ * (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) reach capwatch: through epoll the
+ * wake-up loses its current-CPU hint, and a notification then costs a
+ * cross-CPU wake-up each way (tests/bench/RESULTS.md, session 2). This
+ * one lock makes the two take turns: nothing of the run (tracker,
+ * report, trace, the handlers' static buffers) is touched without it, so
+ * the code keeps the single-threaded reasoning it was written with. The
+ * event loop holds it except while it waits, and keeps it once it is
+ * over: no notification is handled after the loop. */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int cw_notify_init(struct cw_run *run)
 {
@@ -257,14 +274,9 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 
 /* --- the loop --- */
 
+/* REQ holds a notification just received; called with run_lock held. */
 static void handle_notification(struct cw_run *run)
 {
-	memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
-	if (ioctl(run->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
-		if (errno != ENOENT && errno != EINTR)
-			cw_debug("NOTIF_RECV: %s", strerror(errno));
-		return;
-	}
 	run->notifications++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
 	int nr = req->data.nr;
@@ -325,6 +337,28 @@ static bool run_over(struct cw_run *run)
 	return run->child_exited && run->tracker_ops->alive(run) == 0;
 }
 
+static void *notify_thread(void *arg)
+{
+	struct cw_run *run = arg;
+	for (;;) {
+		memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
+		if (ioctl(run->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+			if (errno == ENOENT || errno == EINTR)
+				continue; /* the asker died first, or a signal */
+			/* The listener is unusable: nothing more will be
+			 * answered, and the tree's notified calls wait until
+			 * the run ends (fail closed). */
+			cw_err("SECCOMP_IOCTL_NOTIF_RECV: %s", strerror(errno));
+			return NULL;
+		}
+		pthread_mutex_lock(&run_lock);
+		handle_notification(run);
+		cw_annot_drain(run); /* after the answer: not on the target's path */
+		pthread_mutex_unlock(&run_lock);
+	}
+	return NULL;
+}
+
 int cw_notify_loop(struct cw_run *run, int sigfd)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -332,9 +366,12 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	if (ep < 0)
 		return -errno;
 
-	struct epoll_event e = { .events = EPOLLIN, .data.u32 = 0 };
+	/* The listener is in the set for its hang-up only (no filtered task
+	 * left, K8): the notification thread reads it. */
+	struct epoll_event e = { .events = 0, .data.u32 = 0 };
 	if (run->listener >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, run->listener, &e) < 0)
 		return -errno;
+	e.events = EPOLLIN;
 	/* The target sleeps until we answer; with this flag the kernel wakes
 	 * it synchronously on our CPU instead of through the scheduler of
 	 * another one (about a fifth of an open-heavy run's time, measured in
@@ -374,6 +411,22 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			return -errno;
 	}
 
+	pthread_mutex_lock(&run_lock); /* never released once the loop is over */
+	if (run->listener >= 0) {
+		/* Every signal stays blocked in it (inherited): they are the
+		 * event loop's, through its signalfd. */
+		pthread_t th;
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		int te = pthread_create(&th, &at, notify_thread, run);
+		pthread_attr_destroy(&at);
+		if (te != 0) {
+			cw_err("cannot start the notification thread: %s", strerror(te));
+			return -te;
+		}
+	}
+
 	/* A SIGCHLD may have been consumed during setup. */
 	run->tracker_ops->reap(run);
 	double kill_deadline = 0;
@@ -381,11 +434,14 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	while (!run_over(run)) {
 		struct epoll_event evs[8];
 		int timeout_ms = 1000;
+		pthread_mutex_unlock(&run_lock);
 		int k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
+		int wait_errno = errno;
+		pthread_mutex_lock(&run_lock);
 		if (k < 0) {
-			if (errno == EINTR)
+			if (wait_errno == EINTR)
 				continue;
-			return -errno;
+			return -wait_errno;
 		}
 		bool chld = k == 0; /* idle: reap anyway, as a safety net */
 		if (k == 0)
@@ -393,11 +449,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		for (int i = 0; i < k; i++) {
 			switch (evs[i].data.u32) {
 			case 0:
-				if (evs[i].events & EPOLLIN) {
-					handle_notification(run);
-					cw_annot_drain(run); /* after the answer: not on the target's path */
-				}
-				else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+				if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
 					/* No filtered task is left (K8). */
 					run->listener_hup = true;
 					epoll_ctl(ep, EPOLL_CTL_DEL, run->listener, NULL);
