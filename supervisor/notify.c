@@ -63,6 +63,10 @@ static struct seccomp_notif_sizes sizes;
  * event loop holds it except while it waits, and keeps it once it is
  * over: no notification is handled after the loop. */
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The notification thread's own descriptor of the listener: the run may
+ * close (and reuse) its number once the loop is over. */
+static int notify_fd = -1;
+static _Atomic bool loop_over;
 
 int cw_notify_init(struct cw_run *run)
 {
@@ -342,9 +346,11 @@ static void *notify_thread(void *arg)
 	struct cw_run *run = arg;
 	for (;;) {
 		memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
-		if (ioctl(run->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
 			if (errno == ENOENT || errno == EINTR)
 				continue; /* the asker died first, or a signal */
+			if (loop_over)
+				return NULL;
 			/* The listener is unusable: nothing more will be
 			 * answered, and the tree's notified calls wait until
 			 * the run ends (fail closed). */
@@ -417,6 +423,9 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		 * event loop's, through its signalfd. */
 		pthread_t th;
 		pthread_attr_t at;
+		notify_fd = fcntl(run->listener, F_DUPFD_CLOEXEC, 0);
+		if (notify_fd < 0)
+			return -errno;
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 		int te = pthread_create(&th, &at, notify_thread, run);
@@ -441,6 +450,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		if (k < 0) {
 			if (wait_errno == EINTR)
 				continue;
+			loop_over = true;
 			return -wait_errno;
 		}
 		bool chld = k == 0; /* idle: reap anyway, as a safety net */
@@ -496,5 +506,6 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		if (cw_now() - run->last_flush > 1.0)
 			cw_run_trace_flush(run);
 	}
+	loop_over = true;
 	return 0;
 }
