@@ -22,6 +22,7 @@ capwatch_SOURCES = \
 	supervisor/sha256.h supervisor/sha256.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
 	supervisor/handlers/table.c \
+	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
 	supervisor/handlers/fs_special.c \
 	supervisor/handlers/net.c \

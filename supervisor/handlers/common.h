@@ -2,8 +2,13 @@
 #define CAPWATCH_HANDLERS_COMMON_H
 /* Helpers shared by the family handlers. */
 #include <stdint.h>
+#include <sys/types.h>
 #include "supervisor/notify.h"
 #include "supervisor/resolve.h"
+
+/* The umask of thread TID (/proc/TID/status), for creations capwatch
+ * performs for it; -errno (-ENOENT, -ESRCH: the thread is gone). */
+int cw_target_umask(pid_t tid);
 
 /* Arguments as the kernel will read them (K6): ints are the low 32 bits. */
 static inline int arg_int(const struct cw_notif *n, int i)

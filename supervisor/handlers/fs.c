@@ -154,22 +154,6 @@ static struct {
 			     O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | \
 			     CW_O_TMPFILE_BIT)
 
-static int target_umask(pid_t tid)
-{
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
-	char *u = strstr(buf, "\nUmask:");
-	if (!u)
-		return -EIO;
-	return (int)(strtoul(u + 7, NULL, 8) & 0777);
-}
 
 /* Only regular files and directories (or a file about to be created) are
  * opened by capwatch: a device's open has side effects and /dev/tty would
@@ -412,7 +396,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		 * as it would). */
 		int um = -1;
 		if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
-			um = target_umask(n->tid);
+			um = cw_target_umask(n->tid);
 			if (um < 0) {
 				/* Not continued: the path would be read again
 				 * from the target's memory. */
@@ -993,7 +977,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 		mode_t mode = (mode_t)(uint32_t)arg_u64(n, at_form ? 2 : 1);
 		if (!md && !S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode) && (mode & S_IFMT))
 			return -EPERM; /* devices never get here (cw_handle_fs) */
-		int um = target_umask(n->tid);
+		int um = cw_target_umask(n->tid);
 		if (um < 0)
 			return 1;
 		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)

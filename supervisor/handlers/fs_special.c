@@ -517,22 +517,6 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 	return 0;
 }
 
-static int target_umask(pid_t tid)
-{
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
-	char *u = strstr(buf, "\nUmask:");
-	if (!u)
-		return -EIO;
-	return (int)(strtoul(u + 7, NULL, 8) & 0777);
-}
 
 
 /* ---- the steps that touch the object, run with the target's capabilities ---- */
@@ -595,7 +579,7 @@ static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struc
 {
 	int um = -1;
 	if (tflags & (O_CREAT | CW_O_TMPFILE_BIT)) {
-		um = target_umask(n->tid);
+		um = cw_target_umask(n->tid);
 		if (um < 0) {
 			answer_err(n, ev, EPERM);
 			return;

@@ -244,20 +244,6 @@ static void *bind_worker(void *arg)
 	return NULL;
 }
 
-static int target_umask(pid_t tid)
-{
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
-	char *u = strstr(buf, "\nUmask:");
-	return u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -EIO;
-}
 
 /* Unix sockets capwatch bound for the tree, by sockfs inode, with the
  * absolute path it decided on and the socket file it created. The kernel
@@ -369,7 +355,7 @@ static int bind_unix_path(struct cw_notif *n, int sock)
 	if (path[0] != '/' || !slash || !slash[1] || strcmp(slash + 1, ".") == 0 ||
 	    strcmp(slash + 1, "..") == 0)
 		return -EINVAL;
-	struct bind_job j = { .sock = sock, .umask = target_umask(n->tid) };
+	struct bind_job j = { .sock = sock, .umask = cw_target_umask(n->tid) };
 	j.sa.sun_family = AF_UNIX;
 	size_t bl = strlen(slash + 1);
 	memcpy(j.sa.sun_path, slash + 1, bl); /* shorter than the path it came from */
