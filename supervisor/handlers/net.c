@@ -496,11 +496,47 @@ static void send_job_free(struct send_job *j)
  * unprivileged sender make) gets capwatch's pid put in its place, so the
  * receiver sees what SO_PEERCRED shows it (capwatch's pid, the target's
  * uid and gid); a target claiming capwatch's pid gets the EPERM the
- * kernel would give it; any other pid is passed on for the kernel to
- * check (EPERM without CAP_SYS_ADMIN, as for the target). Never CONTINUE:
+ * kernel would give it; any other claim is checked against the target's
+ * own ids and capabilities first (creds_claim_ok: capwatch's would not
+ * do), then by the kernel against capwatch's. Never CONTINUE:
  * the address was decided on memory. Other control messages (IP_PKTINFO,
  * IP_TTL, SO_MARK...) carry no reference to the sender and pass as they
  * are. */
+static uint64_t cap_eff(pid_t tid);
+
+/* May thread TID claim UC in SCM_CREDENTIALS? The kernel's rule
+ * (scm_check_creds) for the target itself: its own tgid unless
+ * CAP_SYS_ADMIN, one of its real/effective/saved uids unless CAP_SETUID,
+ * gids likewise with CAP_SETGID. capwatch sends the message and would be
+ * checked with its own capabilities instead, so it checks the target's
+ * here first. */
+static bool creds_claim_ok(pid_t tid, pid_t tgid, const struct ucred *uc)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return false;
+	ssize_t r = read(f, buf, sizeof(buf) - 1);
+	if (r <= 0)
+		return false;
+	buf[r] = '\0';
+	unsigned long u[4], g[4];
+	const char *pu = strstr(buf, "\nUid:"), *pg = strstr(buf, "\nGid:");
+	if (!pu || !pg || sscanf(pu + 5, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4 ||
+	    sscanf(pg + 5, "%lu %lu %lu %lu", &g[0], &g[1], &g[2], &g[3]) != 4)
+		return false;
+	uint64_t caps = 0;
+	bool own_pid = uc->pid == tgid;
+	bool own_uid = uc->uid == u[0] || uc->uid == u[1] || uc->uid == u[2];
+	bool own_gid = uc->gid == g[0] || uc->gid == g[1] || uc->gid == g[2];
+	if (!own_pid || !own_uid || !own_gid)
+		caps = cap_eff(tid);
+	return (own_pid || (caps & (1ull << 21 /* CAP_SYS_ADMIN */))) &&
+	       (own_uid || (caps & (1ull << 7 /* CAP_SETUID */))) &&
+	       (own_gid || (caps & (1ull << 6 /* CAP_SETGID */)));
+}
+
 static int translate_control(struct cw_notif *n, struct smsg *m)
 {
 	struct msghdr h = { .msg_control = m->ctl, .msg_controllen = m->ctllen };
@@ -515,7 +551,7 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 			if (c->cmsg_len < CMSG_LEN(sizeof(uc)))
 				return -EINVAL;
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
-			if (uc.pid == getpid())
+			if (uc.pid == getpid() || !creds_claim_ok(n->tid, n->tgid, &uc))
 				return -EPERM;
 			if (uc.pid == n->tgid)
 				uc.pid = getpid();

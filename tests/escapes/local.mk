@@ -104,7 +104,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e68_script_swap.sh \
 	tests/escapes/e17g_opath_flip.sh \
 	tests/escapes/e14c_hardlink_truncate.sh \
-	tests/escapes/e57c_fifo_swap.sh
+	tests/escapes/e57c_fifo_swap.sh \
+	tests/escapes/e42d_scm_credentials.sh
 
 ESCAPES_KNOWN_OPEN =
 
