@@ -1,13 +1,22 @@
 #ifndef CAPWATCH_HANDLERS_COMMON_H
 #define CAPWATCH_HANDLERS_COMMON_H
 /* Helpers shared by the family handlers. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "supervisor/notify.h"
 #include "supervisor/resolve.h"
 
-/* The umask of thread TID (/proc/TID/status), for creations capwatch
- * performs for it; -errno (-ENOENT, -ESRCH: the thread is gone). */
+/* What /proc/TID/status says of a target thread; 0 or -errno (-ENOENT,
+ * -ESRCH: the thread is gone). */
+struct cw_target_status {
+	pid_t tgid;
+	unsigned long uid[4], gid[4]; /* real, effective, saved, filesystem */
+	uint64_t cap_eff;
+	int umask;                    /* -1 when the kernel does not say */
+};
+int cw_target_status(pid_t tid, struct cw_target_status *st);
+/* Its umask, for creations capwatch performs for it; or -errno. */
 int cw_target_umask(pid_t tid);
 
 /* Arguments as the kernel will read them (K6): ints are the low 32 bits. */

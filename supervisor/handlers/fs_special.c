@@ -134,24 +134,6 @@ static int stat_tty(const char *pid, int *session, unsigned *tty_nr)
 	return 0;
 }
 
-/* "Name:\t<value>" of TID's status (the first numbers of Uid/Gid, CapEff
- * as hex), into OUT. */
-static int status_line(const char *status, const char *name, char *out, size_t outsz)
-{
-	char key[32];
-	snprintf(key, sizeof(key), "\n%s:", name);
-	const char *p = strstr(status, key);
-	if (!p)
-		return -EIO;
-	p += strlen(key);
-	size_t l = strcspn(p, "\n");
-	if (l >= outsz)
-		l = outsz - 1;
-	memcpy(out, p, l);
-	out[l] = '\0';
-	return 0;
-}
-
 /* The credentials capwatch's opens for a target run with. */
 struct as_target {
 	bool reduce;              /* on a thread with effective caps cut to CAPS */
@@ -175,28 +157,11 @@ static unsigned long long my_effective_caps(void)
  * to open on a thread that drops them first. */
 static int target_credentials(pid_t tid, struct as_target *as)
 {
-	char p[64], buf[4096], v[128];
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	struct cw_target_status st;
+	if (cw_target_status(tid, &st) < 0 || st.uid[3] != (unsigned long)geteuid() ||
+	    st.gid[3] != (unsigned long)getegid())
 		return -EACCES;
-	ssize_t r = read(f, buf + 1, sizeof(buf) - 2);
-	if (r <= 0)
-		return -EACCES;
-	buf[0] = '\n';
-	buf[r + 1] = '\0';
-	unsigned long ids[4];
-	if (status_line(buf, "Uid", v, sizeof(v)) < 0 ||
-	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
-	    ids[3] != (unsigned long)geteuid())
-		return -EACCES;
-	if (status_line(buf, "Gid", v, sizeof(v)) < 0 ||
-	    sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
-	    ids[3] != (unsigned long)getegid())
-		return -EACCES;
-	if (status_line(buf, "CapEff", v, sizeof(v)) < 0)
-		return -EACCES;
-	as->caps = strtoull(v, NULL, 16);
+	as->caps = st.cap_eff;
 	as->reduce = (my_effective_caps() & ~as->caps) != 0;
 	return 0;
 }
@@ -262,22 +227,11 @@ static const char *const proc_opener_checked[] = {
 };
 
 /* Is PID (a TGID or TID, as a string of digits) in TGID's thread group? */
-static bool in_thread_group(const char *pid, size_t len, pid_t tgid)
+static bool in_thread_group(const char *pid, pid_t tgid)
 {
-	char p[64], buf[1024];
-	long v = strtol(pid, NULL, 10);
-	if (v == tgid)
-		return true;
-	snprintf(p, sizeof(p), "/proc/%.*s/status", (int)len, pid);
-	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return false;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	const char *t = strstr(buf, "\nTgid:");
-	return t && strtol(t + 6, NULL, 10) == tgid;
+	pid_t v = (pid_t)strtol(pid, NULL, 10);
+	struct cw_target_status st;
+	return v == tgid || (cw_target_status(v, &st) == 0 && st.tgid == tgid);
 }
 
 /* For an object on procfs at PATH: may capwatch open it for thread group
@@ -301,7 +255,7 @@ static bool proc_open_allowed(const char *path, pid_t tgid)
 	for (size_t i = 0; i < CW_ARRAY_SIZE(proc_opener_checked); i++)
 		if (strlen(proc_opener_checked[i]) == nl &&
 		    memcmp(rest, proc_opener_checked[i], nl) == 0)
-			return in_thread_group(pid, pl, tgid);
+			return in_thread_group(pid, tgid);
 	return true;
 }
 

@@ -136,21 +136,9 @@ static int listen_addr(struct cw_notif *n, int fd)
  * else: EACCES, as for a name the caller may not reach. */
 static bool same_fsids(pid_t tid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return false;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	unsigned long u[4], g[4];
-	char *pu = strstr(buf, "\nUid:"), *pg = strstr(buf, "\nGid:");
-	if (!pu || !pg || sscanf(pu + 5, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4 ||
-	    sscanf(pg + 5, "%lu %lu %lu %lu", &g[0], &g[1], &g[2], &g[3]) != 4)
-		return false;
-	return u[3] == (unsigned long)geteuid() && g[3] == (unsigned long)getegid();
+	struct cw_target_status st;
+	return cw_target_status(tid, &st) == 0 && st.uid[3] == (unsigned long)geteuid() &&
+	       st.gid[3] == (unsigned long)getegid();
 }
 
 static bool is_unix_path(const struct sockaddr_storage *a, socklen_t len)
@@ -502,8 +490,6 @@ static void send_job_free(struct send_job *j)
  * the address was decided on memory. Other control messages (IP_PKTINFO,
  * IP_TTL, SO_MARK...) carry no reference to the sender and pass as they
  * are. */
-static uint64_t cap_eff(pid_t tid);
-
 /* May thread TID claim UC in SCM_CREDENTIALS? The kernel's rule
  * (scm_check_creds) for the target itself: its own tgid unless
  * CAP_SYS_ADMIN, one of its real/effective/saved uids unless CAP_SETUID,
@@ -512,29 +498,16 @@ static uint64_t cap_eff(pid_t tid);
  * here first. */
 static bool creds_claim_ok(pid_t tid, pid_t tgid, const struct ucred *uc)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	struct cw_target_status st;
+	if (cw_target_status(tid, &st) < 0)
 		return false;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	unsigned long u[4], g[4];
-	const char *pu = strstr(buf, "\nUid:"), *pg = strstr(buf, "\nGid:");
-	if (!pu || !pg || sscanf(pu + 5, "%lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) != 4 ||
-	    sscanf(pg + 5, "%lu %lu %lu %lu", &g[0], &g[1], &g[2], &g[3]) != 4)
-		return false;
-	uint64_t caps = 0;
+	const unsigned long *u = st.uid, *g = st.gid;
 	bool own_pid = uc->pid == tgid;
 	bool own_uid = uc->uid == u[0] || uc->uid == u[1] || uc->uid == u[2];
 	bool own_gid = uc->gid == g[0] || uc->gid == g[1] || uc->gid == g[2];
-	if (!own_pid || !own_uid || !own_gid)
-		caps = cap_eff(tid);
-	return (own_pid || (caps & (1ull << 21 /* CAP_SYS_ADMIN */))) &&
-	       (own_uid || (caps & (1ull << 7 /* CAP_SETUID */))) &&
-	       (own_gid || (caps & (1ull << 6 /* CAP_SETGID */)));
+	return (own_pid || (st.cap_eff & (1ull << 21 /* CAP_SYS_ADMIN */))) &&
+	       (own_uid || (st.cap_eff & (1ull << 7 /* CAP_SETUID */))) &&
+	       (own_gid || (st.cap_eff & (1ull << 6 /* CAP_SETGID */)));
 }
 
 static int translate_control(struct cw_notif *n, struct smsg *m)
@@ -1062,17 +1035,8 @@ static void handle_sendmmsg(struct cw_notif *n)
 /* Effective capabilities of TID ("CapEff:" in /proc/TID/status). */
 static uint64_t cap_eff(pid_t tid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return ~0ull; /* unknown: assume the worst */
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return ~0ull;
-	buf[r] = '\0';
-	char *p = strstr(buf, "\nCapEff:");
-	return p ? strtoull(p + 8, NULL, 16) : ~0ull;
+	struct cw_target_status st;
+	return cw_target_status(tid, &st) == 0 ? st.cap_eff : ~0ull; /* unknown: assume the worst */
 }
 
 /* socket() in a family the filter does not let through: netlink without

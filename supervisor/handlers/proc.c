@@ -174,29 +174,13 @@ void cw_handle_proc(struct cw_notif *n)
 }
 
 /* Real, effective, saved and filesystem ids from a "Uid:"/"Gid:" line. */
-static bool read_ids(pid_t tid, const char *key, long ids[4])
+static bool read_ids(pid_t tid, bool gid, long ids[4])
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	struct cw_target_status st;
+	if (cw_target_status(tid, &st) < 0)
 		return false;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (r <= 0)
-		return false;
-	buf[r] = '\0';
-	char *p = strstr(buf, key);
-	if (!p)
-		return false;
-	p += strlen(key);
-	for (int i = 0; i < 4; i++) {
-		char *end;
-		ids[i] = strtol(p, &end, 10);
-		if (end == p)
-			return false;
-		p = end;
-	}
+	for (int i = 0; i < 4; i++)
+		ids[i] = (long)(gid ? st.gid[i] : st.uid[i]);
 	return true;
 }
 
@@ -219,7 +203,7 @@ static bool setid_is_noop(struct cw_notif *n)
 
 	if (nr == __NR_setgroups)
 		return false;
-	if (!read_ids(n->tid, gid ? "Gid:" : "Uid:", c))
+	if (!read_ids(n->tid, gid, c))
 		return false;
 	switch (nr) {
 	case __NR_setuid:

@@ -9,9 +9,16 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/util.h"
 
-int cw_target_umask(pid_t tid)
+/* The four ids after KEY ("\nUid:") in BUF, or false. */
+static bool ids_of(const char *buf, const char *key, unsigned long ids[4])
 {
-	char path[64], buf[2048];
+	const char *p = strstr(buf, key);
+	return p && sscanf(p + strlen(key), "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) == 4;
+}
+
+int cw_target_status(pid_t tid, struct cw_target_status *st)
+{
+	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
@@ -20,6 +27,22 @@ int cw_target_umask(pid_t tid)
 	if (r <= 0)
 		return -EIO;
 	buf[r] = '\0';
-	char *u = strstr(buf, "\nUmask:");
-	return u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -EIO;
+	const char *t = strstr(buf, "\nTgid:");
+	const char *c = strstr(buf, "\nCapEff:");
+	const char *u = strstr(buf, "\nUmask:");
+	if (!t || !c || !ids_of(buf, "\nUid:", st->uid) || !ids_of(buf, "\nGid:", st->gid))
+		return -EIO;
+	st->tgid = (pid_t)strtol(t + 6, NULL, 10);
+	st->cap_eff = strtoull(c + 8, NULL, 16);
+	st->umask = u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -1;
+	return 0;
+}
+
+int cw_target_umask(pid_t tid)
+{
+	struct cw_target_status st;
+	int e = cw_target_status(tid, &st);
+	if (e < 0)
+		return e;
+	return st.umask >= 0 ? st.umask : -EIO;
 }

@@ -3,6 +3,7 @@
 # that works in its own temp dir; helpers in tests/lib.sh and cwcheck.py.
 INTEGRATION_TESTS = \
 	tests/integration/exitcodes.sh \
+	tests/integration/setid.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
