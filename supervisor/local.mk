@@ -13,6 +13,7 @@ capwatch_SOURCES = \
 	supervisor/landlock.h supervisor/landlock.c \
 	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \
+	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/annot.h supervisor/annot.c \

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "supervisor/notify.h"
 #include "supervisor/annot.h"
+#include "supervisor/colocate.h"
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
 #include "supervisor/handlers/handlers.h"
@@ -134,7 +135,18 @@ int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
 	};
 	if (n->answered)
 		return -EINPROGRESS;
-	int r = ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	if (cw_colocate_rejoin(n->tid)) {
+		/* The target sleeps on another CPU (colocate.h): install the
+		 * descriptor, then answer with a plain SEND, whose synchronous
+		 * wake-up runs the target on this CPU from now on. */
+		a.flags = 0;
+		int fd = ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+		if (fd < 0)
+			return -errno; /* not answered: the caller does */
+		send_resp(n, fd, 0, 0); /* ENOENT: the target died meanwhile */
+		return fd;
+	}
+	int r = cw_colocate_addfd(n->run->listener, &a, n->tid);
 	if (r >= 0) {
 		n->answered = true;
 		return r;
@@ -344,6 +356,7 @@ static bool run_over(struct cw_run *run)
 static void *notify_thread(void *arg)
 {
 	struct cw_run *run = arg;
+	cw_colocate_thread_start();
 	for (;;) {
 		memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
 		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
@@ -402,6 +415,14 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, cw_approval_fd(), &e) < 0)
 			return -errno;
 	}
+	/* The co-location watchdog: handled without run_lock, which a
+	 * starved notification thread may hold (colocate.h). */
+	int wfd = run->listener >= 0 ? cw_colocate_init() : -1;
+	if (wfd >= 0) {
+		e.data.u32 = 5;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, wfd, &e) < 0)
+			return -errno;
+	}
 	if (run->opts->timeout > 0) {
 		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (tfd < 0)
@@ -444,8 +465,20 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		struct epoll_event evs[8];
 		int timeout_ms = 1000;
 		pthread_mutex_unlock(&run_lock);
-		int k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
-		int wait_errno = errno;
+		int k, wait_errno;
+		for (;;) {
+			k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
+			wait_errno = errno;
+			int wd = 0;
+			for (int i = 0; i < k; i++)
+				if (evs[i].data.u32 == 5) {
+					cw_colocate_watchdog(wfd);
+					wd++;
+				}
+			if (k <= 0 || wd < k)
+				break;
+			/* Only the watchdog's tick: not worth the lock. */
+		}
 		pthread_mutex_lock(&run_lock);
 		if (k < 0) {
 			if (wait_errno == EINTR)

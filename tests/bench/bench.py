@@ -24,6 +24,9 @@ warm-up run of each workload:
   verify-syncwake (only with --modes) verify with cwb_syncwake.so preloaded
            into capwatch: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set on its
            listener, to measure that flag without changing supervisor/
+  verify-nocolocate (only with --modes) verify with CAPWATCH_COLOCATE=0:
+           capwatch and the target are not kept on one CPU during an
+           emulated open (supervisor/colocate.h)
            (SET: the syscalls capwatch's filter always notifies, read from
            supervisor/handlers/table.c)
 
@@ -53,7 +56,7 @@ import tempfile
 import time
 
 MODES = ['bare', 'observe', 'verify', 'verify-nopreload', 'strace']
-EXTRA_MODES = ['verify-syncwake']  # experiments, chosen with --modes
+EXTRA_MODES = ['verify-syncwake', 'verify-nocolocate']  # experiments, chosen with --modes
 
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
@@ -171,7 +174,9 @@ class Bench:
             return [self.cw, '--observe', '--report', files['report'], '--'] + cmd, files, env
         if mode == 'verify-nopreload':
             env['CAPWATCH_PRELOAD'] = 'none'
-        if mode in ('verify', 'verify-nopreload', 'verify-syncwake'):
+        if mode == 'verify-nocolocate':
+            env['CAPWATCH_COLOCATE'] = '0'
+        if mode in ('verify', 'verify-nopreload', 'verify-syncwake', 'verify-nocolocate'):
             files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
             return ([self.cw, '--profile', 'verify', '--trace', files['trace'],
                      '--report', files['report'], '--'] + cmd, files, env)
