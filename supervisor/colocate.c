@@ -109,6 +109,7 @@ int cw_colocate_init(void)
 		return -1;
 	}
 	enabled = true;
+	cw_debug("co-location: on");
 	return wd_fd;
 }
 

@@ -10,17 +10,25 @@
  * wake-ups per open: 35 us of kernel time on this machine against 6.5 us
  * on one CPU. The only thing that makes the scheduler choose the waking
  * CPU for a plain wake-up is that CPU running nothing but SCHED_IDLE
- * tasks, so the notification thread is SCHED_IDLE for exactly the ADDFD
- * call and goes back to its policy when it returns. A SCHED_IDLE thread
- * can starve behind any other task on its CPU, and the whole tree waits
- * on this thread: a watchdog timer, read by the event loop, gives the
- * thread its policy back if an ADDFD has not returned within
- * CW_COLOCATE_WATCHDOG_US, and co-location then stays off for a second.
+ * tasks, so the notification thread is SCHED_IDLE, and held on its CPU
+ * (or the target's completion of the ADDFD would wake it on the idle
+ * one), for exactly the ADDFD call, and goes back to its policy and
+ * affinity when it returns. A target found on the other CPU is brought
+ * back once with ADDFD then a plain SEND (cw_colocate_rejoin).
+ *
+ * A SCHED_IDLE thread can starve behind any other task on its CPU, and
+ * the whole tree waits on this thread. Two nets: a watchdog timer, read
+ * by the event loop without run_lock, gives the thread its policy and
+ * affinity back if an ADDFD has not returned within
+ * CW_COLOCATE_WATCHDOG_US (co-location then stays off for a second);
+ * and a co-located ADDFD that took long (the CPU was busy: co-location
+ * only pays when one would sit idle) turns it off for 10 ms, doubling
+ * with each such ADDFD in a row up to a second.
  *
  * Off when going back from SCHED_IDLE is not permitted (it needs
  * CAP_SYS_NICE or RLIMIT_NICE; probed on a throw-away thread, never on
- * the notification thread), when capwatch runs under a real-time policy,
- * or with CAPWATCH_COLOCATE=0 in capwatch's environment. A speed-up only:
+ * the notification thread), when capwatch runs under a real-time policy
+ * or may use one CPU only, or with CAPWATCH_COLOCATE=0 in capwatch's environment. A speed-up only:
  * nothing depends on it. */
 #include <stdbool.h>
 #include <sys/types.h>
