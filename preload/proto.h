@@ -44,6 +44,10 @@
 #define CW_ANNOT_MAX_TEXT 1024
 #define CW_ANNOT_MAX_RAW 128 /* sizeof(struct sockaddr_storage) */
 #define CW_ANNOT_MAX_MSG 2048
+/* capwatch keeps at most BURST messages of a process at once and RATE a
+ * second after that, and drops the rest (a token bucket per pid). */
+#define CW_ANNOT_BURST 2000.0
+#define CW_ANNOT_RATE 1000.0
 
 enum cw_annot_type {
 	CW_ANNOT_HELLO = 1,    /* the preload is loaded in this process */

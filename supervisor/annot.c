@@ -56,8 +56,8 @@
 #define RING 1024            /* recent call annotations */
 #define NAMES 512            /* recent name -> address resolutions */
 #define BUCKETS 2048         /* rate-limit entries (pids) */
-#define BURST 2000.0         /* messages a pid may send at once */
-#define RATE 1000.0          /* ... and per second after that */
+#define BURST CW_ANNOT_BURST /* messages a pid may send at once */
+#define RATE CW_ANNOT_RATE   /* ... and per second after that (proto.h) */
 #define DRAIN_MAX 512        /* messages read per call */
 #define SPAWN_WINDOW 5.0     /* seconds a spawn annotation waits for its exec */
 

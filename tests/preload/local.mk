@@ -10,7 +10,8 @@ PRELOAD_TESTS = \
 	tests/preload/robust.sh \
 	tests/preload/setuid.sh \
 	tests/preload/lazy.sh \
-	tests/preload/chanenv.sh
+	tests/preload/chanenv.sh \
+	tests/preload/rate.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
