@@ -135,6 +135,8 @@ struct cw_report {
 	double elapsed;
 	bool has_annotations;
 	struct cw_report_annotations annotations;
+	bool has_colocation;
+	struct cw_report_colocation colocation;
 };
 
 static int spill_denial(cw_report *r, const struct cw_denial_record *dr);
@@ -588,6 +590,12 @@ void cw_report_set_stats(cw_report *r, uint64_t events, uint64_t notifications, 
 	r->events = events;
 	r->notifications = notifications;
 	r->elapsed = elapsed;
+}
+
+void cw_report_set_colocation(cw_report *r, const struct cw_report_colocation *c)
+{
+	r->colocation = *c;
+	r->has_colocation = true;
 }
 
 void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a)
@@ -1415,6 +1423,15 @@ static int render_to(const cw_report *r, struct sink *s)
 			add_num(&c, an, "flooded", (double)r->annotations.flooded);
 			add_num(&c, an, "unattributed", (double)r->annotations.unattributed);
 			add_num(&c, an, "attached", (double)r->annotations.attached);
+		}
+	}
+	if (r->has_colocation) {
+		cJSON *co = chk(&c, cJSON_AddObjectToObject(st, "colocation"));
+		if (co) {
+			add_num(&c, co, "addfds", (double)r->colocation.addfds);
+			add_num(&c, co, "rejoins", (double)r->colocation.rejoins);
+			add_num(&c, co, "rescues", (double)r->colocation.rescues);
+			add_num(&c, co, "backoffs", (double)r->colocation.backoffs);
 		}
 	}
 	if (c.ok && (text = cJSON_Print(root)))

@@ -139,6 +139,15 @@ struct cw_report_annotations {
 	uint64_t received, accepted, malformed, flooded, unattributed, attached;
 };
 void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a);
+/* Co-location of the supervisor with the command (supervisor/colocate.h):
+ * descriptors installed co-located, answers sent as ADDFD then SEND to
+ * bring a command back to capwatch's CPU, watchdog rescues, and slow
+ * installs that turned co-location off for a while. Set only when it
+ * was on. */
+struct cw_report_colocation {
+	uint64_t addfds, rejoins, rescues, backoffs;
+};
+void cw_report_set_colocation(cw_report *r, const struct cw_report_colocation *c);
 
 /* Render the report (pretty-printed JSON, trailing newline). Caller frees.
  * NULL on allocation failure. */

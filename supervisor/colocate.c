@@ -50,6 +50,7 @@ static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic bool wd_running;
 static _Atomic unsigned long uses;
 static cpu_set_t affinity;  /* capwatch's own, given back after each ADDFD */
+static _Atomic unsigned long long n_addfds, n_rejoins, n_rescues, n_backoffs;
 
 static uint64_t mono_ns(void)
 {
@@ -170,7 +171,9 @@ int cw_colocate_addfd(int listener, struct seccomp_notif_addfd *a, pid_t tid)
 		sched_setaffinity(0, sizeof(affinity), &affinity);
 	atomic_store(&idle_since, 0);
 	uint64_t t3 = mono_ns();
+	atomic_fetch_add(&n_addfds, 1);
 	if (t3 - t0 > SLOW_NS) {
+		atomic_fetch_add(&n_backoffs, 1);
 		uint64_t until = t3 + slow_backoff;
 		if (until > atomic_load(&off_until))
 			atomic_store(&off_until, until);
@@ -189,7 +192,17 @@ bool cw_colocate_rejoin(pid_t tid)
 	if (!enabled || !is_notify_thread || apart_tid != tid || tid == 0)
 		return false;
 	apart_tid = 0;
+	atomic_fetch_add(&n_rejoins, 1);
 	return true;
+}
+
+bool cw_colocate_get_stats(struct cw_colocate_stats *st)
+{
+	st->addfds = atomic_load(&n_addfds);
+	st->rejoins = atomic_load(&n_rejoins);
+	st->rescues = atomic_load(&n_rescues);
+	st->backoffs = atomic_load(&n_backoffs);
+	return wd_fd >= 0;
 }
 
 void cw_colocate_watchdog(int tfd)
@@ -221,6 +234,7 @@ void cw_colocate_watchdog(int tfd)
 	if (now - since < (uint64_t)CW_COLOCATE_WATCHDOG_US * 1000ULL)
 		return; /* a recent ADDFD: looked at again on the next tick */
 	atomic_store(&off_until, now + BACKOFF_NS);
+	atomic_fetch_add(&n_rescues, 1);
 	sched_setaffinity(notify_tid, sizeof(affinity), &affinity);
 	if (set_policy(notify_tid, policy) < 0)
 		cw_warn("co-location: cannot restore the notification thread's policy: %s",

@@ -56,4 +56,11 @@ bool cw_colocate_rejoin(pid_t tid);
  * (the notification thread may hold it while starved). */
 void cw_colocate_watchdog(int tfd);
 
+/* Counts for the report's stats.colocation; false when co-location was
+ * off for the run. */
+struct cw_colocate_stats {
+	unsigned long long addfds, rejoins, rescues, backoffs;
+};
+bool cw_colocate_get_stats(struct cw_colocate_stats *st);
+
 #endif

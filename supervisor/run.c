@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "supervisor/colocate.h"
 #include "supervisor/run.h"
 #include "supervisor/annot.h"
 #include "supervisor/approval.h"
@@ -542,6 +543,13 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	cw_report_set_enforcement(run->report, &enf);
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
 	cw_annot_report(run);
+	struct cw_colocate_stats cs;
+	if (cw_colocate_get_stats(&cs)) {
+		struct cw_report_colocation rc = {
+			.addfds = cs.addfds, .rejoins = cs.rejoins, .rescues = cs.rescues, .backoffs = cs.backoffs,
+		};
+		cw_report_set_colocation(run->report, &rc);
+	}
 	cw_tracker_report(run);
 	changes_report(run);
 	cw_report_set_stats(run->report, run->events, run->notifications, cw_run_time(run));

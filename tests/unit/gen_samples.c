@@ -350,6 +350,10 @@ static void write_report(void)
 	    cw_report_add_change(r, "renamed", "/ws/b.tmp", "/ws/b\xc0"))
 		goto oom;
 	cw_report_set_stats(r, 15, 9, 0.5);
+	struct cw_report_annotations ann = { .received = 7, .accepted = 6, .malformed = 1, .attached = 3 };
+	cw_report_set_annotations(r, &ann);
+	struct cw_report_colocation col = { .addfds = 5, .rejoins = 1, .rescues = 0, .backoffs = 1 };
+	cw_report_set_colocation(r, &col);
 	text = cw_report_render(r);
 	if (!text)
 		goto oom;
