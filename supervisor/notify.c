@@ -466,6 +466,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		int timeout_ms = 1000;
 		pthread_mutex_unlock(&run_lock);
 		int k, wait_errno;
+		double waiting_since = cw_now();
 		for (;;) {
 			k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
 			wait_errno = errno;
@@ -477,7 +478,13 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				}
 			if (k <= 0 || wd < k)
 				break;
-			/* Only the watchdog's tick: not worth the lock. */
+			/* Only the watchdog's tick: not worth the lock, unless
+			 * ticks alone filled the idle timeout (the safety-net
+			 * reap, drain and flush below still run). */
+			if (cw_now() - waiting_since >= timeout_ms / 1000.0) {
+				k = 0;
+				break;
+			}
 		}
 		pthread_mutex_lock(&run_lock);
 		if (k < 0) {
