@@ -19,9 +19,15 @@
 /* An ADDFD that took longer than this found the target on another CPU:
  * on one CPU it takes 3-5 us, across two 25-30 us here. */
 #define APART_NS 12000ULL
-/* After the watchdog had to step in, the CPUs are contended: no
- * co-location for this long. */
-#define BACKOFF_NS 1000000000ULL
+/* After the watchdog had to step in, no co-location for a while: 50 ms
+ * at first (the thread may only have waited behind the very command it
+ * served, computing after its open), twice as long after each rescue
+ * within RESCUE_MEMORY_NS of the last, up to a second (the CPUs are
+ * contended). A rescue costs the rest of the tree at most two ticks. */
+#define RESCUE_BACKOFF_MIN_NS 50000000ULL
+#define RESCUE_BACKOFF_MAX_NS 1000000000ULL
+#define RESCUE_MEMORY_NS 10000000000ULL
+static uint64_t rescue_backoff, last_rescue; /* the event loop only */
 /* An ADDFD that took longer than this, policy switches included, waited
  * for the CPU behind other work (a co-located one takes 3-5 us, 10 with
  * the switches; one across CPUs 25-60). Co-location only pays when a CPU
@@ -233,12 +239,19 @@ void cw_colocate_watchdog(int tfd)
 	}
 	if (now - since < (uint64_t)CW_COLOCATE_WATCHDOG_US * 1000ULL)
 		return; /* a recent ADDFD: looked at again on the next tick */
-	atomic_store(&off_until, now + BACKOFF_NS);
+	if (last_rescue == 0 || now - last_rescue > RESCUE_MEMORY_NS)
+		rescue_backoff = RESCUE_BACKOFF_MIN_NS;
+	else if (rescue_backoff * 2 <= RESCUE_BACKOFF_MAX_NS)
+		rescue_backoff *= 2;
+	else
+		rescue_backoff = RESCUE_BACKOFF_MAX_NS;
+	last_rescue = now;
+	atomic_store(&off_until, now + rescue_backoff);
 	atomic_fetch_add(&n_rescues, 1);
 	sched_setaffinity(notify_tid, sizeof(affinity), &affinity);
 	if (set_policy(notify_tid, policy) < 0)
 		cw_warn("co-location: cannot restore the notification thread's policy: %s",
 			strerror(errno));
-	cw_debug("co-location: an ADDFD waited %.1f ms; off for a second",
-		 (double)(now - since) / 1e6);
+	cw_debug("co-location: an ADDFD waited %.1f ms; off for %.0f ms",
+		 (double)(now - since) / 1e6, (double)rescue_backoff / 1e6);
 }

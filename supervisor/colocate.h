@@ -20,7 +20,8 @@
  * the whole tree waits on this thread. Two nets: a watchdog timer, read
  * by the event loop without run_lock, gives the thread its policy and
  * affinity back if an ADDFD has not returned within
- * CW_COLOCATE_WATCHDOG_US (co-location then stays off for a second);
+ * CW_COLOCATE_WATCHDOG_US (co-location then stays off for 50 ms,
+ * doubling with each rescue in a row up to a second);
  * and a co-located ADDFD that took long (the CPU was busy: co-location
  * only pays when one would sit idle) turns it off for 10 ms, doubling
  * with each such ADDFD in a row up to a second.
