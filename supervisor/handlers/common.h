@@ -7,6 +7,11 @@
 #include "supervisor/notify.h"
 #include "supervisor/resolve.h"
 
+/* Read the small text file PATH (a /proc file) into BUF, NUL-terminated:
+ * its length, -errno when it cannot be opened, -EIO when it reads
+ * nothing. */
+ssize_t cw_read_text(const char *path, char *buf, size_t size);
+
 /* What /proc/TID/status says of a target thread; 0 or -errno (-ENOENT,
  * -ESRCH: the thread is gone). */
 struct cw_target_status {

@@ -119,13 +119,9 @@ static int stat_tty(const char *pid, int *session, unsigned *tty_nr)
 {
 	char p[64], buf[1024];
 	snprintf(p, sizeof(p), "/proc/%s/stat", pid);
-	_cleanup_close_ int f = open(p, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
+	ssize_t r = cw_read_text(p, buf, sizeof(buf));
+	if (r < 0)
+		return (int)r;
 	char *c = strrchr(buf, ')'); /* the name may hold anything but this is last */
 	char state;
 	int ppid, pgrp;

@@ -22,14 +22,8 @@ static int pidfd_target(struct cw_notif *n, int fd)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)n->tid, fd);
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
+	if (cw_read_text(path, buf, sizeof(buf)) < 0)
 		return -EBADF;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (r <= 0)
-		return -EBADF;
-	buf[r] = '\0';
 	char *p = strstr(buf, "Pid:");
 	if (!p)
 		return -EBADF; /* not a pidfd */

@@ -9,6 +9,18 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/util.h"
 
+ssize_t cw_read_text(const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -errno;
+	ssize_t r = read(f, buf, size - 1);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = '\0';
+	return r;
+}
+
 /* The four ids after KEY ("\nUid:") in BUF, or false. */
 static bool ids_of(const char *buf, const char *key, unsigned long ids[4])
 {
@@ -20,13 +32,9 @@ int cw_target_status(pid_t tid, struct cw_target_status *st)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	_cleanup_close_ int f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -errno;
-	ssize_t r = read(f, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
+	ssize_t r = cw_read_text(path, buf, sizeof(buf));
+	if (r < 0)
+		return (int)r;
 	const char *t = strstr(buf, "\nTgid:");
 	const char *c = strstr(buf, "\nCapEff:");
 	const char *u = strstr(buf, "\nUmask:");
