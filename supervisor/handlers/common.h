@@ -7,6 +7,10 @@
 #include "supervisor/notify.h"
 #include "supervisor/resolve.h"
 
+/* Run FN(ARG) on a detached thread with a small (64 KiB) stack, for the
+ * blocking work of an emulated operation: 0 or -errno. */
+int cw_start_detached(void *(*fn)(void *), void *arg);
+
 /* Read the small text file PATH (a /proc file) into BUF, NUL-terminated:
  * its length, -errno when it cannot be opened, -EIO when it reads
  * nothing. */

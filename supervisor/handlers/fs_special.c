@@ -451,17 +451,11 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 	 * a failure, pending notifications must fail (ENOSYS) as it says. */
 	*j = (struct open_job){ .listener = n->run->listener, .id = n->req->id, .opath = opath, .flags = flags,
 				.cloexec = cloexec, .want = *st, .as = *as };
-	pthread_attr_t at;
-	pthread_t th;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 * 1024);
-	int e = pthread_create(&th, &at, open_worker, j);
-	pthread_attr_destroy(&at);
-	if (e) {
+	int e = cw_start_detached(open_worker, j);
+	if (e < 0) {
 		free(j);
 		atomic_fetch_sub(&nworkers, 1);
-		return -e;
+		return e;
 	}
 	n->answered = true; /* the worker answers */
 	return 0;

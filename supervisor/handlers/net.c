@@ -403,18 +403,6 @@ static void *connect_worker(void *arg)
 	return NULL;
 }
 
-static int start_detached(void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t at;
-	pthread_t th;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&at, 64 * 1024);
-	int e = pthread_create(&th, &at, fn, arg);
-	pthread_attr_destroy(&at);
-	return -e;
-}
-
 /* ---- sendto, sendmsg, sendmmsg: the payload copied, sent by capwatch ---- */
 
 /* Bounds of what capwatch copies. A datagram larger than SEND_MAX_DATA
@@ -714,7 +702,7 @@ static int perform_send(struct cw_notif *n, struct send_job *j)
 			cw_notif_value(n, r);
 		return r < 0 ? (int)-r : 0;
 	}
-	if (start_detached(send_worker, j) == 0) {
+	if (cw_start_detached(send_worker, j) == 0) {
 		n->answered = true; /* the worker answers */
 		return 0;
 	}
@@ -889,7 +877,7 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 		*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
 					   .pin = -1, .addr = addr, .len = addrlen };
 		r = pin_unix(n, &j->addr, &j->len, &j->pin, cur_foreign);
-		if (r == 0 && start_detached(connect_worker, j) == 0) {
+		if (r == 0 && cw_start_detached(connect_worker, j) == 0) {
 			n->answered = true; /* the worker answers */
 			ev->err = 0;        /* known to the worker only */
 			return;

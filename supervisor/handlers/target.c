@@ -1,13 +1,27 @@
-/* What the handlers read of a target thread from /proc (see common.h). */
+/* What the handlers read of a target thread from /proc, and small helpers
+ * shared by the handlers (see common.h). */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "supervisor/handlers/common.h"
 #include "supervisor/util.h"
+
+int cw_start_detached(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&at, 64 * 1024);
+	int e = pthread_create(&th, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	return -e;
+}
 
 ssize_t cw_read_text(const char *path, char *buf, size_t size)
 {
