@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,134 @@ static void strip_deleted(char *p)
 	size_t n = strlen(p), s = sizeof(suffix) - 1;
 	if (n > s && strcmp(p + n - s, suffix) == 0)
 		p[n - s] = '\0';
+}
+
+/* ---- merged /usr ----
+ *
+ * On merged-/usr systems "/bin", "/lib", "/lib64" and "/sbin" are symlinks
+ * into /usr, and nearly every exec ("/bin/sh") and library load
+ * ("/lib/x86_64-linux-gnu/libc.so.6", the loader cache's names) goes
+ * through one: the lexical open fails ELOOP and the walk lstat()s and
+ * readlink()s its way along, about a dozen system calls where one open
+ * does for any other name. These links are read once; a name through one
+ * is rewritten to the link's target, after one lstat() proves the link is
+ * still the one read: a symlink's text cannot change in place, so the same
+ * inode (device, number, size, change time) means the same text, and a
+ * link replaced since is another inode and is dropped for the run.
+ *
+ * Only first components that are links to a path without "." or ".."
+ * components, and only when a component follows (the final component's
+ * rules, O_NOFOLLOW, stay with the walk). The rewritten name is what the
+ * kernel would resolve next, and it is then resolved as any other name
+ * (the lexical open proves it has no further symlink, or the walk runs),
+ * so the decision still rests on the object opened. */
+struct toplink {
+	char name[8];      /* "lib" */
+	char target[64];   /* "/usr/lib" */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec ctime;
+	atomic_bool dropped;
+};
+static struct toplink toplinks[6];
+static size_t ntoplinks;
+static pthread_once_t toplinks_once = PTHREAD_ONCE_INIT;
+
+static bool plain_target(const char *t)
+{
+	/* absolute or relative to "/", no empty, "." or ".." component */
+	const char *p = t[0] == '/' ? t + 1 : t;
+	if (!*p)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += n;
+		if (*p == '/' && !*++p)
+			return false; /* trailing slash */
+	}
+	return true;
+}
+
+static void toplinks_read(void)
+{
+	static const char *const names[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
+	for (size_t i = 0; i < CW_ARRAY_SIZE(names) && ntoplinks < CW_ARRAY_SIZE(toplinks); i++) {
+		struct toplink *l = &toplinks[ntoplinks];
+		char path[16], text[64];
+		struct stat st;
+		snprintf(path, sizeof(path), "/%s", names[i]);
+		if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode) ||
+		    readlink_str(path, text, sizeof(text) - 1) < 0 || !plain_target(text))
+			continue;
+		struct stat again;
+		if (lstat(path, &again) < 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev ||
+		    again.st_ctim.tv_sec != st.st_ctim.tv_sec || again.st_ctim.tv_nsec != st.st_ctim.tv_nsec)
+			continue; /* replaced while read */
+		size_t tl = strlen(text), lead = text[0] != '/';
+		if (lead + tl + 1 > sizeof(l->target))
+			continue;
+		snprintf(l->name, sizeof(l->name), "%s", names[i]);
+		l->target[0] = '/';
+		memcpy(l->target + lead, text, tl + 1);
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+		l->size = st.st_size;
+		l->ctime = st.st_ctim;
+		atomic_init(&l->dropped, false);
+		ntoplinks++;
+	}
+}
+
+size_t cw_resolve_toplinks(char *buf, size_t size)
+{
+	pthread_once(&toplinks_once, toplinks_read);
+	size_t used = 0;
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < ntoplinks && used < size; i++) {
+		int k = snprintf(buf + used, size - used, "%s/%s -> %s", i ? ", " : "",
+				 toplinks[i].name, toplinks[i].target);
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+	return ntoplinks;
+}
+
+/* PATH (absolute) with a first component that is one of the links and is
+ * followed by another component: the same name through the link's target,
+ * in OUT. False (OUT untouched) for any other name or a link that changed. */
+static bool toplink_rewrite(const char *path, char *out, size_t outsz)
+{
+	if (path[0] != '/')
+		return false;
+	pthread_once(&toplinks_once, toplinks_read);
+	const char *c = path + 1;
+	size_t n = strcspn(c, "/");
+	if (!c[n] || !c[n + strspn(c + n, "/")])
+		return false; /* the last component: its own rules apply */
+	for (size_t i = 0; i < ntoplinks; i++) {
+		struct toplink *l = &toplinks[i];
+		if (strlen(l->name) != n || memcmp(l->name, c, n) != 0)
+			continue;
+		if (atomic_load(&l->dropped))
+			return false;
+		char lp[16];
+		struct stat st;
+		snprintf(lp, sizeof(lp), "/%s", l->name);
+		if (lstat(lp, &st) < 0 || !S_ISLNK(st.st_mode) || st.st_ino != l->ino ||
+		    st.st_dev != l->dev || st.st_size != l->size ||
+		    st.st_ctim.tv_sec != l->ctime.tv_sec || st.st_ctim.tv_nsec != l->ctime.tv_nsec) {
+			atomic_store(&l->dropped, true);
+			return false;
+		}
+		int k = snprintf(out, outsz, "%s%s", l->target, c + n);
+		return k > 0 && (size_t)k < outsz;
+	}
+	return false;
 }
 
 /* Access mode of descriptor FD of PID from /proc/PID/fdinfo/FD ("flags:"
@@ -479,6 +609,11 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 			strcpy(root, out);
 		}
 	}
+	/* "/lib/..." on merged /usr: the name the link leads to (above). */
+	char through[PATH_MAX];
+	if (path[0] == '/' && !rooted && !(flags & CW_RES_NO_SYMLINKS) &&
+	    toplink_rewrite(path, through, sizeof(through)))
+		path = through;
 	int e = fast_walk(tid, tgid, out, outsz, path, flags, root, res);
 	if (e == -EAGAIN)
 		e = walk(tid, tgid, out, outsz, path, flags, root, res, NULL);
@@ -505,12 +640,15 @@ static bool special_tree(const char *p)
 	return false;
 }
 
-int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *res, char *full, size_t fullsz)
+int cw_resolve_lexical(pid_t tid, const char *path, bool through_links, struct cw_resolved *res,
+		       char *full, size_t fullsz)
 {
-	char base[PATH_MAX];
+	char base[PATH_MAX], through[PATH_MAX];
 
 	if (!*path)
 		return -ENOENT;
+	if (through_links && toplink_rewrite(path, through, sizeof(through)))
+		path = through;
 	/* Any trouble with the cwd: the walk finds the errno to answer. */
 	if (path[0] != '/' && base_of(tid, AT_FDCWD, base, sizeof(base), true) != 0)
 		return -EAGAIN;

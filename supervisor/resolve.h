@@ -64,7 +64,15 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
  * -ENOENT for "", -EAGAIN when the path needs the walk: a result under
  * /proc, /dev or /sys (magic names, devices), a FULL too long to open, a
  * cwd that cannot be read. */
-int cw_resolve_lexical(pid_t tid, const char *path, struct cw_resolved *out, char *full, size_t fullsz);
+int cw_resolve_lexical(pid_t tid, const char *path, bool through_links, struct cw_resolved *out,
+		       char *full, size_t fullsz);
+
+/* The first-component symlinks of a merged /usr ("/lib -> /usr/lib"):
+ * cw_resolve_path() and, with THROUGH_LINKS (false when the caller asked
+ * RESOLVE_NO_SYMLINKS), cw_resolve_lexical() go through them without
+ * walking, each time after one lstat() of the link proves it unchanged
+ * (resolve.c). Their number; BUF gets them as text (for -vv). */
+size_t cw_resolve_toplinks(char *buf, size_t size);
 
 /* The object behind descriptor FD of TID, as a path (for fd-based metadata
  * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */

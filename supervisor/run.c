@@ -32,6 +32,7 @@
 #include "supervisor/notify.h"
 #include "supervisor/profile_load.h"
 #include "supervisor/ptrace.h"
+#include "supervisor/resolve.h"
 #include "supervisor/util.h"
 
 extern char **environ;
@@ -952,6 +953,11 @@ int cw_run_main(const struct cw_options *opts)
 	}
 
 	cw_run_trace_flush(run);
+	{
+		char links[256];
+		if (cw_resolve_toplinks(links, sizeof(links)))
+			cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
+	}
 	e = cw_launch(run, &prog, &sigs);
 	if (e < 0) {
 		snprintf(err_reason, sizeof(err_reason), "launching the command failed: %s", strerror(-e));

@@ -576,7 +576,9 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	    (f & (O_PATH | O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT)))
 		return false;
 	char full[PATH_MAX];
-	if (cw_resolve_lexical(n->tid, raw1, &res1, full, sizeof(full)) < 0)
+	/* openat2's RESOLVE_NO_SYMLINKS refuses "/lib/..." itself: no
+	 * shortcut through the merged-/usr links then. */
+	if (cw_resolve_lexical(n->tid, raw1, !(resolve & RESOLVE_NO_SYMLINKS), &res1, full, sizeof(full)) < 0)
 		return false;
 	ev->op.kind = CW_OP_OPEN_READ;
 	ev->op.path = res1.path;

@@ -219,7 +219,7 @@ static void lexical_agrees(const char *path, bool want_eloop, int want_err)
 {
 	struct cw_resolved lex, walk;
 	char full[PATH_MAX];
-	assert_int_equal(cw_resolve_lexical(getpid(), path, &lex, full, sizeof(full)), 0);
+	assert_int_equal(cw_resolve_lexical(getpid(), path, true, &lex, full, sizeof(full)), 0);
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
@@ -274,15 +274,15 @@ static void test_lexical(void **state)
 	lexical_agrees("ws/abs/hostname", true, 0);
 	lexical_agrees("ws/loop1", true, 0);
 	lexical_agrees("ws/link/nothere", true, 0);
-	assert_int_equal(cw_resolve_lexical(getpid(), "", &r, full, sizeof(full)), -ENOENT);
+	assert_int_equal(cw_resolve_lexical(getpid(), "", true, &r, full, sizeof(full)), -ENOENT);
 	/* Magic names and devices: the walk (and enforce_open's rules). */
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/tmp/../dev/null", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", &r, full, sizeof(full)), 0);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/tmp/../dev/null", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", true, &r, full, sizeof(full)), 0);
 	assert_string_equal(r.path, "/procfs/x");
 	assert_string_equal(full, "/procfs/x");
 	/* Joined with the cwd past what the kernel opens: the walk. */
@@ -292,8 +292,55 @@ static void test_lexical(void **state)
 	deep[PATH_MAX - 2] = '\0';
 	for (size_t i = 200; i < PATH_MAX - 2; i += 200)
 		deep[i] = '/';
-	assert_int_equal(cw_resolve_lexical(getpid(), deep, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(getpid(), deep, true, &r, full, sizeof(full)), -EAGAIN);
 	free(deep);
+}
+
+/* Merged /usr: names through "/bin", "/lib"... resolve as the kernel
+ * resolves them (realpath() here), ".." after the link included, and the
+ * lexical form goes through the link only when asked to. Skipped on a
+ * root without such links. */
+static void test_merged_usr(void **state)
+{
+	(void)state;
+	char links[256], want[PATH_MAX], full[PATH_MAX];
+	struct cw_resolved r;
+	if (cw_resolve_toplinks(links, sizeof(links)) == 0)
+		skip();
+	static const char *const names[] = {
+		"/bin/sh", "/bin/../bin/sh", "/lib/x86_64-linux-gnu/libc.so.6",
+		"/lib/x86_64-linux-gnu/../../../etc/hostname", "/lib//x86_64-linux-gnu/./libc.so.6",
+		"/sbin/../lib", "/lib64/ld-linux-x86-64.so.2",
+	};
+	int tried = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!realpath(names[i], want))
+			continue; /* not on this system */
+		tried++;
+		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, names[i], 0, &r), 0);
+		if (strcmp(r.path, want) != 0)
+			fail_msg("%s: got %s, the kernel says %s", names[i], r.path, want);
+	}
+	assert_true(tried > 0);
+	if (access("/lib", F_OK) == 0 && realpath("/lib", want) && strcmp(want, "/lib") != 0) {
+		/* "/lib/.." is the link target's parent, not "/" */
+		char parent[PATH_MAX + 16];
+		snprintf(parent, sizeof(parent), "%s", want);
+		*strrchr(parent, '/') = '\0';
+		strcat(parent, "/nothere");
+		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "/lib/../nothere", 0, &r), 0);
+		assert_string_equal(r.path, parent);
+		assert_int_equal(cw_resolve_lexical(getpid(), "/lib/x", true, &r, full, sizeof(full)), 0);
+		assert_string_not_equal(full, "/lib/x");
+		assert_int_equal(cw_resolve_lexical(getpid(), "/lib/x", false, &r, full, sizeof(full)), 0);
+		assert_string_equal(full, "/lib/x");
+		/* the link itself, as the last component: not rewritten */
+		assert_int_equal(cw_resolve_lexical(getpid(), "/lib", true, &r, full, sizeof(full)), 0);
+		assert_string_equal(full, "/lib");
+		/* RESOLVE_NO_SYMLINKS: the link is one */
+		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "/lib/x", CW_RES_NO_SYMLINKS, &r),
+				 -ELOOP);
+	}
 }
 
 static void test_memory(void **state)
@@ -335,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_proc_self_and_fds),
 		cmocka_unit_test(test_object_fields),
 		cmocka_unit_test(test_lexical),
+		cmocka_unit_test(test_merged_usr),
 		cmocka_unit_test(test_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,7 +25,8 @@ INTEGRATION_TESTS = \
 	tests/integration/replay.sh \
 	tests/integration/scale.sh \
 	tests/integration/special_opens.sh \
-	tests/integration/colocate.sh
+	tests/integration/colocate.sh \
+	tests/integration/mergedusr.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
