@@ -506,14 +506,22 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				}
 				break;
 			case 1: {
-				struct signalfd_siginfo si;
-				while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo == SIGCHLD) {
-						chld = true; /* reaped below */
-						continue;
+				/* Everything pending in one read: a read that
+				 * returns less than the buffer left nothing
+				 * behind (one EAGAIN read saved per wake-up,
+				 * four of which an exec of a traced shell makes). */
+				struct signalfd_siginfo si[16];
+				ssize_t got;
+				do {
+					got = read(sigfd, si, sizeof(si));
+					for (ssize_t j = 0; got > 0 && j < got / (ssize_t)sizeof(si[0]); j++) {
+						if (si[j].ssi_signo == SIGCHLD) {
+							chld = true; /* reaped below */
+							continue;
+						}
+						forward_signal(run, &si[j]);
 					}
-					forward_signal(run, &si);
-				}
+				} while (got == (ssize_t)sizeof(si));
 				break;
 			}
 			case 4:
