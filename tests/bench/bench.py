@@ -464,6 +464,7 @@ class Bench:
         cmd = ['sh', '-c', 'i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done' % n]
         r = self.measure('verify', cmd, self.work_dir)
         r['what'] = f'{n:,} processes (/bin/true from a sh loop)'
+        r['procs'] = n
         out.append(r)
         m = self.size['scale_opens']
         r = self.measure('verify', [self.work_bin, 'open', self.files_dir, '1000', str(m)], self.work_dir)
@@ -486,6 +487,40 @@ def source_revision(srcdir):
 
 def fmt(x, spec='.2f', unit=''):
     return '–' if x is None else format(x, spec) + unit
+
+
+def render_targets(summary, scale):
+    """Issue 8's "done when", checked on this run's numbers (per-round
+    median ratios, wall time; verify is capwatch --profile verify --trace)."""
+    def ratio(workload, mode):
+        return summary.get(workload, {}).get(mode, {}).get('wall_ratio_rounds')
+
+    def quotient(workload):
+        v, st = ratio(workload, 'verify'), ratio(workload, 'strace')
+        if v is None or st is None or st <= 1:
+            return None
+        return (v - 1) / (st - 1)
+
+    def verdict(x, ok):
+        return 'not measured' if x is None else ('met' if ok(x) else 'not met')
+
+    rows = []
+    c = ratio('cbuild', 'verify')
+    rows.append(('real C build: verify + trace ≤ 1.03× bare', fmt(c, '.2f', '×'), verdict(c, lambda x: x <= 1.03)))
+    for w, what in (('open', 'open-heavy'), ('exec', 'exec-heavy')):
+        q = quotient(w)
+        rows.append((f'{what}: capwatch overhead ≤ ⅓ of strace\'s', fmt(q, '.2f'), verdict(q, lambda x: x <= 1 / 3)))
+    mib = None
+    for r in scale or []:
+        if r.get('procs') and r.get('sup_maxrss_kb') and r['procs'] >= 10000:
+            mib = r['sup_maxrss_kb'] / 1024
+    rows.append(('supervisor peak < 64 MiB for 10,000 processes', fmt(mib, '.1f', ' MiB'),
+                 verdict(mib, lambda x: x < 64)))
+    L = ['', 'Issue 8\'s targets, on this run (one run says little about the build, whose per-round ratios '
+         'vary by several per cent; tests/bench/RESULTS.md has the analysis):', '',
+         '| target | measured | |', '|---|---:|---|']
+    L += [f'| {a} | {m} | {v} |' for a, m, v in rows]
+    return L
 
 
 def render(b, summary, micro, scale, args, started, ended):
@@ -538,6 +573,7 @@ def render(b, summary, micro, scale, args, started, ended):
         cq = (cv - 1) / (cs - 1) if cv is not None and cs is not None and cs != 1 else None
         L.append(f'| {name} | {fmt(o, "+.3f")} | {fmt(v, "+.3f")} | {fmt(vn, "+.3f")} | {fmt(st, "+.3f")} | '
                  f'{q(o)} | {q(v)} | {q(vn)} | {fmt(cq, ".2f")} |')
+    L.extend(render_targets(summary, scale))
     if micro:
         L.append('')
         L.append('Micro-benchmark, µs per operation (median over rounds; overhead = supervised − bare):')
