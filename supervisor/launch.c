@@ -19,6 +19,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/landlock.h"
 #include "supervisor/limits.h"
+#include "supervisor/privs.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
@@ -34,6 +35,8 @@
 struct child_msg {
 	int32_t step;  /* CW_STEP_OK: VALUE is the listener fd number */
 	int32_t value; /* errno otherwise */
+	uint32_t privs_applied; /* CW_PRIV_* (privs.h) */
+	int32_t privs_err_caps, privs_err_ns;
 };
 
 static const char *const step_names[] = {
@@ -66,7 +69,7 @@ static ssize_t full_read(int fd, void *buf, size_t n)
 
 static __attribute__((noreturn)) void child_fail(int st, enum cw_child_step step)
 {
-	struct child_msg m = { step, errno };
+	struct child_msg m = { step, errno, 0, 0, 0 };
 	full_write(st, &m, sizeof(m));
 	_exit(CW_CHILD_EXIT_BASE + step);
 }
@@ -112,6 +115,11 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	/* ...but for the preload's annotation channel, at a fixed number. */
 	cw_annot_child();
 
+	/* Least privilege: what the command keeps of capwatch's
+	 * capabilities, and namespaces of its own (privs.h). */
+	int perr_caps, perr_ns;
+	uint32_t papplied = cw_privs_child(&run->privs, &perr_caps, &perr_ns);
+
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(st, CW_STEP_NNP);
 	/* The kernel backstop: after NNP (required without CAP_SYS_ADMIN),
@@ -136,7 +144,7 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 
 	/* write and read are not notified: no deadlock on a listener nobody
 	 * holds yet. */
-	struct child_msg m = { CW_STEP_OK, l < 0 ? -errno : (int32_t)l };
+	struct child_msg m = { CW_STEP_OK, l < 0 ? -errno : (int32_t)l, papplied, perr_caps, perr_ns };
 	if (full_write(st, &m, sizeof(m)) != sizeof(m))
 		_exit(CW_CHILD_EXIT_BASE + CW_STEP_SYNC);
 	if (full_read(go, &c, 1) != 1)
@@ -227,6 +235,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 
 	cw_landlock_prepare(run);
 	cw_limits_prepare(run);
+	cw_privs_prepare(run, &run->privs);
 	free(sh_argv);
 	sh_argv = make_sh_argv(run); /* NULL: no fallback, the exec fails 126 */
 	pid_t pid = fork();
@@ -291,6 +300,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		child_reap_failed(run);
 		return r < 0 ? r : -m.value;
 	}
+	cw_privs_result(run, &run->privs, m.privs_applied, m.privs_err_caps, m.privs_err_ns);
 	if (m.value < 0) {
 		/* Nested under another supervisor's filter: that one enforces
 		 * its own profile; this capwatch can only watch the exit. */

@@ -10,6 +10,7 @@ capwatch_SOURCES = \
 	supervisor/run.h supervisor/run.c \
 	supervisor/filter.h supervisor/filter.c \
 	supervisor/launch.h supervisor/launch.c \
+	supervisor/privs.h supervisor/privs.c \
 	supervisor/landlock.h supervisor/landlock.c \
 	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \
@@ -29,6 +30,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/net.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \
+	supervisor/handlers/refused.c \
 	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)

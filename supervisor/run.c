@@ -518,7 +518,7 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 {
 	if (!run->report)
 		return;
-	const char *layers[8];
+	const char *layers[12];
 	size_t nl = 0;
 	if (!run->no_listener) {
 		layers[nl++] = "seccomp-bpf";
@@ -526,6 +526,10 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	}
 	if (run->tracker_ops == &cw_tracker_ptrace)
 		layers[nl++] = "ptrace";
+	if (run->child > 0 && run->privs.layer[0])
+		layers[nl++] = run->privs.layer;
+	if (run->child > 0 && run->privs.layer_ns[0])
+		layers[nl++] = run->privs.layer_ns;
 	if (run->child > 0 && cw_landlock_layer())
 		layers[nl++] = cw_landlock_layer();
 	/* The tracker's count keeps the process limit only with ptrace. */
@@ -678,6 +682,7 @@ static void run_free(struct cw_run *run)
 		cw_report_free(run->report);
 	cw_jbuf_free(&run->tj);
 	free(run->tbuf);
+	free(run->syscall_names);
 	for (size_t i = 0; i < run->ctx.nroots; i++)
 		free(run->roots[i]);
 	free(run->roots);
@@ -965,6 +970,10 @@ int cw_run_main(const struct cw_options *opts)
 	}
 	if (run->degraded)
 		cw_run_note(run, run->child, "warning", "%s", run->downgrade_reason);
+	/* What the command keeps of capwatch's privileges, when not all
+	 * was dropped (degraded cases are in the warning above). */
+	if (run->privs.note[0] && !run->degraded)
+		cw_run_note(run, run->child, "info", "%s", run->privs.note);
 	/* Not degraded (the profile asked for it), but worth a line: the
 	 * kernel does not back the supervisor on writes in this run. */
 	if (cw_landlock_fs_unbounded())

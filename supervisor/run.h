@@ -13,6 +13,7 @@
 #include "trace.h"
 #include "jbuf.h"
 #include "supervisor/cli.h"
+#include "supervisor/privs.h"
 
 struct cw_tracker;
 struct cw_tracker_ops;
@@ -35,6 +36,8 @@ struct cw_run {
 	bool tty_mode;                /* the command shares capwatch's process group */
 	bool under_filter;            /* capwatch itself runs under a seccomp filter */
 	bool no_listener;             /* degraded: the filter could not be installed */
+	struct cw_privs privs;        /* what the command keeps of capwatch's privileges */
+	char (*syscall_names)[24];    /* CW_NSYSCALLS names for unlisted numbers (filter.c) */
 
 	/* --- outputs --- */
 	cw_report *report;
