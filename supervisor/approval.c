@@ -452,15 +452,14 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 
 	pending_remove(p);
 	if (allow) {
-		int nr = p->req.data.nr;
-		const struct cw_syscall *sc = nr >= 0 && nr < CW_NSYSCALLS ? &cw_syscalls[nr] : NULL;
+		cw_handler_fn handle = cw_syscall_handler(p->req.data.nr);
 		if (strcmp(span, "once") == 0) {
 			A.once = (struct once){ .notif_id = p->req.id, .cap = ev->d.cap, .how = how };
 			memcpy(A.once.scope, ev->d.scope, sizeof A.once.scope);
 			A.once_set = true;
 		}
-		if (sc && sc->handle) {
-			sc->handle(&n);
+		if (handle) {
+			handle(&n);
 			if (!n.answered) {
 				cw_err("internal error: %s left unanswered after approval; denied", p->syscall);
 				cw_notif_error(&n, EPERM);

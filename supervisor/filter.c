@@ -6,13 +6,23 @@
  *                                          check for x86_64 when x32 is not
  *                                          in the filter; it uses the
  *                                          bad-arch action we set)
- *   rows of handlers/table.c           -> NOTIFY / ERRNO
- *   everything else                    -> ALLOW
+ *   rows of handlers/table.c           -> NOTIFY / ERRNO / (ALLOW rows: no rule)
+ *   every other number < CW_NSYSCALLS  -> NOTIFY: refused and recorded
+ *                                          (default deny, handlers.h)
+ *   everything else                    -> ALLOW: numbers from CW_NSYSCALLS
+ *                                          (1024) up to the x32 range, where
+ *                                          the kernel has no syscall (ENOSYS)
+ * The default action stays ALLOW only because libseccomp 2.5 cannot AND two
+ * compares of one argument, which the complements of the conditional rows
+ * would need under a NOTIFY default; every number a kernel can implement
+ * has a rule. Compiled as a binary tree (SCMP_FLTATR_CTL_OPTIMIZE 2): about
+ * ten compares find any syscall.
  * Integer arguments are compared on their low 32 bits only (K6), with
  * masked compares (see low32_eq()). */
 #include "config.h"
 #include <errno.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,8 +57,12 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 {
 	int rc = 0;
 	switch (s->rule) {
-	case CW_RULE_NONE:
+	case CW_RULE_ALLOW:
 		return 0;
+	case CW_RULE_NONE:
+		/* Default deny: refused by cw_handle_unlisted (or allowed
+		 * there under unrestricted), recorded either way. */
+		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	case CW_RULE_NOTIFY:
 	case CW_RULE_ESCAPE:
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
@@ -104,10 +118,27 @@ int cw_filter_build(struct cw_run *run, struct sock_fprog *out)
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 	if (rc == 0)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* the child sets it itself */
+	if (rc == 0)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (rc == 0 && !run->syscall_names) {
+		/* Names for the numbers with no row, for the records. */
+		run->syscall_names = calloc(CW_NSYSCALLS, sizeof(*run->syscall_names));
+		if (!run->syscall_names)
+			rc = -ENOMEM;
+		for (int nr = 0; rc == 0 && nr < CW_NSYSCALLS; nr++) {
+			char *nm = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, nr);
+			if (nm && strlen(nm) < sizeof(run->syscall_names[nr]))
+				memcpy(run->syscall_names[nr], nm, strlen(nm) + 1);
+			else
+				snprintf(run->syscall_names[nr], sizeof(run->syscall_names[nr]),
+					 "syscall_%d", nr);
+			free(nm);
+		}
+	}
 	for (int nr = 0; rc == 0 && nr < CW_NSYSCALLS; nr++) {
 		rc = add_rules(run, ctx, nr, &cw_syscalls[nr]);
 		if (rc < 0)
-			cw_err("seccomp rule for %s: %s", cw_syscalls[nr].name, strerror(-rc));
+			cw_err("seccomp rule for %s: %s", cw_syscall_name(run, nr), strerror(-rc));
 	}
 	if (rc < 0)
 		goto out;

@@ -296,19 +296,18 @@ static void handle_notification(struct cw_run *run)
 	run->notifications++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
 	int nr = req->data.nr;
-	const struct cw_syscall *s = nr >= 0 && nr < CW_NSYSCALLS ? &cw_syscalls[nr] : NULL;
-	if (!s || !s->handle) {
+	cw_handler_fn handle = cw_syscall_handler(nr);
+	n.syscall = cw_syscall_name(run, nr);
+	if (!handle) {
 		/* Not ours to continue: the filter and the table disagree. */
-		n.syscall = "unknown";
 		cw_notif_error(&n, ENOSYS);
 		return;
 	}
-	n.syscall = s->name;
 	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
-	s->handle(&n);
+	handle(&n);
 	if (!n.answered) {
 		/* A handler that forgot to answer fails closed. */
-		cw_err("internal error: %s left unanswered; denied", s->name);
+		cw_err("internal error: %s left unanswered; denied", n.syscall);
 		cw_notif_error(&n, EPERM);
 	}
 }

@@ -6,8 +6,16 @@
 #include <stdint.h>
 #include "supervisor/notify.h"
 
+/* Default deny (issue 14 item 2): every number below CW_NSYSCALLS is
+ * either passed in the kernel (CW_RULE_ALLOW: known harmless on what the
+ * tree already holds), decided by a handler (the NOTIFY and ESCAPE rows),
+ * or refused and recorded. A number with no row (CW_RULE_NONE), including
+ * any syscall a later kernel adds, is notified and refused with ENOSYS
+ * (what an older kernel says, so programs fall back to a call capwatch
+ * decides) and recorded as `unrestricted` with the syscall's name. */
 enum cw_filter_rule {
-	CW_RULE_NONE = 0,         /* not in the filter: the kernel allows it */
+	CW_RULE_NONE = 0,         /* no row: notified, refused (ENOSYS) and recorded */
+	CW_RULE_ALLOW,            /* passed in the kernel without a notification */
 	CW_RULE_NOTIFY,           /* always notified and decided */
 	CW_RULE_NOTIFY_ARG_SET,   /* notified when args[arg] != 0 (sendto with an address) */
 	CW_RULE_ESCAPE,           /* escapes supervision ("unrestricted"): notified, the
@@ -34,7 +42,9 @@ struct cw_syscall {
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
 };
 
-#define CW_NSYSCALLS 512
+/* Every number the filter decides one by one; a number at or above it
+ * and below the x32 range is notified and refused like an unlisted one. */
+#define CW_NSYSCALLS 1024
 extern const struct cw_syscall cw_syscalls[CW_NSYSCALLS];
 
 /* Family handlers. */
@@ -47,5 +57,16 @@ void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, list
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
+void cw_handle_unlisted(struct cw_notif *n);/* refused.c: syscalls with no row (ENOSYS) */
+
+/* The handler a notification for NR goes to: the row's, cw_handle_unlisted
+ * for a number with no row, NULL when the filter passes NR in the kernel
+ * (a notification for it means the filter and the table disagree). */
+cw_handler_fn cw_syscall_handler(int nr);
+
+/* The name of syscall NR for records: the row's, else "syscall_NR" from
+ * RUN's table of them (filled by the filter builder, alive for the run). */
+struct cw_run;
+const char *cw_syscall_name(const struct cw_run *run, int nr);
 
 #endif

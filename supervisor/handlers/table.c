@@ -1,7 +1,18 @@
-/* The syscalls capwatch decides, ordered by risk, highest first. Anything
- * not listed runs without a notification (reads, writes on open
- * descriptors, mmap, ...): its capability was decided when the descriptor
- * was obtained.
+/* Every syscall capwatch knows, in three kinds (handlers.h): decided by a
+ * handler (ordered by risk, highest first), passed in the kernel (the
+ * ALLOW rows at the end: reads, writes on open descriptors, mmap, ...:
+ * their capability was decided when the descriptor was obtained), and
+ * everything else refused and recorded (default deny).
+ *
+ * Anchors: Docker's default seccomp profile and systemd's @system-service
+ * groups. Where they allow something capwatch refuses, the row says why:
+ * fanotify (a second, unsupervised way to open files, and permission
+ * events that stall capwatch's own opens), sethostname/setdomainname
+ * (harmless in the UTS namespace capwatch makes for root, refused anyway:
+ * nothing in a build needs them), and the syscalls newer than this table
+ * (setxattrat, file_setattr, open_tree_attr: a second path to decisions
+ * the handlers make), which are refused with ENOSYS so that programs fall
+ * back to the calls capwatch decides.
  *
  * Not covered (the hardening issue): descriptors received in SCM_RIGHTS
  * messages. ftruncate and fallocate need a descriptor open for writing,
@@ -16,6 +27,57 @@
 #include <linux/seccomp.h>
 #include "supervisor/handlers/handlers.h"
 
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+#ifndef __NR_map_shadow_stack
+#define __NR_map_shadow_stack 453
+#endif
+#ifndef __NR_futex_wake
+#define __NR_futex_wake 454
+#endif
+#ifndef __NR_futex_wait
+#define __NR_futex_wait 455
+#endif
+#ifndef __NR_futex_requeue
+#define __NR_futex_requeue 456
+#endif
+#ifndef __NR_memfd_secret
+#define __NR_memfd_secret 447
+#endif
+#ifndef __NR_set_mempolicy_home_node
+#define __NR_set_mempolicy_home_node 450
+#endif
+#ifndef __NR_futex_waitv
+#define __NR_futex_waitv 449
+#endif
+#ifndef __NR_quotactl_fd
+#define __NR_quotactl_fd 443
+#endif
+#ifndef __NR_process_mrelease
+#define __NR_process_mrelease 448
+#endif
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_epoll_pwait2
+#define __NR_epoll_pwait2 441
+#endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_faccessat2
+#define __NR_faccessat2 439
+#endif
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
@@ -24,6 +86,12 @@
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
 
 #define ESCAPE(nm) [__NR_##nm] = { #nm, cw_handle_escape, CW_RULE_ESCAPE, 0, 0 }
+#define ALLOW(nm) [__NR_##nm] = { #nm, NULL, CW_RULE_ALLOW, 0, 0 }
+/* Known to capwatch, no row of its own: refused (ENOSYS) and recorded
+ * under its name. */
+#define REFUSE(nm) [__NR_##nm] = { #nm, cw_handle_unlisted, CW_RULE_NONE, 0, 0 }
+#define ALLOW_NR(nm, nr) [nr] = { #nm, NULL, CW_RULE_ALLOW, 0, 0 }
+#define REFUSE_NR(nm, nr) [nr] = { #nm, cw_handle_unlisted, CW_RULE_NONE, 0, 0 }
 
 /* Namespace and tracing flags that escape the tracker or the filter's view
  * when passed to clone()/unshare(). clone3 is ENOSYS, so glibc falls back
@@ -103,6 +171,31 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ESCAPE(setfsuid),
 	ESCAPE(setfsgid),
 	ESCAPE(setgroups),
+	/* The host: clock, name, accounting, swap, power, I/O ports, quotas,
+	 * the kernel log. Root's capabilities for them are dropped too
+	 * (privs.h); the filter refuses them for every profile but
+	 * unrestricted, and records the attempt. */
+	ESCAPE(settimeofday),
+	ESCAPE(clock_settime),
+	ESCAPE(clock_adjtime),
+	ESCAPE(sethostname),
+	ESCAPE(setdomainname),
+	ESCAPE(acct),
+	ESCAPE(swapon),
+	ESCAPE(swapoff),
+	ESCAPE(reboot),
+	ESCAPE(iopl),
+	ESCAPE(ioperm),
+	ESCAPE(quotactl),
+	ESCAPE(quotactl_fd),
+	ESCAPE(syslog),
+	ESCAPE(vhangup),
+	/* A second way to open files (the kernel opens them for the
+	 * listener, with the group's mode) and permission events that can
+	 * stall capwatch's own opens. */
+	ESCAPE(fanotify_init),
+	ESCAPE(fanotify_mark),
+	ESCAPE(lookup_dcookie),
 
 	/* --- 2. Running programs (process_spawn). --- */
 	[__NR_execve] = { "execve", cw_handle_exec, CW_RULE_NOTIFY, 0, 0 },
@@ -173,4 +266,115 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_fchown] = { "fchown", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_fsetxattr] = { "fsetxattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_fremovexattr] = { "fremovexattr", cw_handle_fs, CW_RULE_NOTIFY, 0, 0 },
+
+	/* --- 6. Passed in the kernel: harmless on what the tree holds. --- */
+	/* Descriptors already obtained: their capability was decided then. */
+	ALLOW(read), ALLOW(write), ALLOW(close), ALLOW(pread64), ALLOW(pwrite64),
+	ALLOW(readv), ALLOW(writev), ALLOW(preadv), ALLOW(pwritev), ALLOW(preadv2),
+	ALLOW(pwritev2), ALLOW(lseek), ALLOW(dup), ALLOW(dup2), ALLOW(dup3),
+	ALLOW(pipe), ALLOW(pipe2), ALLOW(sendfile), ALLOW(splice), ALLOW(tee),
+	ALLOW(vmsplice), ALLOW(copy_file_range), ALLOW(flock), ALLOW(fsync),
+	ALLOW(fdatasync), ALLOW(syncfs), ALLOW(sync), ALLOW(sync_file_range),
+	ALLOW(ftruncate), ALLOW(fallocate), ALLOW(fadvise64), ALLOW(readahead),
+	ALLOW(getdents), ALLOW(getdents64), ALLOW(close_range), ALLOW(cachestat),
+	ALLOW(poll), ALLOW(ppoll), ALLOW(select), ALLOW(pselect6),
+	ALLOW(epoll_create), ALLOW(epoll_create1), ALLOW(epoll_ctl), ALLOW(epoll_wait),
+	ALLOW(epoll_pwait), ALLOW(epoll_pwait2), ALLOW(eventfd), ALLOW(eventfd2),
+	ALLOW(signalfd), ALLOW(signalfd4), ALLOW(timerfd_create), ALLOW(timerfd_settime),
+	ALLOW(timerfd_gettime), ALLOW(inotify_init), ALLOW(inotify_init1),
+	ALLOW(inotify_add_watch), ALLOW(inotify_rm_watch), ALLOW(memfd_create),
+	ALLOW(memfd_secret),
+	ALLOW(io_setup), ALLOW(io_destroy), ALLOW(io_getevents), ALLOW(io_submit),
+	ALLOW(io_cancel), ALLOW(io_pgetevents),
+	/* Sockets whose creation, address and peer were decided (socket,
+	 * connect, bind, listen, send with an address are rows above). */
+	ALLOW(accept), ALLOW(accept4), ALLOW(recvfrom), ALLOW(recvmsg), ALLOW(recvmmsg),
+	ALLOW(shutdown), ALLOW(getsockname), ALLOW(getpeername), ALLOW(socketpair),
+	ALLOW(setsockopt), ALLOW(getsockopt),
+	/* Reading the file system: decided when something is opened. */
+	ALLOW(stat), ALLOW(fstat), ALLOW(lstat), ALLOW(newfstatat), ALLOW(statx),
+	ALLOW(statfs), ALLOW(fstatfs), ALLOW(access), ALLOW(faccessat), ALLOW(faccessat2),
+	ALLOW(readlink), ALLOW(readlinkat), ALLOW(getcwd), ALLOW(chdir), ALLOW(fchdir),
+	ALLOW(getxattr), ALLOW(lgetxattr), ALLOW(fgetxattr), ALLOW(listxattr),
+	ALLOW(llistxattr), ALLOW(flistxattr), ALLOW(umask),
+	/* The process's own memory. */
+	ALLOW(mmap), ALLOW(mprotect), ALLOW(munmap), ALLOW(brk), ALLOW(mremap),
+	ALLOW(msync), ALLOW(mincore), ALLOW(madvise), ALLOW(mlock), ALLOW(mlock2),
+	ALLOW(munlock), ALLOW(mlockall), ALLOW(munlockall), ALLOW(remap_file_pages),
+	ALLOW(mbind), ALLOW(set_mempolicy), ALLOW(get_mempolicy),
+	ALLOW(set_mempolicy_home_node), ALLOW(pkey_mprotect), ALLOW(pkey_alloc),
+	ALLOW(pkey_free), ALLOW(membarrier), ALLOW(map_shadow_stack),
+	/* Threads, signals and time of the process itself. */
+	ALLOW(rt_sigaction), ALLOW(rt_sigprocmask), ALLOW(rt_sigreturn),
+	ALLOW(rt_sigpending), ALLOW(rt_sigtimedwait), ALLOW(rt_sigsuspend),
+	ALLOW(sigaltstack), ALLOW(pause), ALLOW(restart_syscall), ALLOW(nanosleep),
+	ALLOW(clock_nanosleep), ALLOW(clock_gettime), ALLOW(clock_getres),
+	ALLOW(gettimeofday), ALLOW(time), ALLOW(adjtimex), ALLOW(getitimer),
+	ALLOW(setitimer), ALLOW(alarm), ALLOW(timer_create), ALLOW(timer_settime),
+	ALLOW(timer_gettime), ALLOW(timer_getoverrun), ALLOW(timer_delete),
+	ALLOW(futex), ALLOW(futex_waitv), ALLOW(futex_wake), ALLOW(futex_wait),
+	ALLOW(futex_requeue), ALLOW(set_robust_list), ALLOW(get_robust_list),
+	ALLOW(set_tid_address), ALLOW(set_thread_area), ALLOW(get_thread_area),
+	ALLOW(arch_prctl), ALLOW(prctl), ALLOW(rseq), ALLOW(sched_yield),
+	ALLOW(exit), ALLOW(exit_group), ALLOW(wait4), ALLOW(waitid),
+	ALLOW(fork), ALLOW(vfork),
+	/* Identity and limits, read (and set on itself: setrlimit, capset
+	 * can only lower, setpgid/setsid stay in the tree). */
+	ALLOW(getpid), ALLOW(getppid), ALLOW(gettid), ALLOW(getuid), ALLOW(geteuid),
+	ALLOW(getgid), ALLOW(getegid), ALLOW(getresuid), ALLOW(getresgid),
+	ALLOW(getgroups), ALLOW(getpgid), ALLOW(getpgrp), ALLOW(getsid),
+	ALLOW(setpgid), ALLOW(setsid), ALLOW(capget), ALLOW(capset), ALLOW(uname),
+	ALLOW(sysinfo), ALLOW(times), ALLOW(getrusage), ALLOW(getrlimit),
+	ALLOW(setrlimit), ALLOW(getcpu), ALLOW(getrandom), ALLOW(getpriority),
+	ALLOW(sched_getparam), ALLOW(sched_getscheduler), ALLOW(sched_getaffinity),
+	ALLOW(sched_getattr), ALLOW(sched_get_priority_max),
+	ALLOW(sched_get_priority_min), ALLOW(sched_rr_get_interval), ALLOW(ioprio_get),
+	/* Calls that take a pid: process_control outside the tree is the
+	 * handlers' (proc.c); until then they pass, as before. */
+	ALLOW(prlimit64), ALLOW(setpriority), ALLOW(sched_setparam),
+	ALLOW(sched_setscheduler), ALLOW(sched_setaffinity), ALLOW(sched_setattr),
+	ALLOW(ioprio_set),
+	/* System V and POSIX IPC: in an IPC namespace of the tree's own for
+	 * root (privs.h). */
+	ALLOW(shmget), ALLOW(shmat), ALLOW(shmctl), ALLOW(shmdt), ALLOW(semget),
+	ALLOW(semop), ALLOW(semtimedop), ALLOW(semctl), ALLOW(msgget), ALLOW(msgsnd),
+	ALLOW(msgrcv), ALLOW(msgctl), ALLOW(mq_open), ALLOW(mq_unlink),
+	ALLOW(mq_timedsend), ALLOW(mq_timedreceive), ALLOW(mq_notify),
+	ALLOW(mq_getsetattr),
+	/* Landlock restricts the caller only. */
+	ALLOW(landlock_create_ruleset), ALLOW(landlock_add_rule),
+	ALLOW(landlock_restrict_self),
+	/* Newer than libc's headers, by number (x86_64). Reads of the
+	 * process's own state or of mount and attribute data that stat and
+	 * /proc already show; sealing its own memory; the uretprobe
+	 * trampoline the kernel itself installs. */
+	ALLOW_NR(uretprobe, 335), ALLOW_NR(statmount, 457), ALLOW_NR(listmount, 458),
+	ALLOW_NR(lsm_get_self_attr, 459), ALLOW_NR(lsm_list_modules, 461),
+	ALLOW_NR(mseal, 462), ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 466),
+	ALLOW_NR(file_getattr, 468),
+	/* Newer writes with no handler yet: refused (ENOSYS), recorded. */
+	REFUSE_NR(lsm_set_self_attr, 460), REFUSE_NR(setxattrat, 463),
+	REFUSE_NR(removexattrat, 465), REFUSE_NR(open_tree_attr, 467),
+	REFUSE_NR(file_setattr, 469),
+
+	/* --- 7. Known, refused and recorded: nothing a build needs, each a
+	 * reach beyond the tree (other processes' memory policy, the LDT,
+	 * obsolete or removed calls). --- */
+	REFUSE(migrate_pages), REFUSE(move_pages), REFUSE(kcmp),
+	REFUSE(process_madvise), REFUSE(process_mrelease), REFUSE(modify_ldt),
+	REFUSE(uselib), REFUSE(ustat), REFUSE(sysfs), REFUSE(_sysctl),
+	REFUSE(create_module), REFUSE(get_kernel_syms), REFUSE(query_module),
+	REFUSE(nfsservctl), REFUSE(getpmsg), REFUSE(putpmsg), REFUSE(afs_syscall),
+	REFUSE(tuxcall), REFUSE(security), REFUSE(vserver), REFUSE(epoll_ctl_old),
+	REFUSE(epoll_wait_old),
 };
+
+cw_handler_fn cw_syscall_handler(int nr)
+{
+	if (nr < 0 || nr >= CW_NSYSCALLS)
+		return NULL;
+	const struct cw_syscall *s = &cw_syscalls[nr];
+	if (s->handle)
+		return s->handle;
+	return s->rule == CW_RULE_NONE ? cw_handle_unlisted : NULL;
+}
