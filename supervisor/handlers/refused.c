@@ -10,18 +10,6 @@
 #include <stdlib.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
-#include "supervisor/run.h"
-
-const char *cw_syscall_name(const struct cw_run *run, int nr)
-{
-	if (nr >= 0 && nr < CW_NSYSCALLS) {
-		if (cw_syscalls[nr].name)
-			return cw_syscalls[nr].name;
-		if (run->syscall_names)
-			return run->syscall_names[nr];
-	}
-	return "unknown";
-}
 
 void cw_handle_unlisted(struct cw_notif *n)
 {

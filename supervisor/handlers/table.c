@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include "supervisor/handlers/handlers.h"
+#include "supervisor/run.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451
@@ -377,4 +378,15 @@ cw_handler_fn cw_syscall_handler(int nr)
 	if (s->handle)
 		return s->handle;
 	return s->rule == CW_RULE_NONE ? cw_handle_unlisted : NULL;
+}
+
+const char *cw_syscall_name(const struct cw_run *run, int nr)
+{
+	if (nr >= 0 && nr < CW_NSYSCALLS) {
+		if (cw_syscalls[nr].name)
+			return cw_syscalls[nr].name;
+		if (run->syscall_names)
+			return run->syscall_names[nr];
+	}
+	return "unknown";
 }
