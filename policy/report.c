@@ -65,6 +65,12 @@ struct host_rec {
 	uint64_t count;
 };
 
+struct fd_rec {
+	int fd;
+	char *kind, *path, *mode;
+	bool passed;
+};
+
 struct change_rec {
 	char *kind, *path, *path2;
 };
@@ -119,6 +125,8 @@ struct cw_report {
 	size_t napps, aapps;
 	struct host_rec *hosts;
 	size_t nhosts, ahosts;
+	struct fd_rec *fds;
+	size_t nfds, afds;
 
 	struct cap_ent *tab;
 	size_t tabn, tabcap;
@@ -281,6 +289,12 @@ void cw_report_free(cw_report *r)
 		free(r->apps[i].how);
 	}
 	free(r->apps);
+	for (i = 0; i < r->nfds; i++) {
+		free(r->fds[i].kind);
+		free(r->fds[i].path);
+		free(r->fds[i].mode);
+	}
+	free(r->fds);
 	for (i = 0; i < r->nhosts; i++) {
 		free(r->hosts[i].scope);
 		free(r->hosts[i].host);
@@ -432,6 +446,27 @@ int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a)
 		return -ENOMEM;
 	}
 	r->napps++;
+	return 0;
+}
+
+int cw_report_add_inherited_fd(cw_report *r, int fd, const char *kind, const char *path,
+				const char *mode, bool passed)
+{
+	if (!kind || !path || !mode || fd < 0)
+		return -EINVAL;
+	if (grow((void **)&r->fds, &r->afds, r->nfds, sizeof(*r->fds)))
+		return -ENOMEM;
+	struct fd_rec *f = &r->fds[r->nfds];
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->passed = passed;
+	if (dup_str(&f->kind, kind) || dup_str(&f->path, path) || dup_str(&f->mode, mode)) {
+		free(f->kind);
+		free(f->path);
+		free(f->mode);
+		return -ENOMEM;
+	}
+	r->nfds++;
 	return 0;
 }
 
@@ -904,6 +939,25 @@ static void render_approvals(struct rctx *c, const cw_report *r, cJSON *root)
 		add_num(c, o, "pid", a->pid);
 		add_num(c, o, "time", usec(a->time));
 		add_num(c, o, "count", (double)a->count);
+	}
+}
+
+static void render_inherited_fds(struct rctx *c, const cw_report *r, cJSON *root)
+{
+	if (!r->nfds)
+		return; /* only when capwatch was started with descriptors above 2 */
+	cJSON *arr = chk(c, cJSON_AddArrayToObject(root, "inheritedFds"));
+	for (size_t i = 0; arr && i < r->nfds; i++) {
+		const struct fd_rec *f = &r->fds[i];
+		cJSON *o = chk(c, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(arr, o);
+		add_num(c, o, "fd", f->fd);
+		add_str(c, o, "kind", f->kind);
+		add_bytes(c, o, "path", f->path);
+		add_str(c, o, "mode", f->mode);
+		add_str(c, o, "action", f->passed ? "passed" : "closed");
 	}
 }
 
@@ -1408,6 +1462,7 @@ static int render_to(const cw_report *r, struct sink *s)
 	add_marked_array(&c, root, "denials", MARK_DENIALS);
 	render_approvals(&c, r, root);
 	render_host_matches(&c, r, root);
+	render_inherited_fds(&c, r, root);
 	add_marked_array(&c, root, "processes", MARK_PROCESSES);
 	add_marked_array(&c, root, "capabilitiesUsed", MARK_CAPS);
 	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));

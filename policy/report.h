@@ -109,6 +109,13 @@ struct cw_approval_record {
 };
 int cw_report_add_approval(cw_report *r, const struct cw_approval_record *a);
 
+/* "inheritedFds": a descriptor above 2 capwatch was started with, what it
+ * was (KIND "file", "directory", "pipe", "socket", "device", "other"; PATH
+ * as /proc names it; MODE "r", "w", "rw") and whether the command got it
+ * (--keep-fd, allowed) or it was closed. */
+int cw_report_add_inherited_fd(cw_report *r, int fd, const char *kind, const char *path,
+				const char *mode, bool passed);
+
 /* An operation a host-name scope decided ("pkgs.example.com:443" matched
  * 203.0.113.7:443 through capwatch's own lookup): rendered in
  * "hostMatches", one entry per (capability, scope, host, rule), counted. */

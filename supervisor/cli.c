@@ -31,6 +31,7 @@ enum {
 	OPT_VERSION,
 	OPT_APPROVAL_SOCKET,
 	OPT_APPROVAL_FD,
+	OPT_KEEP_FD,
 	OPT_APPROVAL_TIMEOUT,
 	OPT_NO_LANDLOCK,
 	OPT_MAX_PROCS,
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "observe", no_argument, NULL, OPT_OBSERVE },
 	{ "approval-socket", required_argument, NULL, OPT_APPROVAL_SOCKET },
 	{ "approval-fd", required_argument, NULL, OPT_APPROVAL_FD },
+	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "approval-timeout", required_argument, NULL, OPT_APPROVAL_TIMEOUT },
 	{ "env-pass", required_argument, NULL, OPT_ENV_PASS },
 	{ "inherit-env", no_argument, NULL, OPT_INHERIT_ENV },
@@ -106,6 +108,9 @@ static const char help_text[] =
 	"      --max-procs N         at most N processes and threads in the tree\n"
 	"                            (a cgroup's pids.max; default 4096)\n"
 	"      --no-landlock         no Landlock backstop on the command (debugging)\n"
+	"      --keep-fd N           pass inherited descriptor N (> 2) to the command,\n"
+	"                            decided like an open of what it refers to\n"
+	"                            (repeatable; others are closed and reported)\n"
 	"\n"
 	"Other:\n"
 	"  -h, --help                show this help and exit\n"
@@ -252,6 +257,23 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 				goto bad_empty;
 			o->approval_socket = optarg;
 			break;
+		case OPT_KEEP_FD: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 2 || v > INT_MAX) {
+				usage_error(err, "--keep-fd: not a descriptor above 2: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			if (o->nkeep_fds >= CW_MAX_KEEP_FDS) {
+				usage_error(err, "--keep-fd %s: at most 32 descriptors", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			o->keep_fds[o->nkeep_fds++] = (int)v;
+			break;
+		}
 		case OPT_APPROVAL_FD: {
 			char *end;
 			errno = 0;

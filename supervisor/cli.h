@@ -12,6 +12,9 @@
 #define CW_EXIT_CANNOT_EXEC 126
 #define CW_EXIT_NOT_FOUND 127
 
+#define CW_MAX_KEEP_FDS 32
+struct cw_inherited_fd;
+
 struct cw_options {
 	const char *profile;          /* name or file; default "verify" */
 	const char **workspaces;      /* as given (realpath'd by the run) */
@@ -35,6 +38,12 @@ struct cw_options {
 	long max_procs;               /* --max-procs N, 0 = default (4096) */
 	int verbosity;                /* -1 quiet, 0 default, 1.. verbose */
 	char **command;               /* argv of the command, NULL-terminated */
+	int keep_fds[CW_MAX_KEEP_FDS];/* --keep-fd N (N > 2) */
+	size_t nkeep_fds;
+	/* Descriptors above 2 capwatch was started with (fds.h), taken by
+	 * main() before capwatch opens anything. */
+	struct cw_inherited_fd *inherited;
+	size_t ninherited;
 };
 
 /* Parse ARGV. Returns 0 with OPTS filled (arrays are malloc'd; free with

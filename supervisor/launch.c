@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "supervisor/launch.h"
 #include "supervisor/annot.h"
+#include "supervisor/fds.h"
 #include "supervisor/landlock.h"
 #include "supervisor/limits.h"
 #include "supervisor/privs.h"
@@ -112,8 +113,10 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	 * closed at exec (the sync pipes still work until then). */
 	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		child_fail(st, CW_STEP_FDS);
-	/* ...but for the preload's annotation channel, at a fixed number. */
+	/* ...but for the preload's annotation channel, at a fixed number,
+	 * and the --keep-fd descriptors the profile allowed (fds.h). */
 	cw_annot_child();
+	cw_fds_child(run);
 
 	/* Least privilege: what the command keeps of capwatch's
 	 * capabilities, and namespaces of its own (privs.h). */

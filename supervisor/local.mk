@@ -11,6 +11,7 @@ capwatch_SOURCES = \
 	supervisor/filter.h supervisor/filter.c \
 	supervisor/launch.h supervisor/launch.c \
 	supervisor/privs.h supervisor/privs.c \
+	supervisor/fds.h supervisor/fds.c \
 	supervisor/landlock.h supervisor/landlock.c \
 	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \

@@ -3,6 +3,7 @@
 #include "config.h"
 #include <stdio.h>
 #include "supervisor/cli.h"
+#include "supervisor/fds.h"
 #include "supervisor/run.h"
 
 int main(int argc, char **argv)
@@ -15,7 +16,17 @@ int main(int argc, char **argv)
 	status = cw_cli_parse(argc, argv, &opts, stdout, stderr);
 	if (status != CW_CLI_CONTINUE)
 		return status;
+	/* The descriptors capwatch was started with, before it opens any
+	 * of its own (fds.h); the report's and the approval channel's are
+	 * capwatch's, not the command's. */
+	int own[] = { opts.report_fd, opts.approval_fd };
+	if (cw_fds_snapshot(own, 2, &opts.inherited, &opts.ninherited) < 0) {
+		fprintf(stderr, "capwatch: out of memory\n");
+		cw_options_free(&opts);
+		return CW_EXIT_FAILURE;
+	}
 	status = cw_run_main(&opts);
+	cw_fds_free(opts.inherited, opts.ninherited);
 	cw_options_free(&opts);
 	return status;
 }

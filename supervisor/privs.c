@@ -131,9 +131,11 @@ uint32_t cw_privs_child(const struct cw_privs *p, int *err_caps, int *err_ns)
 		}
 		if (ok)
 			applied |= CW_PRIV_BOUNDING;
-		unsigned long bits = SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_SETUID_FIXUP_LOCKED |
-				     SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-				     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+		/* KEEP_CAPS stays unlocked: tools that drop privileges
+		 * (setpriv) set it on their way down, and the setuid family
+		 * it matters for is refused by the filter anyway. */
+		unsigned long bits = SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_NOROOT_LOCKED |
+				     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 		if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) == 0)
 			applied |= CW_PRIV_SECBITS;
 		else if (!*err_caps)

@@ -10,7 +10,7 @@
  *    and nothing for an ordinary account: bounding, permitted, effective
  *    and inheritable sets reduced, the ambient set cleared and locked
  *    against raising, and the securebits that govern root's capabilities
- *    locked, so that neither the command nor a setuid-root helper gets
+ *    locked (all but KEEP_CAPS, which privilege-dropping tools set), so that neither the command nor a setuid-root helper gets
  *    more (no_new_privs clamps exec to the permitted set anyway).
  *    SECBIT_NOROOT is locked OFF, not set: root's commands keep the set
  *    above across exec, as in a container, which is what a user who runs a

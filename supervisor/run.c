@@ -24,6 +24,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
+#include "supervisor/fds.h"
 #include "supervisor/filter.h"
 #include "supervisor/landlock.h"
 #include "supervisor/launch.h"
@@ -923,6 +924,13 @@ int cw_run_main(const struct cw_options *opts)
 	}
 	if (build_env(run, full_env) < 0 || cw_annot_setup(run) < 0)
 		goto oom;
+
+	/* Descriptors capwatch was started with: closed, or passed with
+	 * --keep-fd when the profile allows them (fds.h). */
+	if (cw_fds_decide(run) < 0) {
+		snprintf(err_reason, sizeof(err_reason), "a --keep-fd descriptor is not open");
+		goto setup_failed;
+	}
 
 	/* 5. The filter, the signals, the launch. */
 	if (cw_filter_build(run, &prog) < 0) {
