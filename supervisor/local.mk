@@ -56,3 +56,14 @@ TESTS += supervisor/tests/test_sha256
 supervisor_tests_test_sha256_SOURCES = supervisor/tests/test_sha256.c supervisor/sha256.c supervisor/sha256.h
 supervisor_tests_test_sha256_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 supervisor_tests_test_sha256_LDADD = $(CMOCKA_LIBS)
+
+# The generated seccomp filter, run in a BPF interpreter (issue 16 item 4).
+# Links filter.c, table.c and log.c only: the handlers are stubs in the test.
+check_PROGRAMS += supervisor/tests/test_filter
+TESTS += supervisor/tests/test_filter
+supervisor_tests_test_filter_SOURCES = supervisor/tests/test_filter.c \
+	supervisor/filter.c supervisor/filter.h \
+	supervisor/handlers/table.c supervisor/handlers/handlers.h \
+	supervisor/log.c supervisor/log.h
+supervisor_tests_test_filter_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS) $(CMOCKA_CFLAGS)
+supervisor_tests_test_filter_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CMOCKA_LIBS) $(CJSON_LIBS)
