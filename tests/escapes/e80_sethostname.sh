@@ -11,10 +11,13 @@
 if [ -z "${ESC_UTSNS:-}" ]; then
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	unshare -u true 2>/dev/null || skip "cannot create a UTS namespace"
-	ESC_UTSNS=1 exec unshare -u "${SHELL_FOR_TESTS:-/bin/sh}" "$0" "$@"
+	outer=$(readlink /proc/self/ns/uts) && [ -n "$outer" ] || skip "cannot read /proc/self/ns/uts"
+	ESC_UTSNS=$outer exec unshare -u "${SHELL_FOR_TESTS:-/bin/sh}" "$0" "$@"
 fi
-# Safety: never run this in the host's UTS namespace.
-[ "$(readlink /proc/self/ns/uts)" != "$(readlink /proc/1/ns/uts)" ] || fail "not in a private UTS namespace"
+# Safety: never run this in the namespace the test was started in (pid 1's
+# may be unreadable, so compare with the one recorded before unshare).
+inner=$(readlink /proc/self/ns/uts)
+[ -n "$inner" ] && [ "$inner" != "$ESC_UTSNS" ] || fail "not in a private UTS namespace ($inner, started in $ESC_UTSNS)"
 esc_setup
 orig=$(hostname)
 cmd='import socket, sys
