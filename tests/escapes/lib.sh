@@ -251,3 +251,26 @@ race_need_ok() {
 	_ok=$(sed -n 's/^RACE .*ok=\([0-9]*\).*/\1/p' "$OUT" | tail -1)
 	[ "${_ok:-0}" -gt 0 ] || fail "no allowed operation succeeded under capwatch: $(race_line "$OUT")"
 }
+
+# ---- attacks on capwatch's own state (e69 and up) ----
+
+# under_any PROFILE [OPTS] -- CMD...: like under(), but a missing report or
+# a capwatch that did not finish is left to the test to judge (the attack
+# may aim at exactly that). R, TR, OUT, rc as under().
+under_any() {
+	_prof=$1; shift
+	N=$((N + 1))
+	R=$O/report$N.json TR=$O/trace$N.jsonl OUT=$O/cw$N.out
+	_opts=
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do _opts="$_opts $1"; shift; done
+	[ "${1:-}" = "--" ] && shift
+	# shellcheck disable=SC2086
+	timeout -k 5 "${ESC_TIMEOUT:-120}" "$CAPWATCH" --profile "$_prof" --report "$R" \
+		--trace "$TR" $_opts -- "$@" >"$OUT" 2>&1
+	rc=$?
+	return 0
+}
+# report_ok: the last report exists, is non-empty and is a capwatch report.
+report_ok() {
+	[ -s "$R" ] && "$CW_PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d.get("schema") != "capwatch.report/v1")' "$R" 2>/dev/null
+}

@@ -105,9 +105,48 @@ ESCAPES_TESTS = \
 	tests/escapes/e17g_opath_flip.sh \
 	tests/escapes/e14c_hardlink_truncate.sh \
 	tests/escapes/e57c_fifo_swap.sh \
-	tests/escapes/e42d_scm_credentials.sh
+	tests/escapes/e42d_scm_credentials.sh \
+	tests/escapes/e77_pidfd_capwatch.sh \
+	tests/escapes/e90_keyctl.sh \
+	tests/escapes/e91_perf_event_open.sh
 
-ESCAPES_KNOWN_OPEN =
+ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e69_prlimit_nofile.sh \
+	tests/escapes/e70_prlimit_fsize.sh \
+	tests/escapes/e71_setpriority.sh \
+	tests/escapes/e72_sched_setaffinity.sh \
+	tests/escapes/e73_sched_setscheduler.sh \
+	tests/escapes/e74_ioprio_set.sh \
+	tests/escapes/e75_process_madvise.sh \
+	tests/escapes/e76_kcmp.sh \
+	tests/escapes/e78_fiosetown.sh \
+	tests/escapes/e79_siocspgrp.sh \
+	tests/escapes/e80_sethostname.sh \
+	tests/escapes/e81_settimeofday.sh \
+	tests/escapes/e82_acct.sh \
+	tests/escapes/e83_swapoff.sh \
+	tests/escapes/e84_reboot.sh \
+	tests/escapes/e85_fs_setflags.sh \
+	tests/escapes/e86_capget.sh \
+	tests/escapes/e87_sysv_shm.sh \
+	tests/escapes/e88_sysv_msg.sh \
+	tests/escapes/e89_posix_mq.sh \
+	tests/escapes/e92_quotactl_fd.sh \
+	tests/escapes/e93_listmount.sh \
+	tests/escapes/e94_setxattrat.sh \
+	tests/escapes/e95_file_setattr.sh \
+	tests/escapes/e96_fanotify_rw.sh \
+	tests/escapes/e97_fanotify_perm_stall.sh \
+	tests/escapes/e98_secret_hardlink.sh \
+	tests/escapes/e99_secret_rename.sh \
+	tests/escapes/e100_secret_dir_rename.sh \
+	tests/escapes/e101_deep_interp.sh \
+	tests/escapes/e102_unix_addr_connect.sh \
+	tests/escapes/e103_unix_addr_sendmsg.sh \
+	tests/escapes/e104_prlimit_trace.sh \
+	tests/escapes/e105_report_chattr.sh \
+	tests/escapes/e106_inherited_fd_report.sh \
+	tests/escapes/e107_keep_fd.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
