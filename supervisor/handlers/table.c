@@ -345,16 +345,17 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	/* Landlock restricts the caller only. */
 	ALLOW(landlock_create_ruleset), ALLOW(landlock_add_rule),
 	ALLOW(landlock_restrict_self),
-	/* Newer than libc's headers, by number (x86_64). Reads of the
-	 * process's own state or of mount and attribute data that stat and
-	 * /proc already show; sealing its own memory; the uretprobe
-	 * trampoline the kernel itself installs. */
-	ALLOW_NR(uretprobe, 335), ALLOW_NR(statmount, 457), ALLOW_NR(listmount, 458),
-	ALLOW_NR(lsm_get_self_attr, 459), ALLOW_NR(lsm_list_modules, 461),
-	ALLOW_NR(mseal, 462), ALLOW_NR(getxattrat, 464), ALLOW_NR(listxattrat, 466),
-	ALLOW_NR(file_getattr, 468),
-	/* Newer writes with no handler yet: refused (ENOSYS), recorded. */
-	REFUSE_NR(lsm_set_self_attr, 460), REFUSE_NR(setxattrat, 463),
+	/* Newer than libc's headers, by number (x86_64). Reads of a file's
+	 * attributes that getxattr already gives; sealing the process's own
+	 * memory; the uretprobe trampoline the kernel itself installs. */
+	ALLOW_NR(uretprobe, 335), ALLOW_NR(mseal, 462), ALLOW_NR(getxattrat, 464),
+	ALLOW_NR(listxattrat, 466), ALLOW_NR(file_getattr, 468),
+	/* Newer calls with no handler: refused (ENOSYS), recorded. Writes
+	 * (xattrs, flags, LSM attributes, mounts), and the mount table and
+	 * LSM queries, which programs read from /proc when these fail. */
+	REFUSE_NR(statmount, 457), REFUSE_NR(listmount, 458),
+	REFUSE_NR(lsm_get_self_attr, 459), REFUSE_NR(lsm_set_self_attr, 460),
+	REFUSE_NR(lsm_list_modules, 461), REFUSE_NR(setxattrat, 463),
 	REFUSE_NR(removexattrat, 465), REFUSE_NR(open_tree_attr, 467),
 	REFUSE_NR(file_setattr, 469),
 

@@ -108,19 +108,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e42d_scm_credentials.sh \
 	tests/escapes/e77_pidfd_capwatch.sh \
 	tests/escapes/e90_keyctl.sh \
-	tests/escapes/e91_perf_event_open.sh
-
-ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e69_prlimit_nofile.sh \
-	tests/escapes/e70_prlimit_fsize.sh \
-	tests/escapes/e71_setpriority.sh \
-	tests/escapes/e72_sched_setaffinity.sh \
-	tests/escapes/e73_sched_setscheduler.sh \
-	tests/escapes/e74_ioprio_set.sh \
-	tests/escapes/e75_process_madvise.sh \
-	tests/escapes/e76_kcmp.sh \
-	tests/escapes/e78_fiosetown.sh \
-	tests/escapes/e79_siocspgrp.sh \
+	tests/escapes/e91_perf_event_open.sh \
 	tests/escapes/e80_sethostname.sh \
 	tests/escapes/e81_settimeofday.sh \
 	tests/escapes/e82_acct.sh \
@@ -137,6 +125,20 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e95_file_setattr.sh \
 	tests/escapes/e96_fanotify_rw.sh \
 	tests/escapes/e97_fanotify_perm_stall.sh \
+	tests/escapes/e106_inherited_fd_report.sh \
+	tests/escapes/e107_keep_fd.sh
+
+ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e69_prlimit_nofile.sh \
+	tests/escapes/e70_prlimit_fsize.sh \
+	tests/escapes/e71_setpriority.sh \
+	tests/escapes/e72_sched_setaffinity.sh \
+	tests/escapes/e73_sched_setscheduler.sh \
+	tests/escapes/e74_ioprio_set.sh \
+	tests/escapes/e75_process_madvise.sh \
+	tests/escapes/e76_kcmp.sh \
+	tests/escapes/e78_fiosetown.sh \
+	tests/escapes/e79_siocspgrp.sh \
 	tests/escapes/e98_secret_hardlink.sh \
 	tests/escapes/e99_secret_rename.sh \
 	tests/escapes/e100_secret_dir_rename.sh \
@@ -144,9 +146,7 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e102_unix_addr_connect.sh \
 	tests/escapes/e103_unix_addr_sendmsg.sh \
 	tests/escapes/e104_prlimit_trace.sh \
-	tests/escapes/e105_report_chattr.sh \
-	tests/escapes/e106_inherited_fd_report.sh \
-	tests/escapes/e107_keep_fd.sh
+	tests/escapes/e105_report_chattr.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
