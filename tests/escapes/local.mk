@@ -105,7 +105,11 @@ ESCAPES_TESTS = \
 	tests/escapes/e17g_opath_flip.sh \
 	tests/escapes/e14c_hardlink_truncate.sh \
 	tests/escapes/e57c_fifo_swap.sh \
-	tests/escapes/e42d_scm_credentials.sh
+	tests/escapes/e42d_scm_credentials.sh \
+	tests/escapes/e90_secret_link.sh \
+	tests/escapes/e91_secret_rename.sh \
+	tests/escapes/e92_secret_dir_rename.sh \
+	tests/escapes/e93_prelinked_secret.sh
 
 ESCAPES_KNOWN_OPEN =
 
