@@ -109,7 +109,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e90_secret_link.sh \
 	tests/escapes/e91_secret_rename.sh \
 	tests/escapes/e92_secret_dir_rename.sh \
-	tests/escapes/e93_prelinked_secret.sh
+	tests/escapes/e93_prelinked_secret.sh \
+	tests/escapes/e94_exec_deep_interp.sh
 
 ESCAPES_KNOWN_OPEN =
 
