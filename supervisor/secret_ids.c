@@ -84,7 +84,8 @@ void cw_secret_ids_note(struct cw_run *run, const char *path)
 {
 	struct stat st;
 	the_run = run;
-	if (path && path[0] == '/' && stat(path, &st) == 0)
+	/* lstat: a symlink named like a secret is not its target */
+	if (path && path[0] == '/' && lstat(path, &st) == 0)
 		add(&st, path);
 }
 
