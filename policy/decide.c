@@ -206,8 +206,15 @@ static int decide_read(const cw_profile *p, const struct cw_context *ctx, const 
 		return no_cap(out, path, "builtin:pseudo-device", "pseudo-devices need no capability");
 	if (ctx && ctx->scratch && cw_path_is_under(path, ctx->scratch))
 		return no_cap(out, path, "builtin:scratch", "the run's scratch directory needs no capability");
-	bool secret = cw_path_is_secret(ctx, path);
-	return by_profile(p, ctx, op, out, CW_CAP_FILESYSTEM_READ, secret, path, NULL, 0);
+	/* op->alias: the file opened is the same inode as a secret capwatch
+	 * knows under another name (a hard link): read as that secret. */
+	bool secret = cw_path_is_secret(ctx, path) || op->alias;
+	int rc = by_profile(p, ctx, op, out, CW_CAP_FILESYSTEM_READ, secret, path, NULL, 0);
+	if (op->alias && !cw_path_is_secret(ctx, path)) {
+		size_t l = strlen(out->reason);
+		snprintf(out->reason + l, sizeof out->reason - l, " (%s)", op->alias);
+	}
+	return rc;
 }
 
 static int rank(cw_verdict v)
@@ -235,6 +242,30 @@ static int decide_rename(const cw_profile *p, const struct cw_context *ctx, cons
 		stricter = out->cap == CW_CAP_NONE && second.cap != CW_CAP_NONE;
 	if (stricter)
 		*out = second;
+
+	/* Renaming or linking a secret (or a directory whose secrets are
+	 * secrets only where they lie) makes it readable under another name:
+	 * it is also a secret read of the source (contract section 2). With
+	 * RENAME_EXCHANGE each end moves to the other's name. The stricter
+	 * decision stands; on a tie the secret read is what the record shows,
+	 * unless it is the write that is flagged. */
+	const char *src = cw_path_secret_moved(ctx, from, to) ? from :
+			  op->exchange && cw_path_secret_moved(ctx, to, from) ? to : NULL;
+	if (src) {
+		struct cw_decision sec;
+		memset(&sec, 0, sizeof sec);
+		by_profile(p, ctx, op, &sec, CW_CAP_FILESYSTEM_READ, true, src, NULL, 0);
+		size_t l = strlen(sec.reason);
+		snprintf(sec.reason + l, sizeof sec.reason - l,
+			 " (%s it makes it readable under another name)",
+			 op->syscall && strstr(op->syscall, "link") ? "linking" : "renaming");
+		bool take = rank(sec.verdict) > rank(out->verdict);
+		if (rank(sec.verdict) == rank(out->verdict))
+			take = rank(sec.profile_verdict) >= rank(out->profile_verdict) &&
+			       (sec.flagged || !out->flagged);
+		if (take)
+			*out = sec;
+	}
 	return 0;
 }
 

@@ -232,10 +232,10 @@ static bool in_public_trust_store(const char *path)
 	return false;
 }
 
-bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
+/* Secret by where it lies: below ~/.ssh, ~/.aws, ~/.gnupg, or one of the
+ * credential files of a home directory (ctx->home, /root, any /home/X). */
+static bool secret_by_home(const struct cw_context *ctx, const char *path)
 {
-	if (!path || path[0] != '/')
-		return false;
 	if (ctx && ctx->home && ctx->home[0] == '/' && under_home_secret(path, ctx->home))
 		return true;
 	if (under_home_secret(path, "/root"))
@@ -247,7 +247,12 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 		if (slash && slash > user && home_relative_secret(slash))
 			return true;
 	}
+	return false;
+}
 
+/* Secret by its own name, wherever it lies (.env, *.pem, id_* keys). */
+static bool secret_by_name(const char *path)
+{
 	const char *base = strrchr(path, '/') + 1;
 	size_t bl = strlen(base);
 	/* .env and .env.* anywhere; ".envrc" and "env" are not (see man page) */
@@ -273,6 +278,125 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 		if (parent_end - p == 4 && memcmp(p, ".ssh", 4) == 0)
 			return true;
 	}
+	return false;
+}
+
+bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
+{
+	if (!path || path[0] != '/')
+		return false;
+	return secret_by_home(ctx, path) || secret_by_name(path);
+}
+
+/* ---- secrets under another name (rename, link) ---------------------------- */
+
+/* The secret locations of a home directory, relative to it. */
+static const char *const home_secret_locations[] = {
+	"/.ssh", "/.aws", "/.gnupg", "/.netrc", "/.docker/config.json", "/.kube/config",
+	"/.git-credentials",
+};
+
+/* Is PATH HOME itself, an ancestor of it, or an ancestor-or-self of one of
+ * its secret locations? */
+static bool holds_home_secrets(const char *path, const char *home)
+{
+	if (!home || home[0] != '/')
+		return false;
+	if (cw_path_is_under(home, path))
+		return true; /* HOME or above it */
+	size_t hl = root_len(home);
+	if (strncmp(path, home, hl) != 0 || path[hl] != '/')
+		return false;
+	const char *rel = path + hl;
+	for (size_t i = 0; i < sizeof home_secret_locations / sizeof home_secret_locations[0]; i++)
+		if (cw_path_is_under(home_secret_locations[i], rel))
+			return true;
+	return false;
+}
+
+static bool holds_any_home_secrets(const struct cw_context *ctx, const char *path)
+{
+	if (ctx && holds_home_secrets(path, ctx->home))
+		return true;
+	if (holds_home_secrets(path, "/root"))
+		return true;
+	if (strcmp(path, "/home") == 0)
+		return true;
+	if (strncmp(path, "/home/", 6) == 0) {
+		const char *user = path + 6;
+		const char *slash = strchr(user, '/');
+		if (!slash)
+			return *user != '\0'; /* /home/X itself */
+		char home[4096];
+		size_t l = (size_t)(slash - path);
+		if (slash == user || l >= sizeof home)
+			return false;
+		memcpy(home, path, l);
+		home[l] = '\0';
+		return holds_home_secrets(path, home);
+	}
+	return false;
+}
+
+/* Is everything below PATH a secret, whatever its name (below ~/.ssh,
+ * ~/.aws or ~/.gnupg of a home)? */
+static bool whole_tree_secret(const struct cw_context *ctx, const char *path)
+{
+	static const char *const dirs[] = { "/.ssh", "/.aws", "/.gnupg" };
+	const char *homes[2] = { ctx ? ctx->home : NULL, "/root" };
+	char slash_home[4096];
+	if (strncmp(path, "/home/", 6) == 0) {
+		const char *slash = strchr(path + 6, '/');
+		if (slash && slash > path + 6 && (size_t)(slash - path) < sizeof slash_home) {
+			memcpy(slash_home, path, (size_t)(slash - path));
+			slash_home[slash - path] = '\0';
+		} else {
+			slash_home[0] = '\0';
+		}
+	} else {
+		slash_home[0] = '\0';
+	}
+	for (int h = 0; h < 3; h++) {
+		const char *home = h < 2 ? homes[h] : slash_home;
+		if (!home || home[0] != '/')
+			continue;
+		size_t hl = root_len(home);
+		if (strncmp(path, home, hl) != 0 || path[hl] != '/')
+			continue;
+		for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+			if (cw_path_is_under(path + hl, dirs[i]))
+				return true;
+	}
+	return false;
+}
+
+static bool base_is(const char *path, const char *name)
+{
+	const char *b = strrchr(path, '/');
+	return b && strcmp(b + 1, name) == 0;
+}
+
+bool cw_path_secret_moved(const struct cw_context *ctx, const char *from, const char *to)
+{
+	if (!from || from[0] != '/' || !to || to[0] != '/')
+		return false;
+	/* A home's secret tree, one of its credential files, or a directory
+	 * holding them: they stay secrets only inside a secret tree (a
+	 * directory may be what moves, so a secret-looking name is not
+	 * enough). */
+	if (secret_by_home(ctx, from) || holds_any_home_secrets(ctx, from))
+		return !whole_tree_secret(ctx, to);
+	/* A directory named .ssh: the id_* keys in it are secrets by that
+	 * name only. */
+	if (base_is(from, ".ssh"))
+		return !base_is(to, ".ssh") && !whole_tree_secret(ctx, to);
+	/* A secret by its own name (.env, *.pem, id_*): what is inside a
+	 * directory of such a name is not a secret by it, so only the file
+	 * counts, and it stays one under another secret name. */
+	if (secret_by_name(from))
+		return !cw_path_is_secret(ctx, to);
+	/* Anything else: the secrets below it keep their names (.env, id_rsa,
+	 * *.pem are secrets wherever they lie). */
 	return false;
 }
 

@@ -37,6 +37,17 @@ cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path);
  * ctx->home; the .ssh/.aws/... directories also count under any /home/X or /root. */
 bool cw_path_is_secret(const struct cw_context *ctx, const char *path);
 
+/* Would renaming or hard-linking FROM to TO (normalized absolute paths)
+ * make a secret readable under a name that is not one? True when FROM is
+ * a secret, or a directory whose secrets are secrets only by where they
+ * lie (a home's ~/.ssh, ~/.aws, ~/.gnupg or credential files, the home
+ * itself or a directory above them, any directory named .ssh), and TO
+ * does not keep them secret. A directory that merely holds .env or *.pem
+ * files moves them under the same names, which stay secrets: false. The
+ * caller decides such a move as a secret read of FROM (contract section
+ * 2: "including through another name"). */
+bool cw_path_secret_moved(const struct cw_context *ctx, const char *from, const char *to);
+
 /* fnmatch-like glob for profile scopes, implemented here (no libc locale):
  * "*" matches within one component, "**" across components, "?" one byte,
  * a leading "~/" is ctx->home. */

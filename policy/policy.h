@@ -73,7 +73,11 @@ struct cw_op {
 					capwatch did not see made ("hard link", "mount"):
 					decided as a write outside every workspace root.
 					CONNECT/SEND to a unix path: the socket file was not
-					made by the tree in this run: process_control */
+					made by the tree in this run: process_control.
+					OPEN_READ: the file opened is the same inode as
+					a secret known under another name (the text says
+					which): decided as a secret read */
+	bool exchange;               /* RENAME: RENAME_EXCHANGE, both ends move */
 };
 
 typedef enum cw_next_action {

@@ -304,7 +304,9 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 		if (op->env_names)
 			kv_cbytes(j, "env_names", op->env_names);
 		if (op->alias)
-			cw_jbuf_kv_str(j, "alias", op->alias);
+			kv_cbytes(j, "alias", op->alias);
+		if (op->exchange)
+			cw_jbuf_kv_bool(j, "exchange", true);
 	}
 
 	if (d) {

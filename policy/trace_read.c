@@ -339,6 +339,8 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	v = cJSON_GetObjectItemCaseSensitive(ev, "alias");
 	if (cJSON_IsString(v))
 		op->alias = v->valuestring;
+	v = cJSON_GetObjectItemCaseSensitive(ev, "exchange");
+	op->exchange = cJSON_IsTrue(v);
 	return 0;
 fail:
 	free(tmp);

@@ -18,6 +18,7 @@ capwatch_SOURCES = \
 	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \
+	supervisor/secret_ids.h supervisor/secret_ids.c \
 	supervisor/annot.h supervisor/annot.c \
 	supervisor/approval.h supervisor/approval.c \
 	supervisor/hosts.h supervisor/hosts.c \

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <sched.h>
@@ -284,10 +286,94 @@ static char *read_exe(pid_t pid)
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return NULL;
+	if (n < 0 || n == (ssize_t)sizeof(buf) - 1)
+		return NULL; /* a full buffer may be a cut name */
 	buf[n] = '\0';
 	return strdup(buf);
+}
+
+/* The image the kernel mapped, by descriptor: open() of the magic link
+ * follows the kernel's own reference to the file, with no name in
+ * between (it works when the name is longer than PATH_MAX, deleted, or
+ * a memfd's). 0 and ST filled, or -errno. */
+static int stat_exe(pid_t pid, struct stat *st)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = fstat(fd, st) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* Does NAME (read back from /proc/PID/exe) name the file ST is, now? */
+static bool names_image(const char *name, const struct stat *st)
+{
+	struct stat ns;
+	return name && name[0] == '/' && stat(name, &ns) == 0 && ns.st_dev == st->st_dev &&
+	       ns.st_ino == st->st_ino;
+}
+
+static bool approved_image(const struct cw_proc *p, const struct stat *st)
+{
+	for (unsigned i = 0; i < p->napproved && i < CW_ARRAY_SIZE(p->approved); i++)
+		if (p->approved[i].dev == st->st_dev && p->approved[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+void cw_tracker_approve_image(struct cw_run *run, pid_t tgid, dev_t dev, ino_t ino)
+{
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (!p || !p->alive)
+		return;
+	size_t max = CW_ARRAY_SIZE(p->approved);
+	if (p->napproved == max) {
+		memmove(&p->approved[0], &p->approved[1], (max - 1) * sizeof(p->approved[0]));
+		p->napproved--;
+	}
+	p->approved[p->napproved].dev = dev;
+	p->approved[p->napproved].ino = ino;
+	p->napproved++;
+}
+
+/* Kill an image that cannot be identified before its first instruction,
+ * and record why (a denial of process_spawn and a trace note). */
+static void kill_unidentified(struct cw_run *run, struct cw_proc *p, const struct stat *st,
+			      bool have_id, const char *why)
+{
+	struct cw_decision d;
+	memset(&d, 0, sizeof(d));
+	d.verdict = d.profile_verdict = CW_DENY;
+	d.cap = CW_CAP_PROCESS_SPAWN;
+	if (have_id)
+		snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st->st_dev), minor(st->st_dev),
+			 (unsigned long long)st->st_ino);
+	else
+		snprintf(d.scope, sizeof(d.scope), "/proc/%d/exe", (int)p->pid);
+	snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
+	snprintf(d.reason, sizeof(d.reason), "the image the kernel loaded cannot be identified (%s)", why);
+	d.next_action = CW_NEXT_CHANGE_COMMAND;
+	d.source = CW_SOURCE_PLATFORM_SANDBOX;
+	d.err = EACCES;
+	if (run->observe) {
+		cw_run_note(run, p->pid, "warning", "exec of %s: %s; recorded only (observe)", d.scope, d.reason);
+		return;
+	}
+	kill(p->pid, SIGKILL);
+	cw_run_note(run, p->pid, "warning", "exec of %s killed at the exec stop: %s", d.scope, d.reason);
+	run->denials++;
+	struct cw_denial_record dr = {
+		.pid = p->pid, .program = p->exe ? p->exe : d.scope, .syscall = "execve", .d = &d,
+		.time = cw_run_time(run), .enforced = true,
+	};
+	cw_report_add_denial(run->report, &dr);
+	if (!run->have_denial) {
+		run->have_denial = true;
+		run->first_denial = d;
+	}
 }
 
 static void trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via)
@@ -412,6 +498,9 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		p->pending_exec = NULL;
 	}
 	free(p->exe);
+	/* What the kernel mapped, by descriptor first; its name second. */
+	struct stat img;
+	int id_err = stat_exe(p->pid, &img);
 	p->exe = read_exe(p->pid);
 	free_argv(p->argv);
 	p->argv = read_cmdline(p->pid);
@@ -423,8 +512,28 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 			    p->exe, (const char *const *)p->argv, p->preload);
 	cw_run_trace_emit(run);
 
-	if (!p->exe)
+	/* The image is identified by its device and inode. Its name is
+	 * decided on only when it still names that very file (a name may be
+	 * missing: longer than PATH_MAX, a deleted file, a memfd; or stale).
+	 * Without a usable name, the image must be one that an exec
+	 * notification allowed; anything else is killed now, before its
+	 * first instruction (it never fails open). */
+	bool allowed_by_id = id_err == 0 && approved_image(p, &img);
+	p->napproved = 0;
+	if (id_err < 0) {
+		char why[128];
+		snprintf(why, sizeof(why), "/proc/PID/exe cannot be opened: %s", strerror(-id_err));
+		kill_unidentified(run, p, &img, false, why);
 		return;
+	}
+	if (!names_image(p->exe, &img)) {
+		if (allowed_by_id)
+			return; /* the file the notification decided on */
+		kill_unidentified(run, p, &img, true,
+				  p->exe ? "its name no longer names it, and no allowed exec named it"
+					 : "its name cannot be read back, and no allowed exec named it");
+		return;
+	}
 	struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = p->exe };
 	struct cw_decision d;
 	cw_policy_decide(run->profile, &run->ctx, &op, &d);

@@ -30,6 +30,11 @@ struct cw_proc {
 				       newest first: one report record each */
 	const char *preload; /* static string: "present" | "absent" | "unknown";
 				NULL = "unknown" (supervisor/annot.c) */
+	/* What the execs allowed at their notifications since the last exec
+	 * stop named then (device, inode): the exec stop identifies the image
+	 * the kernel loaded by these when its name cannot be read back. */
+	struct { dev_t dev; ino_t ino; } approved[4];
+	unsigned napproved;
 };
 
 struct cw_tracker_ops {
@@ -56,6 +61,9 @@ bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid);
 /* An allowed exec was notified for TGID: count it when it happens. Returns
  * false when there is no exec stop to wait for (degraded mode). */
 bool cw_tracker_defer_exec(struct cw_run *run, pid_t tgid, const char *scope);
+/* An exec by TGID was allowed at its notification, of the file that is
+ * (DEV, INO) now (the newest four are kept until the exec stop). */
+void cw_tracker_approve_image(struct cw_run *run, pid_t tgid, dev_t dev, ino_t ino);
 /* Add every process (not threads) to the report. */
 void cw_tracker_report(struct cw_run *run);
 /* The thread group and parent of TID (from the table, else /proc). */

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/ptrace.h"
 
 /* The page size for reads of the target's memory (4 KiB pages are the
  * smallest x86_64 has: a read that stops at a 4 KiB boundary never runs
@@ -108,6 +111,33 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 	argv_ptrs[k] = NULL;
 }
 
+/* An allowed exec: remember what the decided path names now (device and
+ * inode), for the exec stop, which identifies the image the kernel loaded
+ * by these when its name cannot be read back (ptrace.c). The decided
+ * path first; else the name as the target gave it, looked up from its own
+ * cwd or descriptor (a memfd or deleted file has no path to stat). */
+static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
+{
+	struct stat st;
+	char alt[PATH_MAX + 64];
+	bool ok = ev->op.path && ev->op.path[0] == '/' && stat(ev->op.path, &st) == 0;
+	if (!ok) {
+		int dirfd = ev->has_dirfd ? ev->dirfd : AT_FDCWD;
+		int k;
+		if (raw[0] == '/')
+			k = snprintf(alt, sizeof(alt), "%s", raw);
+		else if (raw[0] == '\0' && (ev->flags & AT_EMPTY_PATH) && dirfd >= 0)
+			k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d", (int)n->tid, dirfd);
+		else if (dirfd == AT_FDCWD)
+			k = snprintf(alt, sizeof(alt), "/proc/%d/cwd/%s", (int)n->tid, raw);
+		else
+			k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d/%s", (int)n->tid, dirfd, raw);
+		ok = k > 0 && (size_t)k < sizeof(alt) && stat(alt, &st) == 0;
+	}
+	if (ok && S_ISREG(st.st_mode))
+		cw_tracker_approve_image(n->run, n->tgid, st.st_dev, st.st_ino);
+}
+
 static void enforce_exec(struct cw_notif *n, struct cw_event *ev)
 {
 	/* Exec cannot be emulated. CONTINUE is checked afterwards: the exec
@@ -162,5 +192,5 @@ void cw_handle_exec(struct cw_notif *n)
 		ev.flags = flags;
 		ev.has_flags = true;
 	}
-	cw_event_finish(n, &ev, NULL, enforce_exec);
+	cw_event_finish(n, &ev, prepare_exec, enforce_exec);
 }

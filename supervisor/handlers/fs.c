@@ -20,6 +20,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
 #include "supervisor/ptrace.h"
+#include "supervisor/secret_ids.h"
 #include "supervisor/util.h"
 #include "path.h"
 
@@ -35,6 +36,9 @@
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
 #endif
 
 /* Scratch buffers: one notification is handled at a time. */
@@ -121,8 +125,28 @@ static void prepare_fs(struct cw_notif *n, struct cw_event *ev)
 {
 	int nr = n->req->data.nr;
 	note_change(n, ev, fs_change_kind(nr));
+	/* A name of a known secret goes away (unlink, or a rename over it;
+	 * RENAME_EXCHANGE keeps both names). */
+	if (nr == __NR_unlink || nr == __NR_unlinkat)
+		cw_secret_ids_unlinking(ev->op.path);
+	else if ((nr == __NR_rename || nr == __NR_renameat || nr == __NR_renameat2) && !ev->op.exchange)
+		cw_secret_ids_unlinking(ev->op.path2);
 	if (nr == __NR_link || nr == __NR_linkat)
 		remember_link_source(ev->op.path, nr == __NR_linkat && (arg_int(n, 4) & AT_SYMLINK_FOLLOW));
+}
+
+/* The file just opened for reading (ST) is the same inode as a secret
+ * capwatch knows under another name (secret_ids.h): a hard link made
+ * before the run, or the one name left of a secret whose name the tree
+ * removed. Returns the text for op.alias, or NULL. */
+static char secret_alias_text[PATH_MAX + 64];
+static const char *secret_alias(struct cw_notif *n, const struct cw_event *ev, const struct stat *st)
+{
+	const char *name = cw_secret_ids_find(n->run, st);
+	if (!name || cw_path_is_secret(&n->run->ctx, ev->op.path))
+		return NULL;
+	snprintf(secret_alias_text, sizeof(secret_alias_text), "the same file as the secret %s", name);
+	return secret_alias_text;
 }
 
 /* Read the path at ARG into BUF; -errno on failure. NULL is EFAULT. */
@@ -446,6 +470,26 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_error(n, ev->err);
 		return;
 	}
+	bool reads = acc == O_RDONLY || acc == O_RDWR;
+	const char *sa = reads && !ev->op.alias ? secret_alias(n, ev, &st) : NULL;
+	if (sa) {
+		/* The same inode as a secret known under another name: a
+		 * secret read, whatever this name is. */
+		cw_op_kind kind = ev->op.kind;
+		ev->op.kind = CW_OP_OPEN_READ;
+		ev->op.alias = sa;
+		if (!cw_event_decide(n, ev)) {
+			close(fd);
+			cw_event_deny(n, ev);
+			return;
+		}
+		/* Allowed (observe, or a profile that allows it): a write is
+		 * still decided as one below. */
+		if (kind != CW_OP_OPEN_READ) {
+			ev->op.kind = kind;
+			ev->op.alias = NULL;
+		}
+	}
 	if (write_intent((long long)cur_open.flags)) {
 		/* The decision was on this name. A file with hard links made
 		 * before the run, or one mounted over this name, has other
@@ -622,6 +666,12 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 			close(fd);
 			return false;
 		}
+		/* Another name of a known secret: enforce_open decides it
+		 * again as a secret read. */
+		if (secret_alias(n, ev, &st)) {
+			close(fd);
+			return false;
+		}
 		res1.mode = st.st_mode;
 	}
 	cur_open.lexical = true;
@@ -770,6 +820,10 @@ void cw_handle_open(struct cw_notif *n)
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
 	if (cur_open.fd >= 0)
 		close(steal_fd(&cur_open.fd)); /* not installed: the target went away */
+	/* A secret by its name: remember what it is, so that another name
+	 * of it reads as the secret too. */
+	if (ev.d.secret && !ev.op.alias && ev.op.path && ev.op.path[0] == '/')
+		cw_secret_ids_note(n->run, ev.op.path);
 }
 
 /* ---- the path-mutating calls ---- */
@@ -1251,6 +1305,9 @@ void cw_handle_fs(struct cw_notif *n)
 	struct cw_event ev;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = (cw_op_kind)l->kind;
+	cw_secret_ids_start(n->run); /* before any name changes (secret_ids.h) */
+	if (nr == __NR_renameat2 && (arg_u64(n, 4) & RENAME_EXCHANGE))
+		ev.op.exchange = true;
 	if (nr == __NR_mknod || nr == __NR_mknodat) {
 		/* A device node is access to whatever it names (a disk, a
 		 * loop device of a file outside): unrestricted, decided on the
@@ -1351,6 +1408,10 @@ void cw_handle_fs(struct cw_notif *n)
 		ev.raw_path2 = raw2;
 		ev.raw_path2_len = len2;
 	}
+	/* A rename or link decided as a secret read: remember the secret
+	 * (before it moves, when it does). */
+	if (ev.op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev.op.path))
+		cw_secret_ids_note(n->run, ev.op.path);
 	cw_event_finish(n, &ev, prepare_fs, fd_op ? enforce_fd_op : enforce_fs);
 	if (cur_fd >= 0)
 		close(steal_fd(&cur_fd));

@@ -55,6 +55,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -73,7 +74,9 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
+#include "supervisor/secret_ids.h"
 #include "supervisor/log.h"
+#include "path.h"
 #include "supervisor/util.h"
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
@@ -659,6 +662,24 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		 * the opener, and capwatch is not the target. */
 		answer_err(n, ev, EACCES);
 		return;
+	}
+	const char *secret = (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_find(n->run, st) : NULL;
+	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {
+		/* The same inode as a secret known under another name
+		 * (secret_ids.h): a secret read, as in fs.c. */
+		static char text[PATH_MAX + 64];
+		snprintf(text, sizeof(text), "the same file as the secret %s", secret);
+		cw_op_kind kind = ev->op.kind;
+		ev->op.kind = CW_OP_OPEN_READ;
+		ev->op.alias = text;
+		if (!cw_event_decide(n, ev)) {
+			cw_event_deny(n, ev);
+			return;
+		}
+		if (kind != CW_OP_OPEN_READ) {
+			ev->op.kind = kind; /* the write is decided below */
+			ev->op.alias = NULL;
+		}
 	}
 	if (S_ISREG(st->st_mode) && st->st_nlink > 1 &&
 	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {

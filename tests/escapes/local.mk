@@ -126,7 +126,12 @@ ESCAPES_TESTS = \
 	tests/escapes/e96_fanotify_rw.sh \
 	tests/escapes/e97_fanotify_perm_stall.sh \
 	tests/escapes/e106_inherited_fd_report.sh \
-	tests/escapes/e107_keep_fd.sh
+	tests/escapes/e107_keep_fd.sh \
+	tests/escapes/e108_secret_link.sh \
+	tests/escapes/e109_secret_rename.sh \
+	tests/escapes/e110_secret_dir_rename.sh \
+	tests/escapes/e111_prelinked_secret.sh \
+	tests/escapes/e112_exec_deep_interp.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e69_prlimit_nofile.sh \

@@ -154,7 +154,9 @@ enum {
 	F_NULL = 8,      /* missing operand */
 	F_BADKIND = 16,  /* an operation kind that does not exist */
 	F_UNSPEC = 32,   /* parse as inet, then set sa_family = AF_UNSPEC */
-	F_ALIAS = 64,    /* the written object has a name made before the run (hard link) */
+	F_ALIAS = 64,    /* the written object has a name made before the run (hard link);
+			    for a read: it is the same inode as a known secret */
+	F_EXCHANGE = 128, /* rename with RENAME_EXCHANGE */
 };
 
 struct row {
@@ -350,6 +352,48 @@ static const struct row rows[] = {
 	  C(UNRESTRICTED), false, D, "scoped:unrestricted:default"), /* deny beats ask */
 	ROW("scoped", PLAIN, CW_OP_RENAME, "/work/ws/Cargo.lock", "/work/ws/b", 0,
 	  C(WORKSPACE_WRITE), false, Q, "scoped:workspace_write:ask[0]"), /* ask beats allow */
+
+	/* ---- secrets under another name: rename and link read the source ---- */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/.env", "/work/ws/notes.txt", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/work/ws/.env"),
+	ROW("observe", PLAIN, CW_OP_RENAME, "/work/ws/.env", "/work/ws/notes.txt", 0,
+	  C(FILESYSTEM_READ), true, A, "observe:filesystem_read_secret:default", .flagged = true),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/certs/server.pem", "/work/ws/certs/server.txt", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	/* to another secret name: it stays a secret */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/.env.tmp", "/work/ws/.env", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/.ssh/id_work", "/work/ws/.ssh/id_work.pub", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	/* a directory whose keys are secrets by its name (.ssh), or a home's
+	 * secret tree or a directory above it */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/deploy/.ssh", "/work/ws/deploy/keys", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/work/ws/deploy/.ssh"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/deploy/.ssh", "/work/ws/other/.ssh", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/home/u/.ssh", "/home/u/ssh-old", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/home/u/.ssh"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/home/u/.docker", "/home/u/docker", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/home/u/.docker"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/home/u/.aws/credentials", "/work/ws/.env", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/home/other", "/work/ws/other", 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	/* a directory holding .env moves it under the same name: no secret read */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/app", "/work/ws/app.old", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/.envs", "/work/ws/envs", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	/* RENAME_EXCHANGE moves both ends */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/notes.txt", "/work/ws/.env", F_EXCHANGE,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/work/ws/.env"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/notes.txt", "/work/ws/.env", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	/* a read of a file that is the same inode as a known secret */
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/notes.txt", NULL, F_ALIAS,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default", .scope = "/work/ws/notes.txt"),
+	ROW("observe", PLAIN, CW_OP_OPEN_READ, "/work/ws/notes.txt", NULL, F_ALIAS,
+	  C(FILESYSTEM_READ), true, A, "observe:filesystem_read_secret:default", .flagged = true),
 
 	/* ---- secrets: near misses that are not ---- */
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.ssh/id_rsa.pub", NULL, 0,
@@ -698,6 +742,8 @@ static void run_row(void **state, const struct row *r)
 	}
 	if (r->flags & F_ALIAS)
 		op.alias = "hard link";
+	if (r->flags & F_EXCHANGE)
+		op.exchange = true;
 	if (r->flags & F_BADKIND)
 		op.kind = (cw_op_kind)(CW_OP__COUNT + 3);
 

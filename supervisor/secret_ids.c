@@ -1,0 +1,234 @@
+/* Secrets by identity: see secret_ids.h. */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "supervisor/secret_ids.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "path.h"
+
+#define TABLE_SIZE (CW_SECRET_IDS_MAX * 2) /* a power of two */
+
+enum { E_EMPTY, E_USED, E_GONE };
+
+static struct entry {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+	unsigned char state;
+	bool orphan; /* a name of it was removed while it had others */
+} *table;
+static size_t nused;
+static bool started, full_noted;
+static struct cw_run *the_run;
+
+static size_t slot_of(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h >> 32) & (TABLE_SIZE - 1);
+}
+
+static struct entry *lookup(dev_t dev, ino_t ino)
+{
+	if (!table)
+		return NULL;
+	size_t h = slot_of(dev, ino);
+	for (size_t i = 0; i < TABLE_SIZE; i++) {
+		struct entry *e = &table[(h + i) & (TABLE_SIZE - 1)];
+		if (e->state == E_EMPTY)
+			return NULL;
+		if (e->state == E_USED && e->dev == dev && e->ino == ino)
+			return e;
+	}
+	return NULL;
+}
+
+static void add(const struct stat *st, const char *path)
+{
+	if (!S_ISREG(st->st_mode) || lookup(st->st_dev, st->st_ino))
+		return;
+	if (!table && !(table = calloc(TABLE_SIZE, sizeof(*table))))
+		return;
+	if (nused >= CW_SECRET_IDS_MAX) {
+		if (!full_noted && the_run)
+			cw_run_note(the_run, 0, "warning",
+				    "more than %d secrets seen: later ones are recognised by name only",
+				    CW_SECRET_IDS_MAX);
+		full_noted = true;
+		return;
+	}
+	char *name = strdup(path);
+	if (!name)
+		return;
+	size_t h = slot_of(st->st_dev, st->st_ino);
+	for (size_t i = 0; i < TABLE_SIZE; i++) {
+		struct entry *e = &table[(h + i) & (TABLE_SIZE - 1)];
+		if (e->state != E_USED) {
+			*e = (struct entry){ st->st_dev, st->st_ino, name, E_USED, false };
+			nused++;
+			return;
+		}
+	}
+	free(name);
+}
+
+void cw_secret_ids_note(struct cw_run *run, const char *path)
+{
+	struct stat st;
+	the_run = run;
+	/* lstat: a symlink named like a secret is not its target */
+	if (path && path[0] == '/' && lstat(path, &st) == 0)
+		add(&st, path);
+}
+
+const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return NULL;
+	if (st->st_nlink > 1)
+		cw_secret_ids_start(run);
+	if (!table)
+		return NULL;
+	struct entry *e = lookup(st->st_dev, st->st_ino);
+	if (!e || (st->st_nlink <= 1 && !e->orphan))
+		return NULL;
+	return e->name;
+}
+
+void cw_secret_ids_unlinking(const char *path)
+{
+	struct stat st;
+	if (!table || !path || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	struct entry *e = lookup(st.st_dev, st.st_ino);
+	if (!e)
+		return;
+	if (st.st_nlink > 1) {
+		e->orphan = true;
+		return;
+	}
+	free(e->name);
+	e->name = NULL;
+	e->state = E_GONE;
+	nused--;
+}
+
+/* ---- the start-up scan ---- */
+
+struct queue {
+	char **dirs;
+	size_t head, tail, cap;
+};
+
+static void push(struct queue *q, const char *path)
+{
+	if (q->tail == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 64;
+		char **nd = realloc(q->dirs, ncap * sizeof(*nd));
+		if (!nd)
+			return;
+		q->dirs = nd;
+		q->cap = ncap;
+	}
+	char *d = strdup(path);
+	if (d)
+		q->dirs[q->tail++] = d;
+}
+
+/* Breadth first from ROOT; BUDGET is the number of directory entries
+ * still to be looked at (shared by every walk of the scan). Only the
+ * regular files whose names the policy classes as secrets are stat'ed;
+ * symlinks are not followed. */
+static void walk(struct cw_run *run, const char *root, long *budget)
+{
+	struct queue q = { 0 };
+	char path[PATH_MAX];
+	push(&q, root);
+	while (q.head < q.tail && *budget > 0) {
+		char *dir = q.dirs[q.head++];
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			free(dir);
+			continue;
+		}
+		struct dirent *de;
+		while (*budget > 0 && (de = readdir(d))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			(*budget)--;
+			int n = snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+					 de->d_name);
+			if (n < 0 || (size_t)n >= sizeof(path))
+				continue;
+			unsigned char type = de->d_type;
+			struct stat st;
+			bool secret = cw_path_is_secret(&run->ctx, path);
+			if (type == DT_UNKNOWN || (type == DT_REG && secret)) {
+				if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+			}
+			if (type == DT_DIR) {
+				/* a repository's object store holds no secret names */
+				if (strcmp(de->d_name, ".git") != 0)
+					push(&q, path);
+			} else if (type == DT_REG && secret) {
+				add(&st, path);
+			}
+		}
+		closedir(d);
+		free(dir);
+	}
+	while (q.head < q.tail)
+		free(q.dirs[q.head++]);
+	free(q.dirs);
+	if (*budget <= 0)
+		cw_debug("secret scan: entry budget spent in %s", root);
+}
+
+void cw_secret_ids_start(struct cw_run *run)
+{
+	if (started)
+		return;
+	started = true;
+	the_run = run;
+	long budget = CW_SECRET_SCAN_ENTRIES;
+	const char *home = run->ctx.home;
+	char path[PATH_MAX];
+	if (home && home[0] == '/') {
+		static const char *const dirs[] = { ".ssh", ".aws", ".gnupg" };
+		static const char *const files[] = {
+			".netrc", ".docker/config.json", ".kube/config", ".git-credentials",
+		};
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/%s", home, files[i]);
+			if (lstat(path, &st) == 0)
+				add(&st, path);
+		}
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && budget > 0; i++) {
+			snprintf(path, sizeof(path), "%s/%s", home, dirs[i]);
+			walk(run, path, &budget);
+		}
+	}
+	for (size_t i = 0; i < run->ctx.nroots && budget > 0; i++)
+		if (run->ctx.roots[i])
+			walk(run, run->ctx.roots[i], &budget);
+	if (budget <= 0)
+		cw_run_note(run, 0, "info",
+			    "secret scan stopped after %d directory entries: files past them are recognised "
+			    "as secrets by name, and by identity only once opened or renamed by a secret name",
+			    CW_SECRET_SCAN_ENTRIES);
+	cw_debug("secret scan: %zu secrets, %ld entries left", nused, budget);
+}

@@ -1,0 +1,47 @@
+#ifndef CAPWATCH_SECRET_IDS_H
+#define CAPWATCH_SECRET_IDS_H
+/* Secrets by identity (device and inode), for the names the policy cannot
+ * see: a hard link made before the run ("ln .env notes.txt" in a
+ * checkout) reads as a plain file by its name. capwatch remembers the
+ * (dev, ino) of every secret it comes across:
+ *
+ *  - once per run, a bounded breadth-first scan of the home directory's
+ *    secret places (~/.ssh, ~/.aws, ~/.gnupg, and ~/.netrc,
+ *    ~/.docker/config.json, ~/.kube/config, ~/.git-credentials) and of
+ *    the workspace roots (.git is skipped), recording the regular files
+ *    whose names the policy classes as secrets; at most
+ *    CW_SECRET_SCAN_ENTRIES directory entries are looked at in all. It
+ *    runs when it is first needed: at the first path-changing call
+ *    (unlink, rename, link...: the only calls of the tree that change
+ *    which inode a name is, so until then the names are as they were at
+ *    the start), or at the first emulated read of a file with more than
+ *    one name, whichever comes first; a run that does neither never pays
+ *    for it;
+ *  - every path decided as a secret during the run (an open or a rename
+ *    of it, allowed or not), stat'ed then.
+ *
+ * At most CW_SECRET_IDS_MAX identities are kept; past that, new ones are
+ * dropped (and a note says so once). */
+#include <stdbool.h>
+#include <sys/stat.h>
+
+struct cw_run;
+
+#define CW_SECRET_SCAN_ENTRIES 10000
+#define CW_SECRET_IDS_MAX 4096
+
+/* The scan, once per run (later calls return at once). */
+void cw_secret_ids_start(struct cw_run *run);
+/* PATH (absolute, resolved) was decided as a secret: remember what it is. */
+void cw_secret_ids_note(struct cw_run *run, const char *path);
+/* The name of a known secret that ST (a regular file) is, or NULL. A file
+ * with more than one name starts the scan first. A file with one name is
+ * looked up only when the tree removed another name of a secret that had
+ * several: a secret's inode number may be reused once it is gone. */
+const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st);
+/* The tree is about to remove the name PATH (unlink, or a rename over
+ * it): a known secret with other names stays one under them; one with no
+ * other name is forgotten. */
+void cw_secret_ids_unlinking(const char *path);
+
+#endif
