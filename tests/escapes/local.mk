@@ -131,7 +131,11 @@ ESCAPES_TESTS = \
 	tests/escapes/e109_secret_rename.sh \
 	tests/escapes/e110_secret_dir_rename.sh \
 	tests/escapes/e111_prelinked_secret.sh \
-	tests/escapes/e112_exec_deep_interp.sh
+	tests/escapes/e112_exec_deep_interp.sh \
+	tests/escapes/e98_secret_hardlink.sh \
+	tests/escapes/e99_secret_rename.sh \
+	tests/escapes/e100_secret_dir_rename.sh \
+	tests/escapes/e101_deep_interp.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e69_prlimit_nofile.sh \
@@ -144,10 +148,6 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e76_kcmp.sh \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh \
-	tests/escapes/e98_secret_hardlink.sh \
-	tests/escapes/e99_secret_rename.sh \
-	tests/escapes/e100_secret_dir_rename.sh \
-	tests/escapes/e101_deep_interp.sh \
 	tests/escapes/e102_unix_addr_connect.sh \
 	tests/escapes/e103_unix_addr_sendmsg.sh \
 	tests/escapes/e104_prlimit_trace.sh \
