@@ -208,7 +208,8 @@ static int decide_read(const cw_profile *p, const struct cw_context *ctx, const 
 		return no_cap(out, path, "builtin:scratch", "the run's scratch directory needs no capability");
 	/* op->alias: the file opened is the same inode as a secret capwatch
 	 * knows under another name (a hard link): read as that secret. */
-	bool secret = cw_path_is_secret(ctx, path) || op->alias;
+	bool secret = (cw_path_is_secret(ctx, path) &&
+		       !(op->key_free && cw_path_secret_by_key_name(ctx, path))) || op->alias;
 	int rc = by_profile(p, ctx, op, out, CW_CAP_FILESYSTEM_READ, secret, path, NULL, 0);
 	if (op->alias && !cw_path_is_secret(ctx, path)) {
 		size_t l = strlen(out->reason);

@@ -250,18 +250,37 @@ static bool secret_by_home(const struct cw_context *ctx, const char *path)
 	return false;
 }
 
-/* Secret by its own name, wherever it lies (.env, *.pem, id_* keys). */
+/* A name that may hold a private key block: *.pem, *.key. */
+static bool is_key_name(const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+	size_t bl = strlen(base);
+	return (bl > 4 && (ends_with(base, bl, ".pem") || ends_with(base, bl, ".key")));
+}
+
+/* Secret by its own name, wherever it lies (.env, *.pem, *.key, id_* keys). */
 static bool secret_by_name(const char *path)
 {
 	const char *base = strrchr(path, '/') + 1;
 	size_t bl = strlen(base);
-	/* .env and .env.* anywhere; ".envrc" and "env" are not (see man page) */
-	if (strcmp(base, ".env") == 0 || strncmp(base, ".env.", 5) == 0)
+	/* .env and .env.* anywhere; ".envrc" and "env" are not (see man
+	 * page), nor the committed templates (.env.example, .env.sample,
+	 * .env.template, .env.dist, .env.defaults) */
+	if (strcmp(base, ".env") == 0)
 		return true;
-	/* *.pem anywhere, except in the system's public trust stores: CA
-	 * certificates are public, and TLS clients (python, curl) read them on
-	 * every connection. Private keys live elsewhere (/etc/ssl/private). */
-	if (bl > 4 && ends_with(base, bl, ".pem") && !in_public_trust_store(path))
+	if (strncmp(base, ".env.", 5) == 0) {
+		static const char *const templates[] = { "example", "sample", "template", "dist", "defaults" };
+		for (size_t i = 0; i < sizeof templates / sizeof templates[0]; i++)
+			if (strcmp(base + 5, templates[i]) == 0)
+				return false;
+		return true;
+	}
+	/* *.pem and *.key anywhere, except in the system's public trust
+	 * stores: CA certificates are public, and TLS clients (python, curl)
+	 * read them on every connection. Private keys live elsewhere
+	 * (/etc/ssl/private). The supervisor may clear such a name by its
+	 * content (cw_path_secret_by_key_name, op.key_free). */
+	if (is_key_name(path) && !in_public_trust_store(path))
 		return true;
 	static const char *const keys[] = {
 		"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
@@ -286,6 +305,17 @@ bool cw_path_is_secret(const struct cw_context *ctx, const char *path)
 	if (!path || path[0] != '/')
 		return false;
 	return secret_by_home(ctx, path) || secret_by_name(path);
+}
+
+bool cw_path_secret_by_key_name(const struct cw_context *ctx, const char *path)
+{
+	if (!path || path[0] != '/' || secret_by_home(ctx, path))
+		return false;
+	if (!is_key_name(path) || in_public_trust_store(path))
+		return false;
+	/* id_rsa.pem in a .ssh directory is a secret by its place too. */
+	const char *base = strrchr(path, '/') + 1;
+	return strncmp(base, "id_", 3) != 0;
 }
 
 /* ---- secrets under another name (rename, link) ---------------------------- */

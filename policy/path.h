@@ -37,6 +37,12 @@ cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path);
  * ctx->home; the .ssh/.aws/... directories also count under any /home/X or /root. */
 bool cw_path_is_secret(const struct cw_context *ctx, const char *path);
 
+/* True when PATH is a secret only because its name may hold a private key
+ * (*.pem, *.key outside the trust stores and the home's secret places):
+ * the contract makes a certificate-only one not a secret, so the supervisor,
+ * which reads the file, may clear it (cw_op.key_free). */
+bool cw_path_secret_by_key_name(const struct cw_context *ctx, const char *path);
+
 /* Would renaming or hard-linking FROM to TO (normalized absolute paths)
  * make a secret readable under a name that is not one? True when FROM is
  * a secret, or a directory whose secrets are secrets only by where they

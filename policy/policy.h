@@ -78,6 +78,9 @@ struct cw_op {
 					a secret known under another name (the text says
 					which): decided as a secret read */
 	bool exchange;               /* RENAME: RENAME_EXCHANGE, both ends move */
+	bool key_free;               /* OPEN_READ: the supervisor read the whole file and it
+					holds no private key block: a .pem or .key that is a
+					secret only by that name is not one (a certificate) */
 };
 
 typedef enum cw_next_action {

@@ -307,6 +307,8 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 			kv_cbytes(j, "alias", op->alias);
 		if (op->exchange)
 			cw_jbuf_kv_bool(j, "exchange", true);
+		if (op->key_free)
+			cw_jbuf_kv_bool(j, "keyFree", true);
 	}
 
 	if (d) {

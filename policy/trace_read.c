@@ -341,6 +341,8 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 		op->alias = v->valuestring;
 	v = cJSON_GetObjectItemCaseSensitive(ev, "exchange");
 	op->exchange = cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(ev, "keyFree");
+	op->key_free = cJSON_IsTrue(v);
 	return 0;
 fail:
 	free(tmp);

@@ -18,6 +18,7 @@
 #include <sys/xattr.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/keys.h"
 #include "supervisor/run.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/secret_ids.h"
@@ -169,6 +170,8 @@ static struct {
 	bool lexical;             /* opened by open_lexically(): FD or OPEN_ERR is the result */
 	int fd;                   /* ... its descriptor, -1 when none */
 	int open_err;             /* ... its errno when FD is -1 */
+	dev_t key_dev;            /* op.key_free: the file read whole (keys.h) */
+	ino_t key_ino;
 } cur_open;
 
 /* The flags open(2)/openat(2) keep (the kernel drops the others silently,
@@ -471,7 +474,22 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		return;
 	}
 	bool reads = acc == O_RDONLY || acc == O_RDWR;
+	if (ev->op.key_free && (st.st_dev != cur_open.key_dev || st.st_ino != cur_open.key_ino)) {
+		/* Not the certificate read before the decision: decide on
+		 * the name alone. */
+		ev->op.key_free = false;
+		if (!cw_event_decide(n, ev)) {
+			close(fd);
+			cw_event_deny(n, ev);
+			return;
+		}
+	}
 	const char *sa = reads && !ev->op.alias ? secret_alias(n, ev, &st) : NULL;
+	/* A private key under any name is a secret (keys.h). */
+	if (!sa && reads && !ev->op.alias && S_ISREG(st.st_mode) &&
+	    cw_keys_worth_scanning(ev->op.path, st.st_size) &&
+	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, 4096) == 1)
+		sa = "a file holding a private key";
 	if (sa) {
 		/* The same inode as a secret known under another name: a
 		 * secret read, whatever this name is. */
@@ -624,6 +642,10 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	 * shortcut through the merged-/usr links then. */
 	if (cw_resolve_lexical(n->tid, raw1, !(resolve & RESOLVE_NO_SYMLINKS), &res1, full, sizeof(full)) < 0)
 		return false;
+	/* A *.pem or *.key is decided on what it holds: the walk reads it
+	 * first (cw_handle_open). */
+	if (cw_path_secret_by_key_name(&run->ctx, res1.path))
+		return false;
 	ev->op.kind = CW_OP_OPEN_READ;
 	ev->op.path = res1.path;
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
@@ -669,6 +691,13 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		/* Another name of a known secret: enforce_open decides it
 		 * again as a secret read. */
 		if (secret_alias(n, ev, &st)) {
+			close(fd);
+			return false;
+		}
+		/* A private key under a name that is not a secret's: the
+		 * same (keys.h). */
+		if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(res1.path, st.st_size) &&
+		    cw_keys_scan_fd(fd, 4096) == 1) {
 			close(fd);
 			return false;
 		}
@@ -816,6 +845,20 @@ void cw_handle_open(struct cw_notif *n)
 		ev.op.kind = wr ? CW_OP_OPEN_WRITE : CW_OP_OPEN_READ;
 		ev.op.path = res1.path;
 		proc_file_target(n, &ev, wr);
+	}
+	/* A *.pem or *.key that holds no private key (a certificate) is not a
+	 * secret: capwatch reads it before deciding, and the open that
+	 * follows must find the same file (enforce_open). */
+	if (ev.op.kind == CW_OP_OPEN_READ && ev.op.path && !n->run->observe &&
+	    cw_path_secret_by_key_name(&n->run->ctx, ev.op.path)) {
+		if (cur_open.lexical) {
+			struct stat kst;
+			ev.op.key_free = cur_open.fd >= 0 && fstat(cur_open.fd, &kst) == 0 &&
+					 S_ISREG(kst.st_mode) && kst.st_size <= (off_t)(4u << 20) &&
+					 cw_keys_scan_fd(cur_open.fd, 4u << 20) == 0;
+		} else {
+			ev.op.key_free = cw_keys_free(ev.op.path, &cur_open.key_dev, &cur_open.key_ino);
+		}
 	}
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
 	if (cur_open.fd >= 0)

@@ -5,6 +5,7 @@ INTEGRATION_TESTS = \
 	tests/integration/exitcodes.sh \
 	tests/integration/setid.sh \
 	tests/integration/privs.sh \
+	tests/integration/secret_content.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \

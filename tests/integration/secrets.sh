@@ -51,6 +51,9 @@ for f in "$HOME/.aws/credentials" "$HOME/.gnupg/private.key" "$HOME/.netrc" "$HO
 	"$HOME/.ssh/known_hosts" "$HOME/.bashrc" "$W/environment.txt" "$W/notes.pem.txt" "$W/keys/identity.txt"; do
 	echo "integtest-secret-$(basename "$f")" > "$f"
 done
+# A .pem is a secret when it holds a private key (a certificate-only one is
+# not: tests/integration/secret_content.sh).
+printf -- '-----BEGIN PRIVATE KEY-----\nintegtest-secret-server.pem\n-----END PRIVATE KEY-----\n' > "$W/server.pem"
 n=0
 for f in "$HOME/.aws/credentials" "$HOME/.gnupg/private.key" "$HOME/.netrc" "$HOME/.docker/config.json" \
 	"$HOME/.kube/config" "$HOME/.git-credentials" "$W/.env.local" "$W/server.pem" "$W/keys/id_ed25519" \

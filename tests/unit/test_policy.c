@@ -157,6 +157,7 @@ enum {
 	F_ALIAS = 64,    /* the written object has a name made before the run (hard link);
 			    for a read: it is the same inode as a known secret */
 	F_EXCHANGE = 128, /* rename with RENAME_EXCHANGE */
+	F_KEYFREE = 256, /* a read the supervisor found no private key in */
 };
 
 struct row {
@@ -410,7 +411,27 @@ static const struct row rows[] = {
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/env", NULL, 0,
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	/* committed templates are not secrets (contract section 2) */
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.env.example", NULL, 0,
+	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.env.sample", NULL, 0,
+	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.env.examples", NULL, 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	/* *.pem and *.key: secrets by name until the supervisor read them
+	 * whole and found no private key (a certificate); a .pem in a home's
+	 * secret place or an id_* key stays a secret whatever it holds */
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/tls/server.key", NULL, 0,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/tls/server.pem", NULL, F_KEYFREE,
+	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/opt/py/site-packages/certifi/cacert.pem", NULL, F_KEYFREE,
+	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/home/u/.ssh/deploy.pem", NULL, F_KEYFREE,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.ssh/id_rsa.pem", NULL, F_KEYFREE,
+	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
+	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/.env", NULL, F_KEYFREE,
 	  C(FILESYSTEM_READ), true, D, "verify:filesystem_read_secret:default"),
 	ROW("verify", PLAIN, CW_OP_OPEN_READ, "/work/ws/server.pem.txt", NULL, 0,
 	  C(FILESYSTEM_READ), false, A, "verify:filesystem_read:default"),
@@ -744,6 +765,8 @@ static void run_row(void **state, const struct row *r)
 		op.alias = "hard link";
 	if (r->flags & F_EXCHANGE)
 		op.exchange = true;
+	if (r->flags & F_KEYFREE)
+		op.key_free = true;
 	if (r->flags & F_BADKIND)
 		op.kind = (cw_op_kind)(CW_OP__COUNT + 3);
 
