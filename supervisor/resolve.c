@@ -207,9 +207,13 @@ static bool toplink_rewrite(const char *path, char *out, size_t outsz)
 			continue;
 		if (atomic_load(&l->dropped))
 			return false;
-		char lp[16];
+		/* "/" + NAME, built by hand: N < sizeof(l->name) (strlen
+		 * matched), which snprintf's checker cannot see at -O1. */
+		char lp[sizeof(l->name) + 1];
 		struct stat st;
-		snprintf(lp, sizeof(lp), "/%s", l->name);
+		lp[0] = '/';
+		memcpy(lp + 1, l->name, n);
+		lp[n + 1] = '\0';
 		if (lstat(lp, &st) < 0 || !S_ISLNK(st.st_mode) || st.st_ino != l->ino ||
 		    st.st_dev != l->dev || st.st_size != l->size ||
 		    st.st_ctim.tv_sec != l->ctime.tv_sec || st.st_ctim.tv_nsec != l->ctime.tv_nsec) {
