@@ -27,7 +27,9 @@ INTEGRATION_TESTS = \
 	tests/integration/special_opens.sh \
 	tests/integration/colocate.sh \
 	tests/integration/mergedusr.sh \
-	tests/integration/robust_unix_addr.sh
+	tests/integration/robust_unix_addr.sh \
+	tests/integration/robust_limits.sh \
+	tests/integration/robust_report.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
