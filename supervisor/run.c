@@ -34,6 +34,7 @@
 #include "supervisor/ptrace.h"
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
+#include "supervisor/watchdog.h"
 
 extern char **environ;
 
@@ -615,12 +616,8 @@ static bool put_report(struct cw_run *run)
 
 /* Returns false when a report was asked for and none valid could be
  * written (capwatch then exits 125, contract section 1). */
-static bool write_report(struct cw_run *run, const struct outcome *o)
+static void set_enforcement(struct cw_run *run)
 {
-	/* Every event so far is in the trace before the report is tried. */
-	cw_run_trace_flush(run);
-	if (!run->report)
-		return run->report_fd < 0;
 	const char *layers[8];
 	size_t nl = 0;
 	if (!run->no_listener) {
@@ -645,6 +642,20 @@ static bool write_report(struct cw_run *run, const struct outcome *o)
 		.layers = layers,
 	};
 	cw_report_set_enforcement(run->report, &enf);
+}
+
+static bool write_report(struct cw_run *run, const struct outcome *o)
+{
+	/* One writer: the --timeout watchdog may have taken the report
+	 * because this thread was stuck; it writes it and exits. */
+	if (!cw_watchdog_claim_report())
+		for (;;)
+			pause();
+	/* Every event so far is in the trace before the report is tried. */
+	cw_run_trace_flush(run);
+	if (!run->report)
+		return run->report_fd < 0;
+	set_enforcement(run);
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
 	cw_annot_report(run);
 	struct cw_colocate_stats cs;
@@ -671,6 +682,23 @@ static void finish_trace(struct cw_run *run, const struct outcome *o)
 			       o->state, o->kind, cw_run_time(run));
 	cw_run_trace_emit(run);
 	cw_run_trace_flush(run);
+}
+
+int cw_run_emergency_report(struct cw_run *run, const char *state, const char *kind, const char *reason)
+{
+	int e = 0;
+	if (run->report && run->report_fd >= 0) {
+		/* The counters are read while their threads are stuck (or
+		 * gone on): informative only. */
+		struct cw_report_minimal m = { .state = state, .kind = kind, .reason = reason,
+					       .events = run->events, .notifications = run->notifications,
+					       .elapsed = cw_run_time(run) };
+		_cleanup_free_ char *text = cw_report_render_minimal(run->report, &m);
+		size_t done;
+		e = text ? write_all_n(run->report_fd, text, strlen(text), &done) : -ENOMEM;
+	}
+	remove_scratch(run);
+	return e;
 }
 
 /* Outcome for a run that never started the command. */
@@ -1086,7 +1114,14 @@ int cw_run_main(const struct cw_options *opts)
 	 * through /proc or ptrace by a process of the same user. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	/* 6. The run. */
+	/* 6. The run. The enforcement is in the report from here, for a
+	 * report the watchdog may have to write. */
+	set_enforcement(run);
+	e = cw_watchdog_start(run);
+	if (e < 0) {
+		snprintf(err_reason, sizeof(err_reason), "the --timeout watchdog could not start: %s", strerror(-e));
+		goto setup_failed;
+	}
 	e = cw_notify_loop(run, sigfd);
 	cw_approval_shutdown(run); /* what still waits for an answer is denied */
 	if (e < 0) {
@@ -1127,6 +1162,7 @@ setup_failed:
 	}
 	status = CW_EXIT_FAILURE;
 out:
+	cw_watchdog_stop();
 	cw_limits_teardown();
 	remove_scratch(run);
 	free(prog.filter);
