@@ -2,7 +2,8 @@
 # Issue 14, item 3: the report always exists. While the command runs, the
 # test (standing in for what the command could do) makes the report's
 # write fail: a hard RLIMIT_FSIZE below the report's size set on capwatch
-# with prlimit, and the report file made append-only (chattr +a, so it can
+# with prlimit, a full file system (a 64 KiB tmpfs), and the report file
+# made append-only (chattr +a, so it can
 # no longer be truncated). Pass: a valid report results each time (the
 # full one, or the minimal one naming the reason), the exit status is the
 # command's, the trace holds every event up to its own failure as valid
@@ -20,9 +21,10 @@ valid() {
 		*) fail "does not validate: $*" ;;
 	esac
 }
-APPEND=
+APPEND= SMALL=
 cleanup() {
 	[ -n "$APPEND" ] && chattr -a "$APPEND" 2>/dev/null
+	[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -68,28 +70,55 @@ assert ev[0]["type"] == "header" and len(ev) > 10, len(ev)
 assert [e["seq"] for e in ev[1:]] == list(range(1, len(ev))), "seq gap"
 ' "$O/fsize.jsonl" || fail "fsize: the trace is not a valid prefix of the run"
 
-# 2. The report file append-only while capwatch has it open: still a full,
+# 2. A full disk (ENOSPC): the report on a 64 KiB tmpfs that the test
+#    fills to 8 KiB of free space once capwatch runs. Skipped alone when
+#    no tmpfs can be mounted here.
+mkdir "$T/small"
+if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null; then
+	SMALL=$T/small
+	rm -f go
+	timeout -k 5 60 "$CAPWATCH" --profile verify --report "$SMALL/r.json" --trace "$O/enospc.jsonl" \
+		-- sh -c "$CMD" 2>"$O/enospc.err" &
+	tpid=$!
+	i=0
+	while [ ! -s "$O/enospc.jsonl" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+	avail=$(df --output=avail -B1 "$SMALL" | tail -n 1)
+	head -c $((avail - 8192)) /dev/zero > "$SMALL/fill" || fail "enospc: could not fill the tmpfs"
+	touch go
+	wait $tpid
+	rc=$?
+	expect_rc 3 "enospc: the command's own status"
+	valid --report "$SMALL/r.json"
+	report_assert "$SMALL/r.json" 'outcome["exit"]["code"] == 3' \
+		'"No space left" in outcome["enforcement"]["downgradeReason"]'
+	umount "$SMALL"; SMALL=
+else
+	echo "# ENOSPC case skipped: cannot mount a tmpfs" >&2
+fi
+
+# 3. The report file append-only while capwatch has it open: still a full,
 #    valid report.
 touch "$O/probe"
-if ! chattr +a "$O/probe" 2>/dev/null; then
-	skip "chattr +a not supported here (file system or privilege)"
+if chattr +a "$O/probe" 2>/dev/null; then
+	chattr -a "$O/probe"
+	run_with append 'chattr +a "$O/append.json" && APPEND=$O/append.json'
+	expect_rc 3 "append: the command's own status"
+	valid --report "$O/append.json"
+	report_assert "$O/append.json" 'outcome["exit"]["code"] == 3' 'len(procs()) >= 200'
+	chattr -a "$O/append.json"; APPEND=
+
+	# 4. Both: append-only (no truncation) and a 16 KiB hard limit: the
+	#    minimal report is written over the start, the rest blanked.
+	run_with both 'chattr +a "$O/both.json" && APPEND=$O/both.json && prlimit --pid $pid --fsize=16384:16384'
+	expect_rc 3 "append+fsize: the command's own status"
+	valid --report "$O/both.json"
+	report_assert "$O/both.json" 'outcome["exit"]["code"] == 3' '"File too large" in outcome["enforcement"]["downgradeReason"]'
+	chattr -a "$O/both.json"; APPEND=
+else
+	echo "# append-only cases skipped: chattr +a not supported here" >&2
 fi
-chattr -a "$O/probe"
-run_with append 'chattr +a "$O/append.json" && APPEND=$O/append.json'
-expect_rc 3 "append: the command's own status"
-valid --report "$O/append.json"
-report_assert "$O/append.json" 'outcome["exit"]["code"] == 3' 'len(procs()) >= 200'
-chattr -a "$O/append.json"; APPEND=
 
-# 3. Both: append-only (no truncation) and a 16 KiB hard limit: the
-#    minimal report is written over the start, the rest blanked.
-run_with both 'chattr +a "$O/both.json" && APPEND=$O/both.json && prlimit --pid $pid --fsize=16384:16384'
-expect_rc 3 "append+fsize: the command's own status"
-valid --report "$O/both.json"
-report_assert "$O/both.json" 'outcome["exit"]["code"] == 3' '"File too large" in outcome["enforcement"]["downgradeReason"]'
-chattr -a "$O/both.json"; APPEND=
-
-# 4. A report on a pipe whose reader goes away: no minimal report is
+# 5. A report on a pipe whose reader goes away: no minimal report is
 #    possible; one line says so and capwatch exits 125.
 rm -f go; touch go
 ( timeout -k 5 60 "$CAPWATCH" --profile verify --report-fd 3 -- sh -c "$CMD" 3>&1 >/dev/null 2>"$O/pipe.err"
