@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "supervisor/watchdog.h"
@@ -60,17 +61,19 @@ static bool wait_until(const struct timespec *until, const bool *flag)
 /* SIGKILL the tree with nothing the stuck threads may be changing: the
  * command's process group (the command is its leader in a session of its
  * own, unless it shares capwatch's terminal and group: then the command
- * alone, never our own group) and the run's cgroup. run->child and
- * run->tty_mode are fixed before this thread starts; the child cannot
- * have been reused as a pid while unreaped, and the loop that reaps it
- * is either alive (and kills by the tracker) or stuck (and reaps
- * nothing). */
+ * alone, never our own group) and the run's cgroup. run->child,
+ * run->child_pidfd and run->tty_mode are fixed before this thread starts.
+ * The group is signalled only while the command is unreaped (its pid, the
+ * group's id, cannot be reused until then): the loop that reaps it is
+ * either stuck (and reaps nothing) or alive, and then kills the tree by
+ * the tracker's pids itself. */
 static void kill_tree(struct cw_run *run)
 {
-	if (run->child > 0) {
+	if (run->child > 0 && !__atomic_load_n(&run->child_exited, __ATOMIC_ACQUIRE)) {
 		if (!run->tty_mode)
 			kill(-run->child, SIGKILL);
-		kill(run->child, SIGKILL);
+		if (run->child_pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, run->child_pidfd, SIGKILL, NULL, 0);
 	}
 	cw_limits_kill();
 }
