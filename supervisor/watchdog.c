@@ -31,8 +31,17 @@ static struct {
 	struct timespec deadline;
 	int efd;
 	_Atomic bool fired;
-	atomic_flag claimed;
-} wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .efd = -1, .claimed = ATOMIC_FLAG_INIT };
+	_Atomic int claimed;     /* who writes the report: CLAIM_* */
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .efd = -1 };
+
+enum { CLAIM_NONE, CLAIM_RUN, CLAIM_WATCHDOG };
+
+/* True when WHO has the report (now or already). */
+static bool claim(int who)
+{
+	int none = CLAIM_NONE;
+	return atomic_compare_exchange_strong(&wd.claimed, &none, who) || none == who;
+}
 
 static struct timespec mono_after(double secs)
 {
@@ -106,7 +115,7 @@ static void *watchdog_thread(void *arg)
 		why = "timeout: capwatch did not get to the report within 8 s of the kill; "
 		      "processes, denials and capabilities are not listed";
 	pthread_mutex_unlock(&wd.mu);
-	if (!why || !cw_watchdog_claim_report())
+	if (!why || !claim(CLAIM_WATCHDOG))
 		return NULL; /* the run writes the report */
 	int e = cw_run_emergency_report(run, "cancelled", "timed_out", why);
 	if (e < 0)
@@ -161,7 +170,7 @@ void cw_watchdog_ack(void)
 
 bool cw_watchdog_claim_report(void)
 {
-	return !atomic_flag_test_and_set(&wd.claimed);
+	return claim(CLAIM_RUN);
 }
 
 void cw_watchdog_stop(void)

@@ -36,9 +36,10 @@ bool cw_watchdog_fired(void);
  * tree through the tracker: it is not stuck. */
 void cw_watchdog_ack(void);
 
-/* Claim the report: true for the first caller only (true when there is
- * no watchdog). A run thread that gets false must not touch the report
- * or the run again: the watchdog writes it and exits the process. */
+/* Claim the report for the run: true unless the watchdog took it first
+ * (always true without a watchdog, and on every later call once the run
+ * has it). A run thread that gets false must not touch the report or the
+ * run again: the watchdog writes it and exits the process. */
 bool cw_watchdog_claim_report(void);
 
 /* Stop and join the thread (after the report is written). */
