@@ -216,11 +216,12 @@ int cw_addr_parse(const char *text, struct sockaddr_storage *ss, size_t *len)
 			*len = SUN_OFF + k;
 			return 0;
 		}
+		/* 108 bytes fit without a NUL, as the kernel takes them. */
 		size_t nl = strlen(n);
-		if (nl >= sizeof sun->sun_path)
+		if (nl > sizeof sun->sun_path)
 			return -EINVAL;
 		memcpy(sun->sun_path, n, nl);
-		*len = SUN_OFF + nl + 1;
+		*len = SUN_OFF + nl + (nl < sizeof sun->sun_path);
 		return 0;
 	}
 

@@ -643,6 +643,8 @@ void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations 
 
 struct rctx {
 	bool ok;
+	/* the minimal document (cw_report_write_minimal), or NULL */
+	const struct cw_report_minimal *min;
 };
 
 static cJSON *chk(struct rctx *c, cJSON *v)
@@ -823,11 +825,18 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 		return;
 	/* a report rendered without an outcome: capwatch failed before it
 	 * could tell what happened to the command */
-	add_str(c, o, "state", r->has_outcome ? r->state : "failed");
-	add_str(c, o, "kind", r->has_outcome ? r->kind : "sandbox_setup_failure");
-	if (r->has_outcome && r->has_exit)
-		add_exit(c, o, "exit", !r->signal, r->code, r->signal);
-	if (r->has_outcome && r->has_denial) {
+	if (c->min && c->min->state) {
+		/* an outcome given by the caller: nothing else of R's is read
+		 * but what was set before the command started */
+		add_str(c, o, "state", c->min->state);
+		add_str(c, o, "kind", c->min->kind);
+	} else {
+		add_str(c, o, "state", r->has_outcome ? r->state : "failed");
+		add_str(c, o, "kind", r->has_outcome ? r->kind : "sandbox_setup_failure");
+		if (r->has_outcome && r->has_exit)
+			add_exit(c, o, "exit", !r->signal, r->code, r->signal);
+	}
+	if (r->has_outcome && r->has_denial && !(c->min && c->min->state)) {
 		const struct cw_decision *d = &r->denial;
 		const struct denial_rec *match = NULL;
 		char scope[CW_SCOPE_MAX + 1], rule[CW_RULE_MAX + 1], reason[CW_REASON_MAX + 1];
@@ -874,11 +883,24 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 		add_str(c, e, "backend", r->has_enf && r->backend ? r->backend : "none");
 		add_str(c, e, "level", r->has_enf && r->level ? r->level : "enforce");
 		chk(c, cJSON_AddBoolToObject(e, "degraded", r->has_enf && r->degraded));
-		add_str(c, e, "downgradeReason", r->has_enf && r->downgrade ? r->downgrade : "");
+		if (c->min && c->min->reason) {
+			/* why this is the minimal report: after the reason the
+			 * enforcement had, if any */
+			const char *was = r->has_enf && r->downgrade ? r->downgrade : "";
+			size_t n = strlen(was) + strlen(c->min->reason) + 3;
+			char *t = malloc(n);
+
+			if (t)
+				snprintf(t, n, "%s%s%s", was, *was ? "; " : "", c->min->reason);
+			add_bytes(c, e, "downgradeReason", t ? t : c->min->reason);
+			free(t);
+		} else {
+			add_str(c, e, "downgradeReason", r->has_enf && r->downgrade ? r->downgrade : "");
+		}
 		add_bytes_arr(c, e, "layers", r->has_enf ? &r->layers : &none);
 	}
 	arr = chk(c, cJSON_AddArrayToObject(o, "changes"));
-	for (i = 0; arr && i < r->nchgs; i++) {
+	for (i = 0; arr && !c->min && i < r->nchgs; i++) {
 		ch = chk(c, cJSON_CreateObject());
 		if (!ch)
 			break;
@@ -1441,9 +1463,9 @@ static void add_marked_array(struct rctx *c, cJSON *root, const char *key, const
 	}
 }
 
-static int render_to(const cw_report *r, struct sink *s)
+static int render_to(const cw_report *r, struct sink *s, const struct cw_report_minimal *min)
 {
-	struct rctx c = { .ok = true };
+	struct rctx c = { .ok = true, .min = min };
 	cJSON *root = cJSON_CreateObject(), *cmd, *st;
 	char *text = NULL, *doc = NULL, *p, *m;
 
@@ -1459,17 +1481,26 @@ static int render_to(const cw_report *r, struct sink *s)
 	add_bytes(&c, root, "workingDirectory", r->cwd);
 	add_bytes_arr(&c, root, "workspaceRoots", &r->roots);
 	render_outcome(&c, r, root);
-	add_marked_array(&c, root, "denials", MARK_DENIALS);
-	render_approvals(&c, r, root);
-	render_host_matches(&c, r, root);
-	render_inherited_fds(&c, r, root);
-	add_marked_array(&c, root, "processes", MARK_PROCESSES);
-	add_marked_array(&c, root, "capabilitiesUsed", MARK_CAPS);
+	if (min) {
+		/* the required arrays, empty; the optional ones left out */
+		chk(&c, cJSON_AddArrayToObject(root, "denials"));
+		chk(&c, cJSON_AddArrayToObject(root, "processes"));
+		chk(&c, cJSON_AddArrayToObject(root, "capabilitiesUsed"));
+	} else {
+		add_marked_array(&c, root, "denials", MARK_DENIALS);
+		render_approvals(&c, r, root);
+		render_host_matches(&c, r, root);
+		render_inherited_fds(&c, r, root);
+		add_marked_array(&c, root, "processes", MARK_PROCESSES);
+		add_marked_array(&c, root, "capabilitiesUsed", MARK_CAPS);
+	}
 	st = chk(&c, cJSON_AddObjectToObject(root, "stats"));
-	add_num(&c, st, "events", (double)r->events);
-	add_num(&c, st, "notifications", (double)r->notifications);
-	add_num(&c, st, "elapsed", usec(r->elapsed));
-	if (r->has_annotations) {
+	add_num(&c, st, "events", (double)(min ? min->events : r->events));
+	add_num(&c, st, "notifications", (double)(min ? min->notifications : r->notifications));
+	add_num(&c, st, "elapsed", usec(min ? min->elapsed : r->elapsed));
+	if (min) {
+		/* nothing more */
+	} else if (r->has_annotations) {
 		cJSON *an = chk(&c, cJSON_AddObjectToObject(st, "annotations"));
 		if (an) {
 			add_num(&c, an, "received", (double)r->annotations.received);
@@ -1480,7 +1511,7 @@ static int render_to(const cw_report *r, struct sink *s)
 			add_num(&c, an, "attached", (double)r->annotations.attached);
 		}
 	}
-	if (r->has_colocation) {
+	if (r->has_colocation && !min) {
 		cJSON *co = chk(&c, cJSON_AddObjectToObject(st, "colocation"));
 		if (co) {
 			add_num(&c, co, "addfds", (double)r->colocation.addfds);
@@ -1524,7 +1555,7 @@ char *cw_report_render(const cw_report *r)
 {
 	struct sink s = { .fd = -1 };
 
-	if (render_to(r, &s) < 0 || !s.buf) {
+	if (render_to(r, &s, NULL) < 0 || !s.buf) {
 		free(s.buf);
 		return NULL;
 	}
@@ -1541,7 +1572,34 @@ int cw_report_write(const cw_report *r, int fd, const struct cw_report_io *io)
 		return -EBADF;
 	if (!io)
 		return -EINVAL;
-	render_to(r, &s);
+	render_to(r, &s, NULL);
 	sink_flush(&s);
 	return s.err;
+}
+
+int cw_report_write_minimal(const cw_report *r, int fd, const struct cw_report_io *io,
+			    const struct cw_report_minimal *min)
+{
+	char buf[4096];
+	struct sink s = { .fd = fd, .io = io, .buf = buf, .cap = sizeof(buf) };
+
+	if (fd < 0)
+		return -EBADF;
+	if (!io || !min)
+		return -EINVAL;
+	render_to(r, &s, min);
+	sink_flush(&s);
+	return s.err;
+}
+
+char *cw_report_render_minimal(const cw_report *r, const struct cw_report_minimal *min)
+{
+	struct sink s = { .fd = -1 };
+
+	if (!min || render_to(r, &s, min) < 0 || !s.buf) {
+		free(s.buf);
+		return NULL;
+	}
+	s.buf[s.len] = '\0';
+	return s.buf;
 }

@@ -165,4 +165,23 @@ char *cw_report_render(const cw_report *r);
  * peak memory does not grow with them. 0 or -errno. */
 int cw_report_write(const cw_report *r, int fd, const struct cw_report_io *io);
 
+/* The smallest valid document, for when the full one cannot be written
+ * (issue 14: the report always exists): the run as cw_report_set_run set
+ * it, the outcome, the enforcement with REASON after its downgradeReason,
+ * the required arrays empty (changes too), STATS given here. STATE NULL:
+ * the outcome set by cw_report_set_outcome (exit and denial included);
+ * otherwise STATE and KIND alone, and nothing of R is read but what was
+ * set before the command started (set_run, set_enforcement), so another
+ * thread may render it while the run is stuck. */
+struct cw_report_minimal {
+	const char *state, *kind;
+	const char *reason;
+	uint64_t events, notifications;
+	double elapsed;
+};
+int cw_report_write_minimal(const cw_report *r, int fd, const struct cw_report_io *io,
+			    const struct cw_report_minimal *min);
+/* The same in memory (caller frees), NULL on allocation failure. */
+char *cw_report_render_minimal(const cw_report *r, const struct cw_report_minimal *min);
+
 #endif

@@ -595,14 +595,18 @@ void cw_annot_drain(struct cw_run *run)
 				    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
 					cred = (const struct ucred *)CMSG_DATA(c);
 				else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-					/* Descriptors sent to us: never used, closed. */
-					size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-					int fds[16];
-					if (nfd > 16)
-						nfd = 16;
-					memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
-					for (size_t j = 0; j < nfd; j++)
-						close(fds[j]);
+					/* Descriptors sent to us: never used, every one
+					 * closed (a cap on the count would leak the rest:
+					 * how many fit depends on the credentials
+					 * message before them). The kernel wrote the
+					 * header, within the control buffer. */
+					size_t nfd = c->cmsg_len > CMSG_LEN(0) ?
+						(c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+					for (size_t j = 0; j < nfd; j++) {
+						int fd;
+						memcpy(&fd, CMSG_DATA(c) + j * sizeof(int), sizeof(fd));
+						close(fd);
+					}
 				}
 			}
 			bool trunc = (mh->msg_flags & MSG_TRUNC) || n > CW_ANNOT_MAX_MSG;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -214,8 +215,63 @@ fallback:
 	cw_debug("process limit %ld in %s", max, cg_dir);
 }
 
+/* ---- capwatch's own limits ---- */
+
+static const int own_res[] = { RLIMIT_FSIZE, RLIMIT_NOFILE };
+static struct rlimit own_orig[CW_ARRAY_SIZE(own_res)];
+static bool own_saved[CW_ARRAY_SIZE(own_res)];
+
+void cw_limits_own_raise(void)
+{
+	for (size_t i = 0; i < CW_ARRAY_SIZE(own_res); i++) {
+		struct rlimit rl;
+		if (getrlimit(own_res[i], &rl) < 0)
+			continue;
+		if (!own_saved[i]) {
+			own_orig[i] = rl;
+			own_saved[i] = true;
+		}
+		if (rl.rlim_cur == rl.rlim_max)
+			continue;
+		rl.rlim_cur = rl.rlim_max;
+		/* An RLIMIT_NOFILE hard limit above fs.nr_open cannot be the
+		 * soft one (EPERM): capwatch keeps its lower soft limit. */
+		if (setrlimit(own_res[i], &rl) < 0)
+			cw_debug("raising capwatch's own limit %d: %s", own_res[i], strerror(errno));
+	}
+}
+
+int cw_limits_own_restore(pid_t pid)
+{
+	int e = 0;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(own_res); i++) {
+		struct rlimit now;
+		if (!own_saved[i])
+			continue;
+		/* The hard limit is the one capwatch has now (it never raises
+		 * one); only the soft limit goes back. */
+		if (prlimit(pid, own_res[i], NULL, &now) < 0) {
+			e = -errno;
+			continue;
+		}
+		struct rlimit want = { own_orig[i].rlim_cur, now.rlim_max };
+		if (want.rlim_cur > want.rlim_max)
+			want.rlim_cur = want.rlim_max;
+		if (want.rlim_cur != now.rlim_cur && prlimit(pid, own_res[i], &want, NULL) < 0)
+			e = -errno;
+	}
+	return e;
+}
+
 void cw_limits_attach(struct cw_run *run, pid_t child)
 {
+	/* The command gets the limits capwatch was started with: it is
+	 * still waiting for its "go", before its exec. */
+	int r = cw_limits_own_restore(child);
+	if (r < 0)
+		cw_run_note(run, child, "warning", "the command could not be given capwatch's original "
+			    "resource limits (prlimit: %s): it runs with capwatch's raised soft limits",
+			    strerror(-r));
 	if (!cg_dir[0])
 		return;
 	char num[32];

@@ -45,4 +45,17 @@ uint64_t cw_limits_killed(void);
 /* Why the limit is absent ("" when applied). */
 const char *cw_limits_note(void);
 
+/* capwatch's own resource limits (issue 14): the soft RLIMIT_FSIZE and
+ * RLIMIT_NOFILE raised to their hard limits, so that a low limit the
+ * command was meant to get (or one set on capwatch while it runs) does
+ * not cut the report or the trace, nor starve capwatch of descriptors.
+ * The first call saves the limits capwatch was started with; every call
+ * raises again (a soft limit lowered since by prlimit). Never fails. */
+void cw_limits_own_raise(void);
+
+/* Give process PID (the command, waiting for its "go" after fork) the
+ * limits capwatch was started with, by prlimit(2): called by
+ * cw_limits_attach, so launch.c needs no change. 0 or -errno. */
+int cw_limits_own_restore(pid_t pid);
+
 #endif

@@ -15,6 +15,7 @@ capwatch_SOURCES = \
 	supervisor/landlock.h supervisor/landlock.c \
 	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \
+	supervisor/watchdog.h supervisor/watchdog.c \
 	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/resolve.h supervisor/resolve.c \

@@ -3,7 +3,7 @@
  * Two threads under one lock (see run_lock): the notification thread
  * blocks in SECCOMP_IOCTL_NOTIF_RECV and answers; the event loop waits on
  * one epoll set: a signalfd (SIGCHLD for the tracker, termination signals
- * to forward), a timerfd for --timeout, the approval socket, and the
+ * to forward), the --timeout watchdog's eventfd, the approval socket, and the
  * listener's hang-up. We never block in waitpid: a tracee we would wait
  * for may be waiting for our answer. */
 #include "config.h"
@@ -30,6 +30,7 @@
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+#include "supervisor/watchdog.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_ADDFD
 #error "linux/seccomp.h too old: SECCOMP_IOCTL_NOTIF_ADDFD missing"
@@ -380,7 +381,6 @@ static void *notify_thread(void *arg)
 int cw_notify_loop(struct cw_run *run, int sigfd)
 {
 	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
-	_cleanup_close_ int tfd = -1;
 	if (ep < 0)
 		return -errno;
 
@@ -422,16 +422,11 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, wfd, &e) < 0)
 			return -errno;
 	}
-	if (run->opts->timeout > 0) {
-		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (tfd < 0)
-			return -errno;
-		double t = run->opts->timeout;
-		struct itimerspec its = { .it_value = { (time_t)t, (long)((t - (double)(time_t)t) * 1e9) } };
-		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-			its.it_value.tv_nsec = 1;
-		if (timerfd_settime(tfd, 0, &its, NULL) < 0)
-			return -errno;
+	/* --timeout: the watchdog thread's clock (watchdog.h), which goes on
+	 * when this loop or the notification thread is stuck; it kills what
+	 * it can alone and wakes us here for the rest. */
+	int tfd = cw_watchdog_fd();
+	if (tfd >= 0) {
 		e.data.u32 = 2;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e) < 0)
 			return -errno;
@@ -528,15 +523,19 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				break;
 			case 2: {
 				uint64_t x;
-				if (read(tfd, &x, sizeof(x)) == sizeof(x) && !run->timed_out) {
-					run->timed_out = true;
-					cw_warn("timeout after %gs: killing the process tree", run->opts->timeout);
-					cw_run_kill_all(run);
-					kill_deadline = cw_now() + 5;
-				}
+				if (read(tfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+					cw_debug("watchdog eventfd: %s", strerror(errno));
 				break;
 			}
 			}
+		}
+		if (cw_watchdog_fired() && !run->timed_out) {
+			/* The watchdog killed the group and the cgroup; the
+			 * tracker's pids (setsid'd ones) die here. */
+			run->timed_out = true;
+			cw_run_kill_all(run);
+			kill_deadline = cw_now() + 5;
+			cw_watchdog_ack();
 		}
 		/* Every tracee stop and exit raises SIGCHLD, and a reap drains
 		 * all pending statuses: no waitpid per notification. */

@@ -35,6 +35,7 @@
 #include "supervisor/ptrace.h"
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
+#include "supervisor/watchdog.h"
 
 extern char **environ;
 
@@ -47,19 +48,51 @@ double cw_run_time(const struct cw_run *run)
 
 /* ---- the trace ---- */
 
-static int write_all(int fd, const char *buf, size_t n)
+/* Write all N bytes; *DONE says how many went either way. EFBIG: a soft
+ * RLIMIT_FSIZE lowered on capwatch since it started (SIGXFSZ is ignored,
+ * so the write fails instead of killing us): raised again to the hard
+ * limit and tried once more. */
+static int write_all_n(int fd, const char *buf, size_t n, size_t *done)
 {
+	bool raised = false;
+	*done = 0;
 	while (n) {
 		ssize_t w = write(fd, buf, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EFBIG && !raised) {
+				raised = true;
+				cw_limits_own_raise();
+				continue;
+			}
 			return -errno;
 		}
+		if (w == 0)
+			return -EIO;
 		buf += w;
 		n -= (size_t)w;
+		*done += (size_t)w;
 	}
 	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t n)
+{
+	size_t done;
+	return write_all_n(fd, buf, n, &done);
+}
+
+/* The trace keeps every event up to a write failure (EFBIG, ENOSPC...):
+ * a line cut by the failure is taken off again (back to the last
+ * newline written, when the file can be truncated), and nothing is
+ * written after it, so the file stays valid JSONL with no gap. */
+static void trace_failed(struct cw_run *run, int err, off_t cut)
+{
+	if (cut >= 0 && ftruncate(run->trace_fd, cut) == 0)
+		lseek(run->trace_fd, cut, SEEK_SET);
+	run->trace_failed = true;
+	cw_err("writing the trace failed: %s; it ends at the last complete event written", strerror(-err));
 }
 
 void cw_run_trace_flush(struct cw_run *run)
@@ -67,9 +100,17 @@ void cw_run_trace_flush(struct cw_run *run)
 	run->last_flush = cw_now();
 	if (run->trace_fd < 0 || run->tlen == 0)
 		return;
-	if (write_all(run->trace_fd, run->tbuf, run->tlen) < 0 && !run->trace_failed) {
-		run->trace_failed = true;
-		cw_err("writing the trace failed: %s", strerror(errno));
+	if (run->trace_failed) {
+		run->tlen = 0;
+		return;
+	}
+	off_t base = lseek(run->trace_fd, 0, SEEK_CUR); /* -1 on a pipe */
+	size_t done;
+	int e = write_all_n(run->trace_fd, run->tbuf, run->tlen, &done);
+	if (e < 0) {
+		const char *nl = done ? memrchr(run->tbuf, '\n', done) : NULL;
+		size_t keep = nl ? (size_t)(nl - run->tbuf) + 1 : 0;
+		trace_failed(run, e, base >= 0 && keep < done ? base + (off_t)keep : -1);
 	}
 	run->tlen = 0;
 }
@@ -82,8 +123,14 @@ void cw_run_trace_emit(struct cw_run *run)
 			cw_run_trace_flush(run);
 		if (j->len + 1 > run->tcap) {
 			/* A line bigger than the buffer: write it directly. */
-			write_all(run->trace_fd, j->buf, j->len);
-			write_all(run->trace_fd, "\n", 1);
+			if (!run->trace_failed) {
+				off_t base = lseek(run->trace_fd, 0, SEEK_CUR);
+				int e = write_all(run->trace_fd, j->buf, j->len);
+				if (e == 0)
+					e = write_all(run->trace_fd, "\n", 1);
+				if (e < 0)
+					trace_failed(run, e, base);
+			}
 		} else {
 			memcpy(run->tbuf + run->tlen, j->buf, j->len);
 			run->tlen += j->len;
@@ -435,21 +482,7 @@ static int open_spill(const char *dir)
 /* The report's I/O (policy/ makes no system calls): plain descriptors. */
 static int io_write(int fd, const char *p, size_t n, size_t *done)
 {
-	*done = 0;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		*done += (size_t)w;
-	}
-	return 0;
+	return write_all_n(fd, p, n, done);
 }
 
 static ssize_t io_pread(int fd, char *p, size_t n, uint64_t off)
@@ -515,7 +548,76 @@ struct outcome {
 	int status; /* capwatch's exit status */
 };
 
-static void write_report(struct cw_run *run, const struct outcome *o)
+/* Put back the report file to offset START after a failed write that
+ * left its end at the current offset, for the minimal report: truncated
+ * when the file allows it, else (an append-only inode refuses ftruncate
+ * but not a write at an offset of a descriptor opened before it became
+ * append-only) the minimal report is written over the start and the rest
+ * of the partial one blanked with spaces, JSON whitespace. Returns the
+ * bytes to blank after the minimal report's, or -errno when there is no
+ * going back (a pipe, an O_APPEND descriptor on an append-only file). */
+static off_t rewind_report(int fd, off_t start)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	if (start < 0 || end < start)
+		return -ESPIPE;
+	if (ftruncate(fd, start) == 0)
+		return lseek(fd, start, SEEK_SET) == start ? 0 : -errno;
+	int e = -errno;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_APPEND) || lseek(fd, start, SEEK_SET) != start)
+		return e;
+	return end - start;
+}
+
+/* The report always exists (issue 14): when the full document cannot be
+ * written (EFBIG under a hard RLIMIT_FSIZE, ENOSPC, ...), what was
+ * written of it is taken back and a minimal valid report put in its
+ * place, naming the reason. Returns true when the descriptor holds a
+ * valid report; false after a one-line error saying it does not. */
+static bool put_report(struct cw_run *run)
+{
+	int fd = run->report_fd;
+	off_t start = lseek(fd, 0, SEEK_CUR);
+	int e = cw_report_write(run->report, fd, &report_io);
+	if (e == 0)
+		return true;
+	char reason[200];
+	snprintf(reason, sizeof(reason), "the full report could not be written (%s): this is the "
+		 "minimal report, the trace has the run", strerror(-e));
+	struct cw_report_minimal m = { .reason = reason, .events = run->events,
+				       .notifications = run->notifications,
+				       .elapsed = cw_run_time(run) };
+	_cleanup_free_ char *text = cw_report_render_minimal(run->report, &m);
+	off_t blank = rewind_report(fd, start);
+	int e2 = !text ? -ENOMEM : blank < 0 ? (int)blank : 0;
+	size_t len = text ? strlen(text) : 0, done;
+	if (e2 == 0)
+		e2 = write_all_n(fd, text, len, &done);
+	if (e2 == 0 && blank > (off_t)len) {
+		/* spaces up to the old end, then one newline */
+		char sp[4096];
+		memset(sp, ' ', sizeof(sp));
+		for (off_t left = blank - (off_t)len; left > 0 && e2 == 0;) {
+			size_t k = left > (off_t)sizeof(sp) ? sizeof(sp) : (size_t)left;
+			if (left == (off_t)k)
+				sp[k - 1] = '\n';
+			e2 = write_all_n(fd, sp, k, &done);
+			left -= (off_t)k;
+		}
+	}
+	if (e2 == 0) {
+		cw_err("writing the report failed (%s): a minimal report was written instead", strerror(-e));
+		return true;
+	}
+	cw_err("writing the report failed (%s) and no minimal report could replace it (%s): "
+	       "the report is incomplete and not valid JSON", strerror(-e), strerror(-e2));
+	return false;
+}
+
+/* Returns false when a report was asked for and none valid could be
+ * written (capwatch then exits 125, contract section 1). */
+static void set_enforcement(struct cw_run *run)
 {
 	if (!run->report)
 		return;
@@ -547,6 +649,20 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 		.layers = layers,
 	};
 	cw_report_set_enforcement(run->report, &enf);
+}
+
+static bool write_report(struct cw_run *run, const struct outcome *o)
+{
+	/* One writer: the --timeout watchdog may have taken the report
+	 * because this thread was stuck; it writes it and exits. */
+	if (!cw_watchdog_claim_report())
+		for (;;)
+			pause();
+	/* Every event so far is in the trace before the report is tried. */
+	cw_run_trace_flush(run);
+	if (!run->report)
+		return run->report_fd < 0;
+	set_enforcement(run);
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
 	cw_annot_report(run);
 	struct cw_colocate_stats cs;
@@ -562,11 +678,7 @@ static void write_report(struct cw_run *run, const struct outcome *o)
 	/* Written as it is rendered, element by element, with the spilled
 	 * denials read back from their file: the peak does not grow with the
 	 * run. Nothing is rendered when there is nowhere to write it. */
-	if (run->report_fd >= 0) {
-		int e = cw_report_write(run->report, run->report_fd, &report_io);
-		if (e < 0)
-			cw_err("writing the report failed: %s", strerror(-e));
-	}
+	return run->report_fd < 0 || put_report(run);
 }
 
 static void finish_trace(struct cw_run *run, const struct outcome *o)
@@ -579,14 +691,31 @@ static void finish_trace(struct cw_run *run, const struct outcome *o)
 	cw_run_trace_flush(run);
 }
 
+int cw_run_emergency_report(struct cw_run *run, const char *state, const char *kind, const char *reason)
+{
+	int e = 0;
+	if (run->report && run->report_fd >= 0) {
+		/* The counters are read while their threads are stuck (or
+		 * gone on): informative only. */
+		struct cw_report_minimal m = { .state = state, .kind = kind, .reason = reason,
+					       .events = run->events, .notifications = run->notifications,
+					       .elapsed = cw_run_time(run) };
+		_cleanup_free_ char *text = cw_report_render_minimal(run->report, &m);
+		size_t done;
+		e = text ? write_all_n(run->report_fd, text, strlen(text), &done) : -ENOMEM;
+	}
+	remove_scratch(run);
+	return e;
+}
+
 /* Outcome for a run that never started the command. */
 static int end_unstarted(struct cw_run *run, const char *state, const char *kind,
 			 const struct cw_decision *denial, int status)
 {
 	struct outcome o = { .state = state, .kind = kind, .denial = denial, .status = status };
-	write_report(run, &o);
+	bool ok = write_report(run, &o);
 	finish_trace(run, &o);
-	return status;
+	return ok ? status : CW_EXIT_FAILURE;
 }
 
 static void compute_outcome(struct cw_run *run, struct outcome *o)
@@ -734,6 +863,19 @@ int cw_run_main(const struct cw_options *opts)
 	sigprocmask(SIG_SETMASK, NULL, &sigs.mask);
 	sigaction(SIGPIPE, NULL, &sigs.pipe);
 	signal(SIGPIPE, SIG_IGN); /* a closed report/trace pipe is an error, not death */
+	/* A file size limit makes a write fail (EFBIG), never kills capwatch
+	 * before its report (issue 14). Blocked, not ignored, until the
+	 * command is launched: the child restores the mask above, while an
+	 * ignored disposition would survive its exec. Ignored from then on. */
+	{
+		sigset_t xfsz;
+		sigemptyset(&xfsz);
+		sigaddset(&xfsz, SIGXFSZ);
+		sigprocmask(SIG_BLOCK, &xfsz, NULL);
+	}
+	/* Soft RLIMIT_FSIZE and RLIMIT_NOFILE up to the hard limits; the
+	 * command gets the ones we were started with (cw_limits_attach). */
+	cw_limits_own_raise();
 
 	char cwdbuf[PATH_MAX];
 	if (!getcwd(cwdbuf, sizeof(cwdbuf))) {
@@ -972,6 +1114,7 @@ int cw_run_main(const struct cw_options *opts)
 			cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
 	}
 	e = cw_launch(run, &prog, &sigs);
+	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
 	if (e < 0) {
 		snprintf(err_reason, sizeof(err_reason), "launching the command failed: %s", strerror(-e));
 		goto setup_failed;
@@ -990,7 +1133,14 @@ int cw_run_main(const struct cw_options *opts)
 	 * through /proc or ptrace by a process of the same user. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-	/* 6. The run. */
+	/* 6. The run. The enforcement is in the report from here, for a
+	 * report the watchdog may have to write. */
+	set_enforcement(run);
+	e = cw_watchdog_start(run);
+	if (e < 0) {
+		snprintf(err_reason, sizeof(err_reason), "the --timeout watchdog could not start: %s", strerror(-e));
+		goto setup_failed;
+	}
 	e = cw_notify_loop(run, sigfd);
 	cw_approval_shutdown(run); /* what still waits for an answer is denied */
 	if (e < 0) {
@@ -1008,9 +1158,9 @@ int cw_run_main(const struct cw_options *opts)
 	{
 		struct outcome o;
 		compute_outcome(run, &o);
-		write_report(run, &o);
+		bool ok = write_report(run, &o);
 		finish_trace(run, &o);
-		status = o.status;
+		status = ok ? o.status : CW_EXIT_FAILURE;
 	}
 	goto out;
 
@@ -1031,6 +1181,7 @@ setup_failed:
 	}
 	status = CW_EXIT_FAILURE;
 out:
+	cw_watchdog_stop();
 	cw_limits_teardown();
 	remove_scratch(run);
 	free(prog.filter);

@@ -96,6 +96,11 @@ void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt
 enum cw_change_kind { CW_CHANGE_WRITE, CW_CHANGE_DELETE, CW_CHANGE_CREATE, CW_CHANGE_RENAME };
 void cw_run_change(struct cw_run *run, enum cw_change_kind kind, const char *path, const char *path2);
 
+/* The minimal report (STATE, KIND, REASON) written by the --timeout
+ * watchdog while the run's threads are stuck: reads only what was set
+ * before the loop began. Also removes the scratch directory. 0 or -errno. */
+int cw_run_emergency_report(struct cw_run *run, const char *state, const char *kind, const char *reason);
+
 /* Kill every supervised process (SIGKILL by pid) and say why. */
 void cw_run_kill_all(struct cw_run *run);
 

@@ -34,6 +34,51 @@
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
 
+/* The one check of an address length read from the target, before any
+ * use of the copy (issue 14): what the kernel's move_addr_to_kernel and
+ * the family's own checks refuse is refused here with the same errno, so
+ * no length taken from the target reaches a buffer unchecked. A sendmsg
+ * name longer than a sockaddr_storage was already cut down to it, as
+ * ____sys_sendmsg does (msg_namelen()). */
+static int check_addr(const struct sockaddr_storage *a, uint64_t len)
+{
+	if (len > sizeof(*a))
+		return -EINVAL; /* move_addr_to_kernel */
+	if (len < sizeof(sa_family_t))
+		return -EINVAL;
+	/* unix_validate_addr: a named unix address is at most a
+	 * sockaddr_un (108 bytes of path, with or without a NUL). */
+	if (a->ss_family == AF_UNIX && len > sizeof(struct sockaddr_un))
+		return -EINVAL;
+	return 0;
+}
+
+/* The path of a (checked) AF_UNIX address as a C string in OUT, which
+ * holds sizeof(sun_path) + 1 bytes: the kernel's unix_mkname_bsd
+ * terminates a 108-byte path that has no NUL, and stops at the first
+ * NUL of a shorter one. */
+#define UNIX_NAME_MAX (sizeof(((struct sockaddr_un *)0)->sun_path) + 1)
+static void unix_name(const struct sockaddr_storage *a, socklen_t len, char out[UNIX_NAME_MAX])
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	size_t n = len > off ? len - off : 0;
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
+	memcpy(out, un->sun_path, n);
+	out[n] = '\0';
+}
+
+/* Put PATH (at most sizeof(sun_path) bytes) in the address: with its NUL
+ * when it fits, without it at exactly 108 bytes, as the kernel takes it. */
+static void set_unix_path(struct sockaddr_storage *a, socklen_t *len, const char *path, size_t l)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)a;
+	memset(un->sun_path, 0, sizeof(un->sun_path));
+	memcpy(un->sun_path, path, l);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + (l < sizeof(un->sun_path)));
+}
+
 /* An AF_UNIX path is looked up like a file: relative to the caller's cwd,
  * through symlinks (a workspace name can point at /var/run/docker.sock).
  * Decide on where it leads: rewrite the copied address with the resolved
@@ -44,20 +89,16 @@ static int resolve_unix(struct cw_notif *n, bool follow)
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] == '\0')
 		return 0; /* unnamed or abstract: no file */
-	char name[sizeof(un->sun_path) + 1];
-	size_t n2 = addrlen - off;
-	memcpy(name, un->sun_path, n2);
-	name[n2] = '\0'; /* the kernel stops at the first NUL too */
+	char name[UNIX_NAME_MAX];
+	unix_name(&addr, addrlen, name);
 	static struct cw_resolved r;
 	int e = cw_resolve_path(n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, &r);
 	if (e < 0)
 		return e;
 	size_t len = strlen(r.path);
-	if (len >= sizeof(un->sun_path))
+	if (len > sizeof(un->sun_path))
 		return -EACCES; /* cannot name it in an address: fail closed */
-	memset(un->sun_path, 0, sizeof(un->sun_path));
-	memcpy(un->sun_path, r.path, len);
-	addrlen = (socklen_t)(off + len + 1);
+	set_unix_path(&addr, &addrlen, r.path, len);
 	return 0;
 }
 
@@ -67,10 +108,8 @@ static int missing_unix_path(void)
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] != '/')
 		return 0;
-	char p[sizeof(un->sun_path) + 1];
-	size_t n = addrlen - off;
-	memcpy(p, un->sun_path, n);
-	p[n] = '\0';
+	char p[UNIX_NAME_MAX];
+	unix_name(&addr, addrlen, p);
 	struct stat st;
 	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return errno;
@@ -79,12 +118,13 @@ static int missing_unix_path(void)
 
 static int read_addr(struct cw_notif *n, uint64_t ptr, uint64_t len, bool follow)
 {
-	if (len > sizeof(addr))
-		return -EINVAL;
-	if (len < sizeof(sa_family_t))
-		return -EINVAL;
+	if (len > sizeof(addr) || len < sizeof(sa_family_t))
+		return -EINVAL; /* before reading: check_addr again on the copy */
 	memset(&addr, 0, sizeof(addr));
 	int e = cw_mem_read(n->tid, ptr, &addr, (size_t)len);
+	if (e < 0)
+		return e;
+	e = check_addr(&addr, len);
 	if (e < 0)
 		return e;
 	addrlen = (socklen_t)len;
@@ -123,6 +163,10 @@ static int listen_addr(struct cw_notif *n, int fd)
 	memset(&addr, 0, sizeof(addr));
 	if (getsockname(sfd, (struct sockaddr *)&addr, &addrlen) < 0)
 		return -errno; /* ENOTSOCK for a file */
+	/* A 108-byte unix name comes back with the NUL the kernel added
+	 * (111 bytes): the same name as a checked address of 110. */
+	if (addr.ss_family == AF_UNIX && addrlen > sizeof(struct sockaddr_un))
+		addrlen = sizeof(struct sockaddr_un);
 	bound_path(sfd);
 	return 0;
 }
@@ -148,17 +192,6 @@ static bool is_unix_path(const struct sockaddr_storage *a, socklen_t len)
 	       un->sun_path[0] != '\0';
 }
 
-/* The decided (resolved, absolute) path in A as a C string. */
-static void unix_path_of(const struct sockaddr_storage *a, socklen_t len, char *out, size_t outsz)
-{
-	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
-	size_t n2 = len - offsetof(struct sockaddr_un, sun_path);
-	if (n2 >= outsz)
-		n2 = outsz - 1;
-	memcpy(out, un->sun_path, n2);
-	out[n2] = '\0';
-}
-
 /* connect/sendto to a pathname socket: open the decided path O_PATH
  * without following any symlink (one swapped in after the decision makes
  * this fail, ELOOP), check that it is a socket, and rewrite A to
@@ -173,13 +206,13 @@ static bool made_by_tree(const struct stat *st);
 static int pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin,
 		    bool foreign_ok)
 {
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char path[UNIX_NAME_MAX];
 	*pin = -1;
 	if (!is_unix_path(a, *len))
 		return 0;
 	if (!same_fsids(n->tid))
 		return -EACCES;
-	unix_path_of(a, *len, path, sizeof(path));
+	unix_name(a, *len, path);
 	if (path[0] != '/')
 		return -EACCES; /* the resolver always gives an absolute path */
 	struct open_how how = {
@@ -242,7 +275,7 @@ static struct bound_unix {
 	ino_t sock;
 	dev_t fdev;
 	ino_t fino;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char path[UNIX_NAME_MAX];
 } bound[1024];
 static unsigned nbound;
 
@@ -284,11 +317,11 @@ static void remember_made(const struct stat *st)
  * stat is re-checked on the pinned inode (pin_unix). */
 static const char *unix_alias(const struct sockaddr_storage *a, socklen_t len)
 {
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char path[UNIX_NAME_MAX];
 	struct stat st;
 	if (!is_unix_path(a, len))
 		return NULL;
-	unix_path_of(a, len, path, sizeof(path));
+	unix_name(a, len, path);
 	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || made_by_tree(&st))
 		return NULL;
 	return "socket file from outside the run";
@@ -320,11 +353,7 @@ static void bound_path(int sock)
 	for (unsigned i = 0; i < CW_ARRAY_SIZE(bound) && i < nbound; i++) {
 		if (bound[i].sock != st.st_ino || !bound[i].path[0])
 			continue;
-		struct sockaddr_un *un = (struct sockaddr_un *)&addr;
-		size_t l = strlen(bound[i].path);
-		memset(un->sun_path, 0, sizeof(un->sun_path));
-		memcpy(un->sun_path, bound[i].path, l);
-		addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + 1);
+		set_unix_path(&addr, &addrlen, bound[i].path, strlen(bound[i].path));
 		return;
 	}
 }
@@ -335,10 +364,10 @@ static void bound_path(int sock)
  * name in the cwd is unchanged). */
 static int bind_unix_path(struct cw_notif *n, int sock)
 {
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char path[UNIX_NAME_MAX];
 	if (!same_fsids(n->tid))
 		return -EACCES;
-	unix_path_of(&addr, addrlen, path, sizeof(path));
+	unix_name(&addr, addrlen, path);
 	char *slash = strrchr(path, '/');
 	if (path[0] != '/' || !slash || !slash[1] || strcmp(slash + 1, ".") == 0 ||
 	    strcmp(slash + 1, "..") == 0)
@@ -413,6 +442,7 @@ static void *connect_worker(void *arg)
 #define SEND_MAX_DATA (4u << 20)
 #define SEND_MAX_CONTROL (128u << 10)
 #define SEND_MAX_VLEN 1024 /* UIO_MAXIOV: sendmmsg's vlen, a msghdr's iovlen */
+#define SEND_MAX_FDS 253   /* SCM_MAX_FD: descriptors in one message */
 
 struct smsg {
 	struct sockaddr_storage name;
@@ -509,8 +539,8 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 			continue;
 		if (c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred uc;
-			if (c->cmsg_len < CMSG_LEN(sizeof(uc)))
-				return -EINVAL;
+			if (c->cmsg_len != CMSG_LEN(sizeof(uc)))
+				return -EINVAL; /* __scm_send */
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
 			if (uc.pid == getpid() || !creds_claim_ok(n->tid, n->tgid, &uc))
 				return -EPERM;
@@ -522,6 +552,10 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 		if (c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		/* scm_fp_copy: at most SCM_MAX_FD descriptors in one message;
+		 * each costs capwatch a descriptor until the send is done. */
+		if (m->nfds + k > SEND_MAX_FDS)
+			return -EINVAL;
 		int *fdp = (int *)CMSG_DATA(c);
 		if (pfd < 0) {
 			pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);

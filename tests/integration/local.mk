@@ -28,7 +28,11 @@ INTEGRATION_TESTS = \
 	tests/integration/scale.sh \
 	tests/integration/special_opens.sh \
 	tests/integration/colocate.sh \
-	tests/integration/mergedusr.sh
+	tests/integration/mergedusr.sh \
+	tests/integration/robust_unix_addr.sh \
+	tests/integration/robust_limits.sh \
+	tests/integration/robust_report.sh \
+	tests/integration/robust_timeout.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
@@ -37,7 +41,9 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/integration/cproject/main.c \
 	tests/integration/cproject/greet.c \
 	tests/integration/cproject/checksum.c \
-	tests/integration/cproject/fib.c
+	tests/integration/cproject/fib.c \
+	tests/integration/robust/unixlen.py \
+	tests/integration/robust/fanstall.py
 # The demo (demo/, run by tools/demo) ships in the tarball with the tests
 # that exercise the same paths; it has no fragment of its own.
 dist_noinst_SCRIPTS += demo/build.sh demo/run-demo.sh

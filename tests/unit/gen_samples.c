@@ -361,6 +361,27 @@ static void write_report(void)
 	fputs(text, f);
 	close_out(f, "report.json");
 	free(text);
+	/* The minimal reports (issue 14): the run's own outcome, and one
+	 * given by a watchdog while the run is stuck. */
+	struct cw_report_minimal m1 = { .reason = "the full report could not be written (File too large)",
+					.events = 15, .notifications = 9, .elapsed = 0.5 };
+	struct cw_report_minimal m2 = { .state = "cancelled", .kind = "timed_out",
+					.reason = "timeout: the event loop did not return \xfe",
+					.elapsed = 3.0 };
+	text = cw_report_render_minimal(r, &m1);
+	if (!text)
+		goto oom;
+	f = open_out("report-minimal.json");
+	fputs(text, f);
+	close_out(f, "report-minimal.json");
+	free(text);
+	text = cw_report_render_minimal(r, &m2);
+	if (!text)
+		goto oom;
+	f = open_out("report-watchdog.json");
+	fputs(text, f);
+	close_out(f, "report-watchdog.json");
+	free(text);
 	cw_report_free(r);
 	return;
 oom:

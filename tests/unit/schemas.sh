@@ -18,6 +18,24 @@ SCHEMAS=$top_srcdir/schemas
 "$PYTHON3" "$CHECK" --schemas "$SCHEMAS" --report "$T/report.json" \
 	--trace "$T/trace.jsonl" --names "$T/names.json" || fail "samples do not validate"
 
+# The minimal reports (issue 14) validate too, and say why they are minimal.
+for m in minimal watchdog; do
+	"$PYTHON3" "$CHECK" --schemas "$SCHEMAS" --report "$T/report-$m.json" || fail "report-$m.json does not validate"
+done
+"$PYTHON3" - "$T" <<'PY' || fail "the minimal reports lack their outcome or reason"
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/report-minimal.json", encoding="utf-8"))
+full = json.load(open(d + "/report.json", encoding="utf-8"))
+assert m["outcome"]["kind"] == full["outcome"]["kind"] and m["outcome"]["exit"] == full["outcome"]["exit"], m["outcome"]
+assert "File too large" in m["outcome"]["enforcement"]["downgradeReason"], m["outcome"]["enforcement"]
+assert m["denials"] == [] and m["processes"] == [] and m["outcome"]["changes"] == []
+assert m["command"] == full["command"] and m["stats"]["events"] == 15
+w = json.load(open(d + "/report-watchdog.json", encoding="utf-8"))
+assert w["outcome"]["kind"] == "timed_out" and "exit" not in w["outcome"] and "denial" not in w["outcome"], w["outcome"]
+assert "did not return" in w["outcome"]["enforcement"]["downgradeReason"]
+PY
+
 # The samples must cover what they claim to, or validating them proves little.
 "$PYTHON3" - "$T" <<'PY' || fail "samples do not cover every line type and byte class"
 import json, sys

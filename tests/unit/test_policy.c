@@ -1127,6 +1127,23 @@ static void test_addr_roundtrip(void **state)
 	struct sockaddr_storage ss;
 	size_t len;
 	assert_int_equal(cw_addr_parse(longp, &ss, &len), -EINVAL);
+	/* 109 bytes: one more than sun_path holds */
+	memset(longp, 0, sizeof longp);
+	memcpy(longp, "unix:/", 6);
+	memset(longp + 6, 'a', 108);
+	assert_int_equal(cw_addr_parse(longp, &ss, &len), -EINVAL);
+	/* exactly 108 bytes: the kernel takes them without a NUL (issue 14) */
+	longp[5 + 108] = '\0';
+	assert_int_equal(cw_addr_parse(longp, &ss, &len), 0);
+	assert_int_equal(len, sizeof(struct sockaddr_un));
+	assert_int_equal(cw_addr_classify((struct sockaddr *)&ss, len), CW_ADDR_UNIX_PATH);
+	char back[256];
+	assert_int_equal(cw_addr_format((struct sockaddr *)&ss, len, back, sizeof back), 0);
+	assert_string_equal(back, longp);
+	/* longer than a sockaddr_un (the 128-byte AF_UNIX of issue 14) */
+	ss.ss_family = AF_UNIX;
+	memset((char *)&ss + 2, 'a', sizeof ss - 2);
+	assert_int_equal(cw_addr_classify((struct sockaddr *)&ss, sizeof ss), CW_ADDR_OTHER);
 	/* -ENOSPC */
 	assert_int_equal(cw_addr_parse("203.0.113.7:80", &ss, &len), 0);
 	char tiny[8];
