@@ -135,7 +135,10 @@ ESCAPES_TESTS = \
 	tests/escapes/e98_secret_hardlink.sh \
 	tests/escapes/e99_secret_rename.sh \
 	tests/escapes/e100_secret_dir_rename.sh \
-	tests/escapes/e101_deep_interp.sh
+	tests/escapes/e101_deep_interp.sh \
+	tests/escapes/e102_unix_addr_connect.sh \
+	tests/escapes/e103_unix_addr_sendmsg.sh \
+	tests/escapes/e105_report_chattr.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e69_prlimit_nofile.sh \
@@ -148,10 +151,7 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e76_kcmp.sh \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh \
-	tests/escapes/e102_unix_addr_connect.sh \
-	tests/escapes/e103_unix_addr_sendmsg.sh \
-	tests/escapes/e104_prlimit_trace.sh \
-	tests/escapes/e105_report_chattr.sh
+	tests/escapes/e104_prlimit_trace.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
