@@ -769,6 +769,28 @@ static void compute_outcome(struct cw_run *run, struct outcome *o)
 	}
 }
 
+/* One short line on stderr when something was denied (unless -q): how
+ * many, the first, and where the report is, so that a command that fails
+ * on a denial (npm exits 243 with no message) is never unexplained. The
+ * log escapes what the scope holds. */
+static void say_denials(const struct cw_run *run, const struct outcome *o)
+{
+	if (!run->denials || !o->denial || run->opts->verbosity < 0)
+		return;
+	const struct cw_decision *d = o->denial;
+	char where[64];
+	if (run->opts->report)
+		snprintf(where, sizeof(where), "%s", "details in ");
+	else if (run->opts->report_fd >= 0)
+		snprintf(where, sizeof(where), "details in the report on descriptor %d", run->opts->report_fd);
+	else
+		snprintf(where, sizeof(where), "run with --report FILE for details");
+	cw_warn("%llu operation%s denied by profile %s; first: %s %s (%s), next action %s; %s%s",
+		(unsigned long long)run->denials, run->denials == 1 ? "" : "s", run->profile_name,
+		cw_cap_name(d->cap), d->scope, d->rule, cw_next_action_name(d->next_action), where,
+		run->opts->report ? run->opts->report : "");
+}
+
 static void set_run(struct cw_run *run, const char *profile)
 {
 	cw_report_set_run(run->report, profile, run->opts->command[0],
@@ -1160,6 +1182,7 @@ int cw_run_main(const struct cw_options *opts)
 		compute_outcome(run, &o);
 		bool ok = write_report(run, &o);
 		finish_trace(run, &o);
+		say_denials(run, &o);
 		status = ok ? o.status : CW_EXIT_FAILURE;
 	}
 	goto out;

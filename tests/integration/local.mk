@@ -6,6 +6,7 @@ INTEGRATION_TESTS = \
 	tests/integration/setid.sh \
 	tests/integration/privs.sh \
 	tests/integration/secret_content.sh \
+	tests/integration/denial_summary.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
