@@ -28,6 +28,17 @@ int cw_target_status(pid_t tid, struct cw_target_status *st);
 /* Its umask, for creations capwatch performs for it; or -errno. */
 int cw_target_umask(pid_t tid);
 
+/* Is PID (a process or thread id, in capwatch's pid namespace) the
+ * caller itself or a member of the supervised tree? proc.c. */
+bool cw_task_in_tree(const struct cw_notif *n, pid_t pid);
+/* Is process group PGID (0: the caller's own) led by a member of the tree?
+ * proc.c. */
+bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid);
+/* The pid behind the target's pidfd FD ("Pid:" in its fdinfo): -EBADF when
+ * FD is not a pidfd, -1 when its process is gone, 0 when it is outside
+ * capwatch's pid namespace. proc.c. */
+int cw_pidfd_target(const struct cw_notif *n, int fd);
+
 /* Arguments as the kernel will read them (K6): ints are the low 32 bits. */
 static inline int arg_int(const struct cw_notif *n, int i)
 {

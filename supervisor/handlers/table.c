@@ -19,6 +19,12 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
+#ifndef __NR_process_madvise
+#define __NR_process_madvise 440
+#endif
+#ifndef __NR_process_mrelease
+#define __NR_process_mrelease 448
+#endif
 
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
@@ -133,6 +139,25 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * is ready: a kill without kill(). Only these two commands of the
 	 * hottest syscall there is are notified. */
 	[__NR_fcntl] = { "fcntl", cw_handle_signal, CW_RULE_NOTIFY_EQ, 1, F_SETOWN, F_SETOWN_EX },
+	/* Calls naming another process by pid, group, user or pidfd: its
+	 * limits, priority, scheduling, memory (issue 14 item 3; proc.c).
+	 * pid 0 is the caller: those rows notify only a pid that is not 0
+	 * (a 64-bit compare: a superset of the low 32 bits the kernel uses).
+	 * The reading twins (getpriority, sched_get*, ioprio_get) and
+	 * set_robust_list (no pid) are not decided. */
+	[__NR_prlimit64] = { "prlimit64", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_setpriority] = { "setpriority", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_ioprio_set] = { "ioprio_set", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_sched_setscheduler] = { "sched_setscheduler", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setparam] = { "sched_setparam", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setaffinity] = { "sched_setaffinity", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setattr] = { "sched_setattr", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_migrate_pages] = { "migrate_pages", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_move_pages] = { "move_pages", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_get_robust_list] = { "get_robust_list", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_kcmp] = { "kcmp", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_madvise] = { "process_madvise", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_mrelease] = { "process_mrelease", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
 
 	/* --- 5. Files: writes (workspace_write, protected_metadata,
 	 * unrestricted outside) and reads (filesystem_read, secrets). --- */
