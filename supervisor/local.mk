@@ -29,6 +29,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/net.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \
+	supervisor/handlers/ioctl.c \
 	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)

@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
+#include <linux/fs.h>
+#include <linux/sockios.h>
 #include "supervisor/handlers/handlers.h"
 
 #ifndef __NR_fchmodat2
@@ -25,6 +27,24 @@
 #ifndef __NR_process_mrelease
 #define __NR_process_mrelease 448
 #endif
+#ifndef TIOCCONS
+#define TIOCCONS 0x541D
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* The ioctl commands decided by handlers/ioctl.c (compared on their low 32
+ * bits). TIOCSTI first: it was the row's only command. */
+static const uint32_t cw_ioctl_cmds[] = {
+	TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD,      /* terminal injection: unrestricted */
+	FIOSETOWN, SIOCSPGRP,                         /* SIGIO owner: process_control outside */
+	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
+	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
+};
 
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
@@ -64,8 +84,10 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * handle reads nothing (like stat); it is recorded, not decided. */
 	[__NR_name_to_handle_at] = { "name_to_handle_at", cw_handle_fs_note, CW_RULE_NOTIFY, 0, 0 },
 	/* Typing into the terminal capwatch was started from (the command
-	 * keeps it in tty mode): input to the user's shell after we exit. */
-	[__NR_ioctl] = { "ioctl", cw_handle_escape, CW_RULE_ESCAPE_EQ, 1, TIOCSTI, 0 },
+	 * keeps it in tty mode): input to the user's shell after we exit.
+	 * The same row decides the other ioctls by what they do (ioctl.c). */
+	[__NR_ioctl] = { "ioctl", cw_handle_ioctl, CW_RULE_NOTIFY_IN, 1, 0, 0, 0,
+			 cw_ioctl_cmds, sizeof(cw_ioctl_cmds) / sizeof(cw_ioctl_cmds[0]) },
 	/* Mounts and namespaces change what a path means; the new mount API
 	 * (open_tree + move_mount) can bind-mount without mount(2). */
 	ESCAPE(mount),
