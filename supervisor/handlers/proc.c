@@ -16,6 +16,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/util.h"
 
 /* The pid behind a pidfd of the target ("Pid:" in fdinfo). */
 int cw_pidfd_target(const struct cw_notif *n, int fd)
@@ -48,6 +49,36 @@ bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid)
 	if (pgid == 0)
 		pgid = getpgid(n->tgid);
 	return pgid > 0 && cw_tracker_in_tree(n->run, pgid);
+}
+
+/* F_SETOWN_EX: the owner as read once from the target, set on capwatch's
+ * duplicate of the descriptor (the same open file description; the
+ * owner's credentials recorded are capwatch's, the command's uid and
+ * gids). 0 or -errno. */
+static struct f_owner_ex setown_ex;
+
+static int do_setown_ex(struct cw_notif *n)
+{
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0)
+		return d;
+	struct f_owner_ex ox = setown_ex;
+	return fcntl(d, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
+}
+
+static void enforce_setown_ex(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int r = do_setown_ex(n);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
 }
 
 void cw_handle_signal(struct cw_notif *n)
@@ -87,14 +118,29 @@ void cw_handle_signal(struct cw_notif *n)
 		/* F_SETOWN(pid | -pgrp) or F_SETOWN_EX({type, pid}). */
 		int type = F_OWNER_PID;
 		if (arg_int(n, 1) == F_SETOWN_EX) {
-			struct f_owner_ex ox;
-			int e = cw_mem_read(n->tid, arg_u64(n, 2), &ox, sizeof(ox));
+			/* The owner is in memory another thread can rewrite
+			 * once we answer: decided on this copy, and set by
+			 * capwatch with it (enforce_setown_ex). */
+			int e = cw_mem_read(n->tid, arg_u64(n, 2), &setown_ex, sizeof(setown_ex));
 			if (e < 0) {
 				answer_unreadable(n, -e);
 				return;
 			}
-			type = ox.type;
-			target = ox.pid;
+			type = setown_ex.type;
+			target = setown_ex.pid;
+			if (target == 0) {
+				/* No owner: nobody to signal; still set from the copy. */
+				if (!cw_notif_valid(n)) {
+					n->answered = true;
+					return;
+				}
+				e = do_setown_ex(n);
+				if (e < 0)
+					cw_notif_error(n, -e);
+				else
+					cw_notif_value(n, 0);
+				return;
+			}
 		} else {
 			target = arg_int(n, 2);
 			if (target < 0) {
@@ -136,8 +182,9 @@ void cw_handle_signal(struct cw_notif *n)
 	ev.op.target_in_tree = in_tree;
 	/* Scalars only (registers, or a pidfd resolved now): the kernel uses
 	 * the same values, but a pid can be reused between our check and
-	 * delivery. */
-	cw_event_finish(n, &ev, NULL, enforce_continue);
+	 * delivery. F_SETOWN_EX's owner is memory: capwatch sets it. */
+	cw_event_finish(n, &ev, NULL,
+			nr == __NR_fcntl && arg_int(n, 1) == F_SETOWN_EX ? enforce_setown_ex : enforce_continue);
 }
 
 /* ptrace, process_vm_readv/writev, pidfd_open, pidfd_getfd: whose process
