@@ -3,7 +3,8 @@
 #  - FIOSETOWN / SIOCSPGRP: the SIGIO owner of a descriptor, a kill without
 #    kill() (like fcntl(F_SETOWN), E32b): process_control when it names a
 #    process or group outside the tree or capwatch; allowed (and set by
-#    capwatch, as F_GETOWN shows) for the command itself or its child.
+#    capwatch, as F_GETOWN shows) for the command itself or its child;
+#    fcntl(F_SETOWN_EX), whose owner is also in memory, raced (E09-style).
 #  - FS_IOC_SETFLAGS / FS_IOC_FSSETXATTR on a descriptor opened O_RDONLY: a
 #    metadata write decided like fchmod(fd): refused under readonly
 #    (workspace_write), done under verify in the workspace, refused outside
@@ -64,6 +65,19 @@ for mode in setown setown_pgrp siocspgrp; do
 		grep -Eq "^$mode (-?[0-9]+) owner=\\1 ok" "$OUT" || { cat "$OUT" >&2; fail "$mode $t: owner not set"; }
 	done
 done
+
+# The owner through fcntl(F_SETOWN_EX) is memory too: its pid flipped by a
+# thread between the command's own and the victim's must never make the
+# victim the owner (capwatch sets the owner from the copy it decided on).
+start_victim
+bare "$P" setown_ex_race "$VICTIM_PID" "$(race_bare_secs)"
+[ "$(race_hits "$O/bare.out")" -gt 0 ] 2>/dev/null || esc_control_failed "the bare F_SETOWN_EX race never hit: $(cat "$O/bare.out")"
+under readonly -- "$P" setown_ex_race "$VICTIM_PID" "$RACE"
+esc_log "F_SETOWN_EX under capwatch, ${RACE}s: $(race_line "$OUT")"
+h=$(race_hits "$OUT")
+[ "$h" = 0 ] || { cat "$OUT" >&2; esc_bypass "F_SETOWN_EX made a process outside the tree the owner through a flipped pid ($(race_line "$OUT"))"; }
+race_need_ok
+esc_kill "$VICTIM_PID"
 
 # ---- metadata through a read-only descriptor ----
 has_nodump() { lsattr -d "$1" 2>/dev/null | cut -d' ' -f1 | grep -q d; }

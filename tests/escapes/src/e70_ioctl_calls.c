@@ -12,6 +12,9 @@
  *       E11 on the same call: a thread swaps descriptor N between WSFILE
  *       and OUTFILE while the main thread sets no-dump through N. A hit is
  *       OUTFILE getting the flag. Prints "RACE attempts= ok= hits=".
+ *   e70_ioctl_calls setown_ex_race PID SECONDS
+ *       fcntl(F_SETOWN_EX) with the owner's pid flipped in memory between
+ *       the caller's own and PID; a hit is PID becoming the owner.
  *
  * Exit 0 when the call succeeded, 3 on EPERM, 4 on another error. */
 #include "esc.h"
@@ -181,6 +184,52 @@ static int race(const char *ws, const char *out, double secs)
 	return hits ? 1 : 0;
 }
 
+/* The same owner through fcntl(F_SETOWN_EX), whose {type, pid} is in
+ * memory: a thread flips the pid between the caller's own and VICTIM's. A
+ * hit is VICTIM becoming the owner. */
+static struct f_owner_ex race_ox;
+static pid_t race_self, race_victim;
+
+static void *ox_flipper(void *a)
+{
+	(void)a;
+	while (!atomic_load(&stop)) {
+		__atomic_store_n(&race_ox.pid, race_victim, __ATOMIC_RELAXED);
+		__atomic_store_n(&race_ox.pid, race_self, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int setown_ex_race(pid_t victim, double secs)
+{
+	int fds[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
+		return result("socketpair", -1, errno);
+	race_self = getpid();
+	race_victim = victim;
+	race_ox.type = F_OWNER_PID;
+	race_ox.pid = race_self;
+	pthread_t th;
+	pthread_create(&th, NULL, ox_flipper, NULL);
+	long attempts = 0, ok = 0, hits = 0;
+	double end = esc_now() + secs;
+	while (esc_now() < end) {
+		attempts++;
+		if (fcntl(fds[0], F_SETOWN_EX, &race_ox) == 0)
+			ok++;
+		struct f_owner_ex got = { 0, 0 };
+		fcntl(fds[0], F_GETOWN_EX, &got);
+		if (got.pid == victim) {
+			hits++;
+			break;
+		}
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	printf("RACE attempts=%ld ok=%ld hits=%ld\n", attempts, ok, hits);
+	return hits ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	esc_usage(argc, 3, "e70_ioctl_calls MODE ARG...");
@@ -192,6 +241,10 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "setflags_race")) {
 		esc_usage(argc, 5, "e70_ioctl_calls setflags_race WSFILE OUTFILE SECONDS");
 		return race(argv[2], argv[3], atof(argv[4]));
+	}
+	if (!strcmp(mode, "setown_ex_race")) {
+		esc_usage(argc, 4, "e70_ioctl_calls setown_ex_race PID SECONDS");
+		return setown_ex_race(atoi(argv[2]), atof(argv[3]));
 	}
 	fprintf(stderr, "unknown mode %s\n", mode);
 	return 2;
