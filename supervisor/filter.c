@@ -102,6 +102,11 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
 	case CW_RULE_ENOSYS:
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	case CW_RULE_NOTIFY_IN:
+		/* One rule per value of the set, on the low 32 bits. */
+		for (unsigned i = 0; i < s->nvals && rc == 0; i++)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->vals[i]));
+		return rc;
 	}
 	return -EINVAL;
 }

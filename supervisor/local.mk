@@ -35,6 +35,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/proc.c \
 	supervisor/handlers/refused.c \
 	supervisor/handlers/keys.h supervisor/handlers/keys.c \
+	supervisor/handlers/ioctl.c \
 	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)

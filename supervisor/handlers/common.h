@@ -28,6 +28,32 @@ int cw_target_status(pid_t tid, struct cw_target_status *st);
 /* Its umask, for creations capwatch performs for it; or -errno. */
 int cw_target_umask(pid_t tid);
 
+/* Is PID (a process or thread id, in capwatch's pid namespace) the
+ * caller itself or a member of the supervised tree? proc.c. */
+bool cw_task_in_tree(const struct cw_notif *n, pid_t pid);
+/* Is process group PGID (0: the caller's own) led by a member of the tree?
+ * proc.c. */
+bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid);
+/* The pid behind the target's pidfd FD ("Pid:" in its fdinfo): -EBADF when
+ * FD is not a pidfd, -1 when its process is gone, 0 when it is outside
+ * capwatch's pid namespace. proc.c. */
+int cw_pidfd_target(const struct cw_notif *n, int fd);
+
+/* The target's descriptor FD duplicated into capwatch (pidfd_getfd of the
+ * notifying thread): what it refers to can no longer be swapped by another
+ * thread (kernel-notes E11). The descriptor or -errno. fs.c. */
+int cw_dup_target_fd(const struct cw_notif *n, int fd);
+
+/* A metadata write on the object behind the target's descriptor FD,
+ * whatever mode it was opened in (fchmod-like: ownership suffices). It is
+ * decided exactly as fchmod(FD) is (workspace_write, protected_metadata,
+ * or unrestricted outside every root, on the path of capwatch's own
+ * duplicate) and, when allowed, performed by OP(N, DUP, ARG) on that
+ * duplicate, whose result (0 or -errno) answers the notification. FLAGS is
+ * recorded. fs.c. */
+typedef int (*cw_fd_meta_fn)(struct cw_notif *n, int dupfd, void *arg);
+void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op, void *arg);
+
 /* Arguments as the kernel will read them (K6): ints are the low 32 bits. */
 static inline int arg_int(const struct cw_notif *n, int i)
 {

@@ -1336,6 +1336,71 @@ static void enforce_fd_op(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_value(n, 0);
 }
 
+int cw_dup_target_fd(const struct cw_notif *n, int fd)
+{
+	return dup_target_fd((struct cw_notif *)n, fd);
+}
+
+/* ---- metadata writes that are not system calls of their own (ioctl's
+ * FS_IOC_SETFLAGS and friends): decided like fchmod, performed by the
+ * caller's OP on the same duplicate ---- */
+static cw_fd_meta_fn meta_op;
+static void *meta_arg;
+
+static void prepare_meta(struct cw_notif *n, struct cw_event *ev)
+{
+	note_change(n, ev, CW_CHANGE_WRITE);
+}
+
+static void enforce_meta(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int r = meta_op(n, cur_fd, meta_arg);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
+}
+
+void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op, void *arg)
+{
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_FS_WRITE;
+	/* As for fchmod(fd): the object is named by capwatch's duplicate,
+	 * taken once; the decision and the operation both use it. */
+	int e = cur_fd = dup_target_fd(n, fd);
+	if (e >= 0) {
+		e = cw_resolve_fd(getpid(), cur_fd, &res1);
+		if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
+			snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", fd);
+	}
+	if (e < 0) {
+		if (cur_fd >= 0)
+			close(steal_fd(&cur_fd));
+		answer_unreadable(n, -e);
+		return;
+	}
+	raw1[0] = '\0';
+	ev.op.path = res1.path;
+	ev.raw_path = raw1;
+	ev.raw_path_len = 0;
+	ev.dirfd = fd;
+	ev.has_dirfd = true;
+	ev.flags = flags;
+	ev.has_flags = true;
+	meta_op = op;
+	meta_arg = arg;
+	cw_event_finish(n, &ev, prepare_meta, enforce_meta);
+	if (cur_fd >= 0)
+		close(steal_fd(&cur_fd));
+}
+
 void cw_handle_fs(struct cw_notif *n)
 {
 	int nr = n->req->data.nr;

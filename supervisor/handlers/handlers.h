@@ -28,6 +28,9 @@ enum cw_filter_rule {
 	CW_RULE_ESCAPE_SILENT,    /* the same, decided in the filter: ERRNO(EPERM) when the
 				     profile denies it (hot or useless to record), ALLOW otherwise */
 	CW_RULE_ENOSYS,           /* always ERRNO(ENOSYS) in the filter */
+	CW_RULE_NOTIFY_IN,        /* notified when (u32)args[arg] is one of VALS[0..NVALS)
+				     (one masked 32-bit compare per value); other values
+				     are allowed in the kernel */
 };
 
 typedef void (*cw_handler_fn)(struct cw_notif *n);
@@ -40,6 +43,8 @@ struct cw_syscall {
 	uint32_t mask;
 	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
+	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN */
+	uint8_t nvals;
 };
 
 /* Every number the filter decides one by one; a number at or above it
@@ -57,6 +62,10 @@ void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, list
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
+void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, sched_set*,
+					       ioprio_set, kcmp, process_madvise, process_mrelease,
+					       migrate_pages, move_pages, get_robust_list */
+void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its command */
 void cw_handle_unlisted(struct cw_notif *n);/* refused.c: syscalls with no row (ENOSYS) */
 
 /* The handler a notification for NR goes to: the row's, cw_handle_unlisted

@@ -16,9 +16,10 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/util.h"
 
 /* The pid behind a pidfd of the target ("Pid:" in fdinfo). */
-static int pidfd_target(struct cw_notif *n, int fd)
+int cw_pidfd_target(const struct cw_notif *n, int fd)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)n->tid, fd);
@@ -34,6 +35,50 @@ static bool group_in_tree(struct cw_notif *n, pid_t pgid)
 {
 	/* A process group is inside when its leader is one of ours. */
 	return cw_tracker_in_tree(n->run, pgid);
+}
+
+bool cw_task_in_tree(const struct cw_notif *n, pid_t pid)
+{
+	/* The caller itself counts even when the tracker does not know it
+	 * (degraded mode knows only the first child). */
+	return pid > 0 && (pid == n->tid || pid == n->tgid || cw_tracker_in_tree(n->run, pid));
+}
+
+bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid)
+{
+	if (pgid == 0)
+		pgid = getpgid(n->tgid);
+	return pgid > 0 && cw_tracker_in_tree(n->run, pgid);
+}
+
+/* F_SETOWN_EX: the owner as read once from the target, set on capwatch's
+ * duplicate of the descriptor (the same open file description; the
+ * owner's credentials recorded are capwatch's, the command's uid and
+ * gids). 0 or -errno. */
+static struct f_owner_ex setown_ex;
+
+static int do_setown_ex(struct cw_notif *n)
+{
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0)
+		return d;
+	struct f_owner_ex ox = setown_ex;
+	return fcntl(d, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
+}
+
+static void enforce_setown_ex(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int r = do_setown_ex(n);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
 }
 
 void cw_handle_signal(struct cw_notif *n)
@@ -73,14 +118,29 @@ void cw_handle_signal(struct cw_notif *n)
 		/* F_SETOWN(pid | -pgrp) or F_SETOWN_EX({type, pid}). */
 		int type = F_OWNER_PID;
 		if (arg_int(n, 1) == F_SETOWN_EX) {
-			struct f_owner_ex ox;
-			int e = cw_mem_read(n->tid, arg_u64(n, 2), &ox, sizeof(ox));
+			/* The owner is in memory another thread can rewrite
+			 * once we answer: decided on this copy, and set by
+			 * capwatch with it (enforce_setown_ex). */
+			int e = cw_mem_read(n->tid, arg_u64(n, 2), &setown_ex, sizeof(setown_ex));
 			if (e < 0) {
 				answer_unreadable(n, -e);
 				return;
 			}
-			type = ox.type;
-			target = ox.pid;
+			type = setown_ex.type;
+			target = setown_ex.pid;
+			if (target == 0) {
+				/* No owner: nobody to signal; still set from the copy. */
+				if (!cw_notif_valid(n)) {
+					n->answered = true;
+					return;
+				}
+				e = do_setown_ex(n);
+				if (e < 0)
+					cw_notif_error(n, -e);
+				else
+					cw_notif_value(n, 0);
+				return;
+			}
 		} else {
 			target = arg_int(n, 2);
 			if (target < 0) {
@@ -98,7 +158,7 @@ void cw_handle_signal(struct cw_notif *n)
 		break;
 	}
 	case __NR_pidfd_send_signal:
-		target = pidfd_target(n, arg_int(n, 0));
+		target = cw_pidfd_target(n, arg_int(n, 0));
 		if (target < 0) {
 			cw_notif_error(n, -target);
 			return;
@@ -122,8 +182,9 @@ void cw_handle_signal(struct cw_notif *n)
 	ev.op.target_in_tree = in_tree;
 	/* Scalars only (registers, or a pidfd resolved now): the kernel uses
 	 * the same values, but a pid can be reused between our check and
-	 * delivery. */
-	cw_event_finish(n, &ev, NULL, enforce_continue);
+	 * delivery. F_SETOWN_EX's owner is memory: capwatch sets it. */
+	cw_event_finish(n, &ev, NULL,
+			nr == __NR_fcntl && arg_int(n, 1) == F_SETOWN_EX ? enforce_setown_ex : enforce_continue);
 }
 
 /* ptrace, process_vm_readv/writev, pidfd_open, pidfd_getfd: whose process
@@ -143,7 +204,7 @@ void cw_handle_proc(struct cw_notif *n)
 		ev.has_flags = true;
 		break;
 	case __NR_pidfd_getfd:
-		target = pidfd_target(n, arg_int(n, 0));
+		target = cw_pidfd_target(n, arg_int(n, 0));
 		if (target < 0) {
 			cw_notif_error(n, -target);
 			return;
@@ -164,6 +225,162 @@ void cw_handle_proc(struct cw_notif *n)
 	}
 	/* Scalars (or a pidfd resolved now): decided on what the kernel uses,
 	 * except that a pid can be reused in between. */
+	cw_event_finish(n, &ev, NULL, enforce_continue);
+}
+
+/* Calls that name another process by pid, process group, user or pidfd
+ * (issue 14 item 3). Aimed outside the supervised tree they are
+ * process_control on that pid, as ptrace and kill are (contract section
+ * 2): capwatch itself is outside (its pid is never in the tracker).
+ *
+ *  - prlimit64(pid, ...): outside the tree it is process_control even when
+ *    NEW is NULL (a read). The kernel guards the read with the same check
+ *    as the write (check_prlimit_permission: same uids or
+ *    CAP_SYS_RESOURCE), i.e. it is an access to another process, like
+ *    process_vm_readv, which the contract lists; and nothing a build needs
+ *    reads another process's limits this way (/proc/PID/limits, a file
+ *    read, stays filesystem_read).
+ *  - setpriority / ioprio_set: PRIO_PROCESS (IOPRIO_WHO_PROCESS) names a
+ *    task, PRIO_PGRP a process group (0: the caller's; inside when its
+ *    leader is ours, as for kill(-pgrp)), PRIO_USER every process of a
+ *    user. PRIO_USER is always process_control: for the caller's own uid
+ *    (who 0 included) it reaches capwatch and every other process of the
+ *    user, for another uid only processes outside the tree; it is recorded
+ *    with target -1, like kill(-1), "every process we may reach".
+ *  - sched_setscheduler, sched_setparam, sched_setaffinity, sched_setattr,
+ *    migrate_pages, move_pages, get_robust_list: pid 0 is the caller (the
+ *    filter does not even notify it). get_robust_list of another process
+ *    is a read the kernel guards like ptrace (PTRACE_MODE_READ: it reveals
+ *    an address in that process), so it counts as process_vm_readv does.
+ *    The sched_get* calls, getpriority and ioprio_get read what /proc
+ *    shows to everyone and are not decided.
+ *  - kcmp(pid1, pid2, ...): compares two processes' resources (ptrace read
+ *    access to both): inside only when both are.
+ *  - process_madvise, process_mrelease: a pidfd, resolved through its
+ *    fdinfo "Pid:" line as pidfd_send_signal is.
+ *
+ * Enforcement: the pids are registers, so CONTINUE acts on the process
+ * decided on, except for pid reuse in between (the same window as kill,
+ * see cw_handle_signal; the tracker keeps a zombie of the tree "inside"
+ * only while it cannot be reused). A pidfd is a number the target can
+ * swap (E11), but these two calls accept only real pidfds (pidfs, not
+ * /proc/PID directories), a pidfd never follows a reused pid, and the tree
+ * obtains pidfds only through decided calls (pidfd_open, pidfd_getfd,
+ * clone's CLONE_PIDFD of its own children): any pidfd it could swap in
+ * names a process it was already allowed to reach. */
+void cw_handle_pid_call(struct cw_notif *n)
+{
+	struct cw_event ev;
+	int nr = n->req->data.nr;
+	int target = 0;
+	bool in_tree, group = false;
+	long long flags = (long long)arg_u64(n, 1);
+
+	cw_event_init(&ev, n->syscall);
+	switch (nr) {
+	case __NR_prlimit64:
+	case __NR_sched_setscheduler:
+	case __NR_sched_setparam:
+	case __NR_sched_setaffinity:
+	case __NR_sched_setattr:
+	case __NR_migrate_pages:
+	case __NR_move_pages:
+	case __NR_get_robust_list:
+		target = arg_int(n, 0);
+		if (target == 0 || target == n->tid || target == n->tgid) {
+			cw_notif_continue(n); /* the caller itself */
+			return;
+		}
+		if (target < 0) {
+			cw_notif_error(n, target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
+			return; /* what the kernel answers; nobody is reached */
+		}
+		in_tree = cw_task_in_tree(n, target);
+		break;
+	case __NR_setpriority:
+	case __NR_ioprio_set: {
+		/* Both: (which, who, value); ioprio's WHO_* are PRIO_* + 1. */
+		int which = arg_int(n, 0) - (nr == __NR_ioprio_set ? 1 : 0);
+		int who = arg_int(n, 1);
+		flags = arg_int(n, 0);
+		switch (which) {
+		case 0: /* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
+			if (who == 0 || who == n->tid || who == n->tgid) {
+				cw_notif_continue(n);
+				return;
+			}
+			if (who < 0) {
+				cw_notif_error(n, ESRCH); /* no such task */
+				return;
+			}
+			target = who;
+			in_tree = cw_task_in_tree(n, who);
+			break;
+		case 1: /* PRIO_PGRP, IOPRIO_WHO_PGRP */
+			if (who == 0)
+				who = getpgid(n->tgid);
+			if (who <= 0) {
+				cw_notif_error(n, ESRCH); /* no such group (or the caller is gone) */
+				return;
+			}
+			group = true;
+			target = -who;
+			in_tree = cw_group_in_tree(n, who);
+			break;
+		case 2: /* PRIO_USER, IOPRIO_WHO_USER */
+			target = -1;
+			in_tree = false;
+			break;
+		default:
+			cw_notif_continue(n); /* EINVAL from the kernel */
+			return;
+		}
+		break;
+	}
+	case __NR_kcmp: {
+		int p1 = arg_int(n, 0), p2 = arg_int(n, 1);
+		flags = arg_int(n, 2);
+		if (p1 <= 0 || p2 <= 0) {
+			cw_notif_error(n, ESRCH); /* kcmp takes no pid 0 */
+			return;
+		}
+		bool in1 = cw_task_in_tree(n, p1), in2 = cw_task_in_tree(n, p2);
+		target = in1 ? p2 : p1;
+		in_tree = in1 && in2;
+		break;
+	}
+	case __NR_process_madvise:
+	case __NR_process_mrelease:
+		flags = nr == __NR_process_madvise ? arg_int(n, 3) : arg_int(n, 1);
+		target = cw_pidfd_target(n, arg_int(n, 0));
+		if (target == -1) {
+			cw_notif_error(n, ESRCH); /* its process is gone */
+			return;
+		}
+		if (target < 0) {
+			cw_notif_error(n, -target); /* not a pidfd: EBADF */
+			return;
+		}
+		in_tree = target > 0 && cw_task_in_tree(n, target);
+		break;
+	default:
+		cw_notif_error(n, ENOSYS);
+		return;
+	}
+	if (!in_tree && target > 0 && nr != __NR_process_madvise && nr != __NR_process_mrelease &&
+	    kill(target, 0) < 0 && errno == ESRCH) {
+		cw_notif_error(n, ESRCH); /* nobody there: as the kernel answers */
+		return;
+	}
+	if (!in_tree && group && target < -1 && kill(target, 0) < 0 && errno == ESRCH) {
+		cw_notif_error(n, ESRCH);
+		return;
+	}
+	ev.op.kind = CW_OP_PROC_ACCESS;
+	ev.op.target_pid = target;
+	ev.op.target_in_tree = in_tree;
+	ev.flags = flags;
+	ev.has_flags = true;
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }
 

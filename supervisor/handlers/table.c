@@ -25,6 +25,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
+#include <linux/fs.h>
+#include <linux/sockios.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/run.h"
 
@@ -82,6 +84,24 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
+#ifndef TIOCCONS
+#define TIOCCONS 0x541D
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* The ioctl commands decided by handlers/ioctl.c (compared on their low 32
+ * bits). TIOCSTI first: it was the row's only command. */
+static const uint32_t cw_ioctl_cmds[] = {
+	TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD,      /* terminal injection: unrestricted */
+	FIOSETOWN, SIOCSPGRP,                         /* SIGIO owner: process_control outside */
+	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
+	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
+};
 
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
@@ -127,8 +147,10 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * handle reads nothing (like stat); it is recorded, not decided. */
 	[__NR_name_to_handle_at] = { "name_to_handle_at", cw_handle_fs_note, CW_RULE_NOTIFY, 0, 0 },
 	/* Typing into the terminal capwatch was started from (the command
-	 * keeps it in tty mode): input to the user's shell after we exit. */
-	[__NR_ioctl] = { "ioctl", cw_handle_escape, CW_RULE_ESCAPE_EQ, 1, TIOCSTI, 0 },
+	 * keeps it in tty mode): input to the user's shell after we exit.
+	 * The same row decides the other ioctls by what they do (ioctl.c). */
+	[__NR_ioctl] = { "ioctl", cw_handle_ioctl, CW_RULE_NOTIFY_IN, 1, 0, 0, 0,
+			 cw_ioctl_cmds, sizeof(cw_ioctl_cmds) / sizeof(cw_ioctl_cmds[0]) },
 	/* Mounts and namespaces change what a path means; the new mount API
 	 * (open_tree + move_mount) can bind-mount without mount(2). */
 	ESCAPE(mount),
@@ -227,6 +249,25 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * is ready: a kill without kill(). Only these two commands of the
 	 * hottest syscall there is are notified. */
 	[__NR_fcntl] = { "fcntl", cw_handle_signal, CW_RULE_NOTIFY_EQ, 1, F_SETOWN, F_SETOWN_EX },
+	/* Calls naming another process by pid, group, user or pidfd: its
+	 * limits, priority, scheduling, memory (issue 14 item 3; proc.c).
+	 * pid 0 is the caller: those rows notify only a pid that is not 0
+	 * (a 64-bit compare: a superset of the low 32 bits the kernel uses).
+	 * The reading twins (getpriority, sched_get*, ioprio_get) and
+	 * set_robust_list (no pid) are not decided. */
+	[__NR_prlimit64] = { "prlimit64", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_setpriority] = { "setpriority", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_ioprio_set] = { "ioprio_set", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_sched_setscheduler] = { "sched_setscheduler", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setparam] = { "sched_setparam", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setaffinity] = { "sched_setaffinity", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_sched_setattr] = { "sched_setattr", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_migrate_pages] = { "migrate_pages", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_move_pages] = { "move_pages", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_get_robust_list] = { "get_robust_list", cw_handle_pid_call, CW_RULE_NOTIFY_ARG_SET, 0, 0 },
+	[__NR_kcmp] = { "kcmp", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_madvise] = { "process_madvise", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
+	[__NR_process_mrelease] = { "process_mrelease", cw_handle_pid_call, CW_RULE_NOTIFY, 0, 0 },
 
 	/* --- 5. Files: writes (workspace_write, protected_metadata,
 	 * unrestricted outside) and reads (filesystem_read, secrets). --- */
@@ -314,7 +355,7 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ALLOW(setitimer), ALLOW(alarm), ALLOW(timer_create), ALLOW(timer_settime),
 	ALLOW(timer_gettime), ALLOW(timer_getoverrun), ALLOW(timer_delete),
 	ALLOW(futex), ALLOW(futex_waitv), ALLOW(futex_wake), ALLOW(futex_wait),
-	ALLOW(futex_requeue), ALLOW(set_robust_list), ALLOW(get_robust_list),
+	ALLOW(futex_requeue), ALLOW(set_robust_list),
 	ALLOW(set_tid_address), ALLOW(set_thread_area), ALLOW(get_thread_area),
 	ALLOW(arch_prctl), ALLOW(prctl), ALLOW(rseq), ALLOW(sched_yield),
 	ALLOW(exit), ALLOW(exit_group), ALLOW(wait4), ALLOW(waitid),
@@ -330,11 +371,6 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ALLOW(sched_getparam), ALLOW(sched_getscheduler), ALLOW(sched_getaffinity),
 	ALLOW(sched_getattr), ALLOW(sched_get_priority_max),
 	ALLOW(sched_get_priority_min), ALLOW(sched_rr_get_interval), ALLOW(ioprio_get),
-	/* Calls that take a pid: process_control outside the tree is the
-	 * handlers' (proc.c); until then they pass, as before. */
-	ALLOW(prlimit64), ALLOW(setpriority), ALLOW(sched_setparam),
-	ALLOW(sched_setscheduler), ALLOW(sched_setaffinity), ALLOW(sched_setattr),
-	ALLOW(ioprio_set),
 	/* System V and POSIX IPC: in an IPC namespace of the tree's own for
 	 * root (privs.h). */
 	ALLOW(shmget), ALLOW(shmat), ALLOW(shmctl), ALLOW(shmdt), ALLOW(semget),
@@ -359,11 +395,9 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	REFUSE_NR(removexattrat, 465), REFUSE_NR(open_tree_attr, 467),
 	REFUSE_NR(file_setattr, 469),
 
-	/* --- 7. Known, refused and recorded: nothing a build needs, each a
-	 * reach beyond the tree (other processes' memory policy, the LDT,
-	 * obsolete or removed calls). --- */
-	REFUSE(migrate_pages), REFUSE(move_pages), REFUSE(kcmp),
-	REFUSE(process_madvise), REFUSE(process_mrelease), REFUSE(modify_ldt),
+	/* --- 7. Known, refused and recorded: nothing a build needs (the
+	 * LDT, obsolete or removed calls). --- */
+	REFUSE(modify_ldt),
 	REFUSE(uselib), REFUSE(ustat), REFUSE(sysfs), REFUSE(_sysctl),
 	REFUSE(create_module), REFUSE(get_kernel_syms), REFUSE(query_module),
 	REFUSE(nfsservctl), REFUSE(getpmsg), REFUSE(putpmsg), REFUSE(afs_syscall),

@@ -59,6 +59,8 @@ STUB(cw_handle_signal)
 STUB(cw_handle_proc)
 STUB(cw_handle_escape)
 STUB(cw_handle_unlisted)
+STUB(cw_handle_pid_call)
+STUB(cw_handle_ioctl)
 
 /* ---- the classic-BPF interpreter ---- */
 
@@ -466,6 +468,11 @@ static uint32_t model(enum prof p, const struct cw_syscall *s, const uint64_t ar
 		return escape_allowed_in(p, s->name) ? ALLOW_ : ERR_(EPERM);
 	case CW_RULE_ENOSYS:
 		return ERR_(ENOSYS);
+	case CW_RULE_NOTIFY_IN:
+		for (unsigned i = 0; i < s->nvals; i++)
+			if (lo == s->vals[i])
+				return NOTIF_;
+		return ALLOW_;
 	}
 	fail_msg("row %s: unknown rule %d", s->name ? s->name : "?", s->rule);
 	return 0;
@@ -511,6 +518,13 @@ static size_t interesting(const struct cw_syscall *s, uint64_t *v, size_t max)
 			PUT(HI | (uint32_t)(s->val2 + d));
 		}
 		break;
+	case CW_RULE_NOTIFY_IN:
+		for (unsigned k = 0; k < s->nvals; k++)
+			for (int d = -1; d <= 1; d++) {
+				PUT((uint32_t)(s->vals[k] + d));
+				PUT(HI | (uint32_t)(s->vals[k] + d));
+			}
+		break;
 	case CW_RULE_NOTIFY_UNLISTED:
 		for (uint64_t f = 0; f < 70; f++) {
 			PUT(f);
@@ -536,7 +550,7 @@ static void test_every_number(void **state)
 	char what[160], got_s[40], want_s[40];
 	int bad = 0;
 	unsigned long evals = 0;
-	unsigned kinds[CW_RULE_ENOSYS + 1] = { 0 };
+	unsigned kinds[CW_RULE_NOTIFY_IN + 1] = { 0 };
 	for (int p = 0; p < P__COUNT; p++) {
 		for (int nr = 0; nr < CW_NSYSCALLS; nr++) {
 			const struct cw_syscall *s = &cw_syscalls[nr];
@@ -562,7 +576,7 @@ static void test_every_number(void **state)
 				bool may_pass = s->rule == CW_RULE_ALLOW ||
 					s->rule == CW_RULE_NOTIFY_ARG_SET || s->rule == CW_RULE_ESCAPE_FLAGS ||
 					s->rule == CW_RULE_ESCAPE_EQ || s->rule == CW_RULE_NOTIFY_EQ ||
-					s->rule == CW_RULE_NOTIFY_UNLISTED ||
+					s->rule == CW_RULE_NOTIFY_UNLISTED || s->rule == CW_RULE_NOTIFY_IN ||
 					(s->rule == CW_RULE_ESCAPE_SILENT && escape_allowed_in(p, s->name));
 				if (got == ALLOW_ && !may_pass) {
 					fprintf(stderr, "FAIL %s: passes in the kernel without an ALLOW row\n", what);
@@ -582,7 +596,7 @@ static void test_every_number(void **state)
 		}
 	}
 	fprintf(stderr, "every number: %lu evaluations; rows by rule:", evals);
-	for (unsigned k = 0; k <= CW_RULE_ENOSYS; k++)
+	for (unsigned k = 0; k <= CW_RULE_NOTIFY_IN; k++)
 		fprintf(stderr, " %u:%u", k, kinds[k]);
 	fprintf(stderr, "; %d wrong\n", bad);
 	assert_int_equal(bad, 0);

@@ -138,7 +138,9 @@ ESCAPES_TESTS = \
 	tests/escapes/e101_deep_interp.sh \
 	tests/escapes/e102_unix_addr_connect.sh \
 	tests/escapes/e103_unix_addr_sendmsg.sh \
-	tests/escapes/e105_report_chattr.sh
+	tests/escapes/e105_report_chattr.sh \
+	tests/escapes/e69_pid_calls.sh \
+	tests/escapes/e70_ioctl_calls.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e69_prlimit_nofile.sh \
@@ -187,6 +189,8 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e64_pid_reuse \
 	tests/escapes/src/e65_vfork_flip \
 	tests/escapes/src/e66_thread_cwd \
+	tests/escapes/src/e69_pid_calls \
+	tests/escapes/src/e70_ioctl_calls \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -221,6 +225,8 @@ tests_escapes_src_e12_symlink_swap_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e12_symlink_swap_LDFLAGS = -pthread
 tests_escapes_src_e13_dir_swap_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e13_dir_swap_LDFLAGS = -pthread
+tests_escapes_src_e70_ioctl_calls_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e70_ioctl_calls_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \

@@ -1,0 +1,197 @@
+/* ioctl, decided by what its command does (issue 14 item 4). The filter
+ * notifies only the commands of the ioctl row's set (their low 32 bits:
+ * the kernel's cmd is an unsigned int, K6); every other command runs
+ * without a notification, its capability having been decided when the
+ * descriptor was obtained.
+ *
+ *  - TIOCSTI, TIOCLINUX (paste, console control), TIOCCONS (redirects the
+ *    console), TIOCSETD (line disciplines: kernel attack surface): input to
+ *    the user's shell or the machine's console after we exit: unrestricted,
+ *    recorded and decided exactly as TIOCSTI always was (cw_handle_escape).
+ *  - FIOSETOWN, SIOCSPGRP: the descriptor's owner, who gets SIGIO (or any
+ *    F_SETSIG signal) when it is ready: a kill without kill(), decided like
+ *    fcntl(F_SETOWN) (process_control outside the tree). The owner is in
+ *    memory (an int), so it is read once and the call is performed by
+ *    capwatch on a duplicate of the descriptor with that value.
+ *  - FS_IOC_SETFLAGS (and its 32-bit twin), FS_IOC_FSSETXATTR,
+ *    FS_IOC_SETVERSION (and twin): metadata writes on the object behind the
+ *    descriptor, whatever mode it was opened in (ownership suffices, as for
+ *    fchmod): decided as fchmod(fd) is and performed on capwatch's
+ *    duplicate with the value read once (fs.c, cw_fs_fd_meta), never
+ *    CONTINUEd on a descriptor number the target can swap (E11).
+ *  - TIOCSPGRP (job control on the terminal) is not notified: allowed. */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/sockios.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+#include "supervisor/resolve.h"
+#include "supervisor/util.h"
+
+#ifndef TIOCCONS
+#define TIOCCONS 0x541D
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+#define CW_CAP_FOWNER 3
+#define CW_CAP_LINUX_IMMUTABLE 9
+
+/* ---- the owner of a descriptor (FIOSETOWN, SIOCSPGRP) ---- */
+
+static int owner_val;
+
+/* ioctl(fd, cmd, &owner_val) on capwatch's duplicate of the target's fd:
+ * 0 or -errno. The owner is recorded with capwatch's credentials, which
+ * are the command's (same uid and gids): the kernel's later SIGIO
+ * permission check sees the same ids. */
+static int set_owner(struct cw_notif *n)
+{
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0)
+		return d;
+	int v = owner_val;
+	return ioctl(d, (unsigned long)(uint32_t)arg_u64(n, 1), &v) < 0 ? -errno : 0;
+}
+
+static void enforce_owner(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int r = set_owner(n);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_notif_error(n, ev->err);
+	else
+		cw_notif_value(n, 0);
+}
+
+static void handle_owner(struct cw_notif *n, uint32_t cmd)
+{
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), &owner_val, sizeof(owner_val));
+	if (e < 0) {
+		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+		return;
+	}
+	int v = owner_val; /* read once: every use below is of this copy */
+	if (v == INT_MIN) {
+		cw_notif_error(n, EINVAL); /* as f_setown() answers */
+		return;
+	}
+	if (v == 0) {
+		/* No owner: nobody to signal. Still performed here, so that
+		 * what is set is exactly what was read. */
+		if (!cw_notif_valid(n)) {
+			n->answered = true;
+			return;
+		}
+		int r = set_owner(n);
+		if (r < 0)
+			cw_notif_error(n, -r);
+		else
+			cw_notif_value(n, 0);
+		return;
+	}
+	bool in_tree = v > 0 ? cw_task_in_tree(n, v) : cw_group_in_tree(n, -v);
+	if (!in_tree && kill(v, 0) < 0 && errno == ESRCH) {
+		cw_notif_error(n, ESRCH); /* f_setown() finds nobody either */
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = v; /* negative: a process group, as for kill() */
+	ev.op.target_in_tree = in_tree;
+	ev.flags = cmd;
+	ev.has_flags = true;
+	cw_event_finish(n, &ev, NULL, enforce_owner);
+}
+
+/* ---- metadata writes through the descriptor ---- */
+
+/* Performed on capwatch's duplicate DUPFD with the value read once from
+ * the target. The kernel checks capwatch's credentials here, so the
+ * checks that rest on the caller's own (inode_owner_or_capable,
+ * CAP_LINUX_IMMUTABLE for the append-only and immutable bits) are made
+ * against the target's first: capwatch never does for the command what
+ * the command could not do itself. */
+static int do_meta(struct cw_notif *n, int dupfd, void *arg)
+{
+	uint32_t cmd = (uint32_t)(uintptr_t)arg;
+	union {
+		int i;
+		struct fsxattr fx;
+	} v;
+	size_t len = cmd == FS_IOC_FSSETXATTR ? sizeof(v.fx) : sizeof(v.i);
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), &v, len);
+	if (e < 0)
+		return e == -ESRCH ? -ESRCH : -EFAULT;
+
+	struct cw_target_status st;
+	struct stat sb;
+	if (cw_target_status(n->tid, &st) < 0 || fstat(dupfd, &sb) < 0)
+		return -EPERM;
+	bool owner = (unsigned long)sb.st_uid == st.uid[3] || (st.cap_eff & (1ull << CW_CAP_FOWNER));
+	bool immutable_cap = st.cap_eff & (1ull << CW_CAP_LINUX_IMMUTABLE);
+	if (!owner)
+		return -EPERM;
+	if (cmd == FS_IOC_SETFLAGS || cmd == FS_IOC32_SETFLAGS) {
+		int old = 0;
+		if (ioctl(dupfd, FS_IOC_GETFLAGS, &old) < 0)
+			return -errno;
+		if (((v.i ^ old) & (FS_APPEND_FL | FS_IMMUTABLE_FL)) && !immutable_cap)
+			return -EPERM;
+	} else if (cmd == FS_IOC_FSSETXATTR) {
+		struct fsxattr old;
+		if (ioctl(dupfd, FS_IOC_FSGETXATTR, &old) < 0)
+			return -errno;
+		if (((v.fx.fsx_xflags ^ old.fsx_xflags) & (FS_XFLAG_APPEND | FS_XFLAG_IMMUTABLE)) &&
+		    !immutable_cap)
+			return -EPERM;
+	}
+	return ioctl(dupfd, (unsigned long)cmd, &v) < 0 ? -errno : 0;
+}
+
+void cw_handle_ioctl(struct cw_notif *n)
+{
+	uint32_t cmd = (uint32_t)arg_u64(n, 1);
+	switch (cmd) {
+	case TIOCSTI:
+	case TIOCLINUX:
+	case TIOCCONS:
+	case TIOCSETD:
+		cw_handle_escape(n);
+		return;
+	case FIOSETOWN:
+	case SIOCSPGRP:
+		handle_owner(n, cmd);
+		return;
+	case FS_IOC_SETFLAGS:
+	case FS_IOC32_SETFLAGS:
+	case FS_IOC_FSSETXATTR:
+	case FS_IOC_SETVERSION:
+	case FS_IOC32_SETVERSION:
+		cw_fs_fd_meta(n, arg_int(n, 0), cmd, do_meta, (void *)(uintptr_t)cmd);
+		return;
+	default:
+		/* Not a command the row decides (a filter that notifies more
+		 * than the set): the kernel allows it, as without a row. */
+		cw_notif_continue(n);
+		return;
+	}
+}
