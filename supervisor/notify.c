@@ -339,6 +339,16 @@ static void forward_signal(struct cw_run *run, const struct signalfd_siginfo *si
 			kill(run->child, sig);
 		else
 			kill(-run->child, sig);
+	} else if (run->child_exited && run->tracker_ops &&
+		   (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT)) {
+		/* The command is gone, its descendants are not (`sleep 300 &
+		 * exit 0`): each of them gets the signal; what is left 2 s
+		 * later (a background job of sh ignores SIGINT), or at a
+		 * second request to stop, is killed, so that capwatch can
+		 * always be stopped and still write its report. */
+		run->tracker_ops->kill_all(run, run->cancelled ? SIGKILL : sig);
+		if (!run->stop_deadline)
+			run->stop_deadline = cw_now() + 2;
 	}
 note:
 	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
@@ -549,6 +559,12 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		}
 		if (run->timed_out)
 			cw_run_kill_all(run); /* late forks */
+		if (run->stop_deadline && cw_now() > run->stop_deadline) {
+			/* Asked to stop after the command exited: what did not
+			 * go at the forwarded signal goes now. */
+			run->stop_deadline = 0;
+			cw_run_kill_all(run);
+		}
 		if (cw_now() - run->last_flush > 1.0)
 			cw_run_trace_flush(run);
 	}

@@ -72,6 +72,8 @@ struct cw_run {
 	bool listener_hup;
 	bool timed_out;
 	bool cancelled;               /* capwatch was told to stop (SIGTERM...) */
+	double stop_deadline;         /* cw_now() after which the leftovers of a
+					 stopped run are killed (notify.c), 0 = none */
 	bool degraded;
 	char downgrade_reason[512];
 	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */

@@ -7,6 +7,7 @@ INTEGRATION_TESTS = \
 	tests/integration/privs.sh \
 	tests/integration/secret_content.sh \
 	tests/integration/denial_summary.sh \
+	tests/integration/signals_leftover.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
