@@ -3,6 +3,7 @@
  * (or allowed, when the profile grants unrestricted). */
 #include "config.h"
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <signal.h>
@@ -18,7 +19,9 @@
 #include "supervisor/run.h"
 #include "supervisor/util.h"
 
-/* The pid behind a pidfd of the target ("Pid:" in fdinfo). */
+/* The pid behind a pidfd of the target ("Pid:" in fdinfo), or behind a
+ * descriptor of a /proc/PID directory, which pidfd_send_signal accepts
+ * too (CPython's test_signal opens /proc/self's). */
 int cw_pidfd_target(const struct cw_notif *n, int fd)
 {
 	char path[64], buf[1024];
@@ -26,9 +29,25 @@ int cw_pidfd_target(const struct cw_notif *n, int fd)
 	if (cw_read_text(path, buf, sizeof(buf)) < 0)
 		return -EBADF;
 	char *p = strstr(buf, "Pid:");
-	if (!p)
-		return -EBADF; /* not a pidfd */
-	return (int)strtol(p + 4, NULL, 10);
+	if (p)
+		return (int)strtol(p + 4, NULL, 10);
+	/* A directory of procfs named /proc/PID (the target's own /proc
+	 * mount: its path is what the kernel prints for it). */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)n->tid, fd);
+	ssize_t len = readlink(path, buf, sizeof(buf) - 1);
+	if (len <= 6 || len >= (ssize_t)sizeof(buf) - 1)
+		return -EBADF;
+	buf[len] = '\0';
+	if (strncmp(buf, "/proc/", 6) != 0)
+		return -EBADF;
+	char *end;
+	long pid = strtol(buf + 6, &end, 10);
+	if (*end || end == buf + 6 || pid <= 0 || pid > INT32_MAX)
+		return -EBADF;
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -EBADF;
+	return (int)pid;
 }
 
 static bool group_in_tree(struct cw_notif *n, pid_t pgid)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# pidfd_send_signal on a descriptor of a /proc/PID directory (issue 17
+# item 4; CPython's test_signal.PidfdSignalTest): the kernel accepts one as
+# a pidfd, so capwatch must too. Signalling itself works as bare; a
+# descriptor that is neither gets EBADF as bare; a /proc directory of a
+# process outside the tree (capwatch's parent shell, signal 0 only) is
+# process_control.
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+cw_workdir
+cd "$W" || fail "cd $W"
+cat >"$T/p.py" <<'EOF2'
+import os, signal, sys
+try:
+    signal.pidfd_send_signal(0, signal.SIGINT)
+    print("fd0 sent")
+except OSError as e:
+    print("fd0 errno", e.errno)
+fd = os.open("/proc/%d" % os.getpid(), os.O_DIRECTORY)
+try:
+    signal.pidfd_send_signal(fd, signal.SIGINT)
+    print("self: no signal")
+except KeyboardInterrupt:
+    print("self ok")
+out = os.open("/proc/%s" % sys.argv[1], os.O_DIRECTORY)
+try:
+    signal.pidfd_send_signal(out, 0)
+    print("outside sent")
+except OSError as e:
+    print("outside errno", e.errno)
+EOF2
+"$CW_PY" "$T/p.py" $$ >"$O/bare.out" 2>&1
+grep -q '^self ok$' "$O/bare.out" || { cat "$O/bare.out" >&2; fail "bare: pidfd_send_signal on /proc/self did not deliver"; }
+cw --profile verify --report "$O/r.json" -- "$CW_PY" "$T/p.py" $$ >"$O/out" 2>"$O/err"
+cat "$O/out" >&2
+grep -q '^fd0 errno 9$' "$O/out" || fail "fd 0 (not a pidfd) did not get EBADF"
+grep -q '^self ok$' "$O/out" || fail "pidfd_send_signal on a /proc/PID directory of the command itself failed"
+grep -q '^outside errno 1$' "$O/out" || fail "a /proc/PID directory outside the tree was not refused with EPERM"
+report_assert "$O/r.json" \
+	"any(x['syscall'] == 'pidfd_send_signal' and x['capability']['kind'] == 'process_control' and x['capability']['scope'] == '$$' for x in d['denials'])" \
+	"len(d['denials']) == 1"
+exit 0
