@@ -6,6 +6,7 @@
  * which can only turn an "ask" into an "allow". */
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -295,6 +296,13 @@ static int decide_net(const cw_profile *p, const struct cw_context *ctx, const s
 	char text[CW_SCOPE_MAX];
 	if (cw_addr_format(sa, len, text, sizeof text) < 0)
 		return unclassified(op, out, "address too long to format");
+	/* Route queries (ip addr, getifaddrs, if_nameindex) by a command the
+	 * kernel lets only read: its rtnetlink refuses every change without
+	 * CAP_NET_ADMIN of the socket's opener. */
+	if (op->netlink_route_unprivileged && sa && len >= sizeof(sa_family_t) && sa->sa_family == AF_NETLINK &&
+	    op->kind != CW_OP_LISTEN)
+		return no_cap(out, text, "builtin:netlink-route-read",
+			      "a NETLINK_ROUTE socket of a command without CAP_NET_ADMIN only reads");
 
 	switch (c) {
 	case CW_ADDR_LOOPBACK:

@@ -78,6 +78,10 @@ struct cw_op {
 					a secret known under another name (the text says
 					which): decided as a secret read */
 	bool exchange;               /* RENAME: RENAME_EXCHANGE, both ends move */
+	bool netlink_route_unprivileged; /* BIND/CONNECT/SEND of AF_NETLINK: on a
+					NETLINK_ROUTE socket of a command without
+					CAP_NET_ADMIN, which the kernel lets only read
+					(GET requests): needs no capability */
 	bool key_free;               /* OPEN_READ: the supervisor read the whole file and it
 					holds no private key block: a .pem or .key that is a
 					secret only by that name is not one (a certificate) */

@@ -309,6 +309,8 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 			cw_jbuf_kv_bool(j, "exchange", true);
 		if (op->key_free)
 			cw_jbuf_kv_bool(j, "keyFree", true);
+		if (op->netlink_route_unprivileged)
+			cw_jbuf_kv_bool(j, "netlinkRouteRead", true);
 	}
 
 	if (d) {

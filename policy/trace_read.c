@@ -343,6 +343,8 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	op->exchange = cJSON_IsTrue(v);
 	v = cJSON_GetObjectItemCaseSensitive(ev, "keyFree");
 	op->key_free = cJSON_IsTrue(v);
+	v = cJSON_GetObjectItemCaseSensitive(ev, "netlinkRouteRead");
+	op->netlink_route_unprivileged = cJSON_IsTrue(v);
 	return 0;
 fail:
 	free(tmp);

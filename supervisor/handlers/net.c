@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -24,6 +26,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
+#include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "path.h"
 
@@ -857,6 +860,50 @@ static bool emulated_family(sa_family_t fam)
 	return fam == AF_INET || fam == AF_INET6 || fam == AF_UNIX || fam == AF_UNSPEC;
 }
 
+/* A NETLINK_ROUTE socket: the only netlink capwatch acts on for the
+ * command (op.netlink_route_unprivileged). */
+static bool is_netlink_route(int sock)
+{
+	int dom = -1, proto = -1;
+	socklen_t l = sizeof(dom);
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_NETLINK)
+		return false;
+	l = sizeof(proto);
+	return getsockopt(sock, SOL_SOCKET, SO_PROTOCOL, &proto, &l) == 0 && proto == NETLINK_ROUTE;
+}
+
+/* Route queries by a command without CAP_NET_ADMIN (getifaddrs, `ip
+ * addr`, if_nameindex): capwatch binds, connects and sends for it on a
+ * duplicate, with the address and payload it copied, as for inet. The
+ * kernel's rtnetlink checks CAP_NET_ADMIN of both the sender and the
+ * socket's opener (__netlink_ns_capable): the opener is the command, so a
+ * change is refused although capwatch sends it. A bind takes the command's
+ * tgid as port id when it asked for an automatic one (the kernel would
+ * give it that), else whatever the kernel picks. */
+static int netlink_route_op(struct cw_notif *n, int d)
+{
+	int nr = n->req->data.nr;
+	if (!is_netlink_route(d))
+		return -EPERM; /* another socket since decided: nothing done */
+	struct sockaddr_nl nl;
+	memset(&nl, 0, sizeof(nl));
+	memcpy(&nl, &addr, addrlen < sizeof(nl) ? addrlen : sizeof(nl));
+	if (nr == __NR_bind) {
+		if (addrlen < sizeof(nl))
+			return -EINVAL;
+		if (nl.nl_pid == 0) {
+			struct sockaddr_nl own = nl;
+			own.nl_pid = (uint32_t)n->tgid;
+			if (bind(d, (struct sockaddr *)&own, sizeof(own)) == 0)
+				return 0;
+			if (errno != EADDRINUSE)
+				return -errno;
+		}
+		return bind(d, (struct sockaddr *)&nl, sizeof(nl)) < 0 ? -errno : 0;
+	}
+	return connect(d, (struct sockaddr *)&nl, addrlen) < 0 ? -errno : 0;
+}
+
 /* The network calls are performed by capwatch on a pidfd_getfd duplicate
  * of the target's socket (kernel-notes K20), with the address (and for
  * sends the payload and control data) it copied and decided on: neither
@@ -875,10 +922,65 @@ static bool emulated_family(sa_family_t fam)
  * stream connection capwatch connected or listened for, and the
  * SCM_CREDENTIALS the kernel attaches to a unix message capwatch sent when
  * the receiver has SO_PASSCRED. */
+/* capwatch acts for the command with at most the command's capabilities:
+ * the thread lowers its effective set to the command's for the call (and
+ * a worker it starts meanwhile inherits the lowered set). Without this, a
+ * netlink message capwatch sends for a root command that has no
+ * CAP_NET_ADMIN would reconfigure the network, and a bind would get what
+ * CAP_NET_BIND_SERVICE or CAP_NET_RAW give. The permitted set is kept, so
+ * the effective one comes back. Unknown capabilities of the command: none. */
+struct caps_saved {
+	struct __user_cap_data_struct d[2];
+	bool lowered;
+};
+
+static void caps_lower(const struct cw_notif *n, struct caps_saved *sv)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	sv->lowered = false;
+	if (syscall(SYS_capget, &h, sv->d) < 0)
+		return;
+	uint64_t eff = sv->d[0].effective | (uint64_t)sv->d[1].effective << 32;
+	struct cw_target_status st;
+	uint64_t theirs = cw_target_status(n->tid, &st) == 0 ? st.cap_eff : 0;
+	uint64_t want = eff & theirs;
+	if (want == eff)
+		return;
+	struct __user_cap_data_struct d[2];
+	memcpy(d, sv->d, sizeof(d));
+	d[0].effective = (uint32_t)want;
+	d[1].effective = (uint32_t)(want >> 32);
+	h = (struct __user_cap_header_struct){ _LINUX_CAPABILITY_VERSION_3, 0 };
+	if (syscall(SYS_capset, &h, d) == 0)
+		sv->lowered = true;
+}
+
+static void caps_restore(struct caps_saved *sv)
+{
+	if (!sv->lowered)
+		return;
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	if (syscall(SYS_capset, &h, sv->d) < 0)
+		cw_warn("restoring capwatch's capabilities after a network call failed: %s",
+			strerror(errno));
+	sv->lowered = false;
+}
+
+static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev);
+
 static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 {
+	struct caps_saved sv = { .lowered = false };
+	if (ev->enforced)
+		caps_lower(n, &sv);
+	enforce_net_as_command(n, ev);
+	caps_restore(&sv);
+}
+
+static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
+{
 	int nr = n->req->data.nr;
-	if (!ev->enforced || !emulated_family(addr.ss_family)) {
+	if (!ev->enforced || (!emulated_family(addr.ss_family) && !ev->op.netlink_route_unprivileged)) {
 		enforce_continue(n, ev);
 		return;
 	}
@@ -891,6 +993,16 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 	int d = dup_socket(n, arg_int(n, 0));
 	if (d < 0) {
 		r = d;
+		goto answer;
+	}
+	if (addr.ss_family == AF_NETLINK && (nr == __NR_bind || nr == __NR_connect)) {
+		r = netlink_route_op(n, d);
+		close(d);
+		goto answer;
+	}
+	if (addr.ss_family == AF_NETLINK && !is_netlink_route(d)) {
+		close(d);
+		r = -EPERM; /* another socket since decided: nothing sent */
 		goto answer;
 	}
 	if (nr == __NR_bind) {
@@ -972,10 +1084,14 @@ static void send_unaddressed(struct cw_notif *n)
 	}
 	struct send_job *j = NULL;
 	int e = build_send_job(n, d, &j);
-	if (e < 0)
+	if (e < 0) {
 		answer_unreadable(n, -e);
-	else
-		perform_send(n, j);
+		return;
+	}
+	struct caps_saved sv = { .lowered = false };
+	caps_lower(n, &sv); /* as the command (enforce_net) */
+	perform_send(n, j);
+	caps_restore(&sv);
 }
 
 /* sendmmsg: up to 1024 messages (UIO_MAXIOV, as the kernel caps it), each
@@ -1150,6 +1266,16 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	ev.op.addr = (const struct sockaddr *)&addr;
 	ev.op.addrlen = addrlen;
+	if (addr.ss_family == AF_NETLINK && ev.op.kind != CW_OP_LISTEN &&
+	    !(cap_eff(n->tid) & (1ull << 12 /* CAP_NET_ADMIN */))) {
+		/* On a NETLINK_ROUTE socket (checked on a duplicate now, and
+		 * again on the one capwatch acts on) it only reads. */
+		int d = dup_socket(n, arg_int(n, 0));
+		if (d >= 0) {
+			ev.op.netlink_route_unprivileged = is_netlink_route(d);
+			close(d);
+		}
+	}
 	cur_foreign = false;
 	if (ev.op.kind == CW_OP_CONNECT || ev.op.kind == CW_OP_SEND) {
 		ev.op.alias = unix_alias(&addr, addrlen);
