@@ -95,7 +95,7 @@ static size_t nlinked, caplinked;
 static void remember_link_source(const char *path, bool follow)
 {
 	struct stat st;
-	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0 || !S_ISREG(st.st_mode))
+	if (cw_stat_long(path, &st, follow) < 0 || !S_ISREG(st.st_mode))
 		return;
 	for (size_t i = 0; i < nlinked; i++)
 		if (linked[i].dev == st.st_dev && linked[i].ino == st.st_ino)
@@ -212,7 +212,7 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
 	mode_t mode = res->mode; /* what the resolution saw, when it knows */
 	if (!mode) {
 		struct stat st;
-		if (lstat(path, &st) < 0)
+		if (cw_stat_long(path, &st, false) < 0)
 			return true; /* capwatch's open fails the same way (ENOENT creates) */
 		mode = st.st_mode;
 	}
@@ -236,7 +236,16 @@ static bool file_is_mount_point(int fd, const char *path)
 	struct statx a, b;
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+	if (slash && (size_t)(slash - path) >= sizeof(dir)) {
+		/* Deeper than PATH_MAX: the directory through descriptors. */
+		char base[NAME_MAX + 1];
+		_cleanup_close_ int d = cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+							    base, sizeof(base));
+		return d >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) == 0 &&
+		       statx(d, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) == 0 && (a.stx_mask & STATX_MNT_ID) &&
+		       (b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id;
+	}
+	if (!slash)
 		return false;
 	if (slash == path) {
 		strcpy(dir, "/");
@@ -351,7 +360,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	if (rl > 1 && raw1[rl - 1] == '/') {
 		struct stat st;
 		int e = 0;
-		if (lstat(ev->op.path, &st) < 0)
+		if (cw_stat_long(ev->op.path, &st, false) < 0)
 			e = (cur_open.flags & O_CREAT) ? EISDIR : ENOENT;
 		else if (!S_ISDIR(st.st_mode))
 			e = ENOTDIR;
@@ -404,7 +413,11 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		struct open_how plain = how;
 		plain.flags &= ~(unsigned long long)O_CREAT;
 		plain.mode = 0;
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &plain, sizeof(plain));
+		fd = cw_openat2_long(ev->op.path, &plain);
+		if (fd < 0) {
+			errno = -fd;
+			fd = -1;
+		}
 		static uid_t me = (uid_t)-1; /* capwatch's euid does not change */
 		if (me == (uid_t)-1)
 			me = geteuid();
@@ -430,8 +443,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			}
 		}
 		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
-		int open_errno = errno;
+		fd = cw_openat2_long(ev->op.path, &how);
+		int open_errno = fd < 0 ? -fd : 0;
+		if (fd < 0)
+			fd = -1;
 		if (um >= 0)
 			umask(saved_umask);
 		errno = open_errno;
@@ -898,29 +913,8 @@ static enum cw_change_kind fs_change_kind(int nr)
  * ELOOP), and copy the last component to BASE. */
 static int open_parent(const char *path, char *base, size_t basesz)
 {
-	const char *slash = strrchr(path, '/');
-	if (path[0] != '/' || !slash || !slash[1])
-		return -EINVAL;
-	const char *b = slash + 1;
-	if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0 || strlen(b) >= basesz)
-		return -EINVAL;
-	strcpy(base, b);
-	char dir[PATH_MAX];
-	size_t dlen = (size_t)(slash - path);
-	if (dlen >= sizeof(dir))
-		return -ENAMETOOLONG;
-	if (dlen == 0) {
-		strcpy(dir, "/");
-	} else {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-	}
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	/* Deeper than PATH_MAX too: in steps, each without symlinks. */
+	return cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, base, basesz);
 }
 
 /* The decided object itself, as an O_PATH descriptor, no symlink followed. */
@@ -930,8 +924,7 @@ static int open_object(const char *path)
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return cw_openat2_long(path, &how);
 }
 
 /* The object of a metadata call: "/dev/fd/N" (a pipe or socket of the
@@ -994,7 +987,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	struct stat ts1;
 	size_t rl = strlen(raw1);
 	bool slash1 = rl > 1 && raw1[rl - 1] == '/';
-	bool exists1 = lstat(ev->op.path, &ts1) == 0;
+	bool exists1 = cw_stat_long(ev->op.path, &ts1, false) == 0;
 	if (slash1) {
 		if (exists1 && !S_ISDIR(ts1.st_mode))
 			return -ENOTDIR;
@@ -1007,7 +1000,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 		size_t rl2 = strlen(raw2);
 		struct stat ts2;
 		if (rl2 > 1 && raw2[rl2 - 1] == '/') {
-			bool exists2 = lstat(ev->op.path2, &ts2) == 0;
+			bool exists2 = cw_stat_long(ev->op.path2, &ts2, false) == 0;
 			if (exists2 && !S_ISDIR(ts2.st_mode))
 				return -ENOTDIR;
 			/* A new name "x/" only for a directory being renamed. */
