@@ -135,7 +135,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e98_secret_hardlink.sh \
 	tests/escapes/e99_secret_rename.sh \
 	tests/escapes/e100_secret_dir_rename.sh \
-	tests/escapes/e101_deep_interp.sh
+	tests/escapes/e101_deep_interp.sh \
+	tests/escapes/e113_deep_tree.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e69_prlimit_nofile.sh \
