@@ -52,6 +52,8 @@ try:
         os.rename("f", up)
     elif mode == "git":
         os.mkdir(".git")
+    elif mode == "keep":
+        open("kept.txt", "w").write("kept\n")
     print(mode, "done")
 except OSError as e:
     print(mode, "refused", e.errno)
@@ -110,5 +112,12 @@ want_git=$(deep_name "$W/t")/.git
 grep -q "^git refused 13" "$OUT" || { cat "$OUT" >&2; fail "mkdir .git deep down: not refused"; }
 expect_denied protected_metadata "'$want_git'"
 report_has "len(denial['capability']['scope']) > 4096"
+
+# 5. A file created down there and kept is in outcome.changes by its
+#    whole name.
+cd "$W" && rm -rf "$W/t" && mkdir "$W/t" && cd "$W/t" || fail "reset $W/t"
+under verify -- "$PY" "$T/esc.py" keep $DEPTH "$canary"
+grep -q "^keep done" "$OUT" || { cat "$OUT" >&2; fail "a file deep down could not be created"; }
+report_has 'outcome["kind"] == "success"' "changes('created', '$(deep_name "$W/t")/kept.txt')"
 cd "$W" && rm -rf "$W/t"
 exit 0
