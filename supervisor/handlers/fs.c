@@ -111,6 +111,53 @@ static void remember_link_source(const char *path, bool follow)
 	linked[nlinked++] = (struct linked){ st.st_dev, st.st_ino };
 }
 
+/* Files deeper than PATH_MAX that capwatch opened for the tree, by device
+ * and inode. The kernel cannot name such a file from a descriptor
+ * (readlink of /proc/PID/fd/N is ENAMETOOLONG, and a file has no ".." to
+ * walk up from): a metadata call on the descriptor (fchmod, fchown,
+ * futimens, fsetxattr) is decided on the name it was opened by, once a
+ * stat of that name shows it still is that file. The last LONG_NAMES
+ * (each at most CW_PATH_LONG_MAX); any other such descriptor fails
+ * closed (ENAMETOOLONG). */
+#define LONG_NAMES 32
+static struct long_name {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+} long_names[LONG_NAMES];
+static size_t long_next;
+
+static void remember_long_name(const char *path, const struct stat *st)
+{
+	if (strlen(path) < PATH_MAX || !S_ISREG(st->st_mode))
+		return;
+	struct long_name *l = NULL;
+	for (size_t i = 0; i < LONG_NAMES && !l; i++)
+		if (long_names[i].name && long_names[i].dev == st->st_dev && long_names[i].ino == st->st_ino)
+			l = &long_names[i];
+	if (!l)
+		l = &long_names[long_next++ % LONG_NAMES];
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	free(l->name);
+	*l = (struct long_name){ st->st_dev, st->st_ino, copy };
+}
+
+static const char *long_name_of(int fd)
+{
+	struct stat st, now;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	for (size_t i = 0; i < LONG_NAMES; i++) {
+		struct long_name *l = &long_names[i];
+		if (l->name && l->dev == st.st_dev && l->ino == st.st_ino &&
+		    cw_stat_long(l->name, &now, false) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+			return l->name;
+	}
+	return NULL;
+}
+
 static bool foreign_hardlink(const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)
@@ -555,6 +602,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			fd = rfd;
 		}
 	}
+	remember_long_name(ev->op.path, &st);
 	answer_with_fd(n, ev, fd);
 }
 
@@ -1352,6 +1400,12 @@ void cw_handle_fs(struct cw_notif *n)
 		e = cur_fd = dup_target_fd(n, dirfd);
 		if (e >= 0) {
 			e = cw_resolve_fd(getpid(), cur_fd, &res1);
+			const char *ln = e == -ENAMETOOLONG ? long_name_of(cur_fd) : NULL;
+			if (ln) {
+				/* Deeper than PATH_MAX: the name capwatch opened it by. */
+				strcpy(res1.path, ln);
+				e = 0;
+			}
 			if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
 				snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", dirfd);
 		}

@@ -5,7 +5,7 @@
 # absolute name is longer (readlink of /proc/PID/cwd says ENAMETOOLONG).
 # capwatch must decide on the full name and act through descriptors:
 # what works bare works under `verify` (mkdir, create, read, rename,
-# unlink, symlink, rmtree), and an escape from down there (a relative
+# unlink, symlink, chmod, fchmod, utime, link, rmtree), and an escape from down there (a relative
 # "../" path, a planted symlink, a rename) is denied and reported, the
 # canary outside the workspace untouched. The report carries names
 # longer than PATH_MAX whole. Before the fix the first mkdir past 4096
@@ -23,6 +23,13 @@ for i in range(depth):
     os.chdir(n)
 open("f.txt", "w").write("hello\n")
 print(open("f.txt").read().strip(), len(os.getcwd()))
+fd = os.open("f.txt", os.O_RDONLY)
+os.fchmod(fd, 0o600)  # on a descriptor the kernel cannot name
+os.close(fd)
+os.chmod("f.txt", 0o644)
+os.utime("f.txt")
+os.link("f.txt", "h.txt")
+os.unlink("h.txt")
 os.rename("f.txt", "g.txt")
 os.unlink("g.txt")
 os.symlink("x", "l")
