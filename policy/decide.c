@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include "policy.h"
 #include "profile_impl.h"
@@ -364,12 +366,16 @@ static int decide_net(const cw_profile *p, const struct cw_context *ctx, const s
 	return by_profile(p, ctx, op, out, CW_CAP_UNRESTRICTED, false, text, NULL, 0);
 }
 
+static int decide_op(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+		     struct cw_decision *out, const char *path, const char *path2);
+
 int cw_policy_decide(const cw_profile *p, const struct cw_context *ctx,
 		     const struct cw_op *op, struct cw_decision *out)
 {
 	if (!out)
 		return -EINVAL;
-	memset(out, 0, sizeof *out);
+	/* Not the whole scope: it is CW_SCOPE_MAX (64 KiB) long. */
+	memset(out, 0, offsetof(struct cw_decision, scope) + 1);
 	if (!op)
 		return unclassified(NULL, out, "no operation");
 	if (!p)
@@ -377,18 +383,52 @@ int cw_policy_decide(const cw_profile *p, const struct cw_context *ctx,
 	if ((unsigned)op->kind >= CW_OP__COUNT)
 		return unclassified(NULL, out, "unknown operation kind");
 
-	char path[4096], path2[4096];
+	/* Paths up to CW_PATH_LONG_MAX (a cwd deeper than PATH_MAX): on the
+	 * heap when longer than the usual. Normalizing an absolute path never
+	 * makes it longer. */
+	char spath[4096], spath2[4096];
+	char *path = spath, *path2 = spath2;
 	if (is_file_op(op->kind)) {
 		/* Normalize again: a stray ".." must not carry a path out of a
 		 * root it was checked against. Relative paths are the caller's
 		 * bug: they cannot be placed. */
 		if (!op->path || op->path[0] != '/')
 			return unclassified(op, out, op->path ? "relative path" : "no path");
-		int rc = cw_path_normalize(NULL, op->path, path, sizeof path);
-		if (rc < 0)
+		size_t need = strlen(op->path) + 1;
+		if (need > CW_PATH_LONG_MAX)
 			return unclassified(op, out, "path too long");
+		if (need > sizeof spath && !(path = malloc(need)))
+			return unclassified(op, out, "out of memory");
+		int rc = cw_path_normalize(NULL, op->path, path, need);
+		if (rc < 0) {
+			if (path != spath)
+				free(path);
+			return unclassified(op, out, "path too long");
+		}
 	}
+	if (op->kind == CW_OP_RENAME && op->path2 && op->path2[0] == '/') {
+		size_t need = strlen(op->path2) + 1;
+		if (need > sizeof spath2)
+			path2 = need > CW_PATH_LONG_MAX ? NULL : malloc(need);
+		if (!path2 || cw_path_normalize(NULL, op->path2, path2, need) < 0) {
+			if (path != spath)
+				free(path);
+			if (path2 && path2 != spath2)
+				free(path2);
+			return unclassified(op, out, "path too long");
+		}
+	}
+	int rc = decide_op(p, ctx, op, out, path, path2);
+	if (path != spath)
+		free(path);
+	if (path2 != spath2)
+		free(path2);
+	return rc;
+}
 
+static int decide_op(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
+		     struct cw_decision *out, const char *path, const char *path2)
+{
 	switch (op->kind) {
 	case CW_OP_OPEN_READ:
 		return decide_read(p, ctx, op, path, out);
@@ -399,8 +439,6 @@ int cw_policy_decide(const cw_profile *p, const struct cw_context *ctx,
 	case CW_OP_RENAME:
 		if (!op->path2 || op->path2[0] != '/')
 			return unclassified(op, out, op->path2 ? "relative second path" : "no second path");
-		if (cw_path_normalize(NULL, op->path2, path2, sizeof path2) < 0)
-			return unclassified(op, out, "path too long");
 		return decide_rename(p, ctx, op, path, path2, out);
 	case CW_OP_EXEC:
 		return by_profile(p, ctx, op, out, CW_CAP_PROCESS_SPAWN, false, path, NULL, 0);

@@ -11,7 +11,13 @@
 #include "path.h"
 #include "addr.h"
 
-#define CW_SCOPE_MAX 4200 /* PATH_MAX plus a prefix */
+/* The longest resolved path capwatch decides on, NUL included. The kernel
+ * takes no path argument of PATH_MAX bytes or more, but a name resolved
+ * against a cwd or a directory descriptor deeper than PATH_MAX is longer:
+ * such names are decided (and performed relative to descriptors, in steps
+ * shorter than PATH_MAX) up to this bound, beyond it refused ENAMETOOLONG. */
+#define CW_PATH_LONG_MAX 65536
+#define CW_SCOPE_MAX (CW_PATH_LONG_MAX + 104) /* a path plus a prefix ("unix:") */
 #define CW_RULE_MAX 192
 #define CW_REASON_MAX 256
 
@@ -103,7 +109,6 @@ struct cw_decision {
 	cw_cap_kind cap;            /* CW_CAP_NONE: no capability needed */
 	bool secret;                /* filesystem_read of a secret-looking path */
 	bool flagged;               /* allowed but worth a flag (observe: secret, protected) */
-	char scope[CW_SCOPE_MAX];   /* resolved path, "addr:port", "unix:PATH", pid, syscall */
 	char rule[CW_RULE_MAX];     /* the rule that decided: "readonly:workspace_write:default",
 				       "builtin:pseudo-device", "builtin:scratch",
 				       "approval:approve-risk", "approval:--approve external_network" */
@@ -112,6 +117,9 @@ struct cw_decision {
 	cw_source source;
 	int err;                    /* errno a denial returns: EACCES for file
 				       operations, EPERM for everything else */
+	/* Last: cw_policy_decide() clears the struct up to it and only its
+	 * first byte (it is CW_SCOPE_MAX long). */
+	char scope[CW_SCOPE_MAX];   /* resolved path, "addr:port", "unix:PATH", pid, syscall */
 };
 
 /* Decide OP. Always fills OUT (a decision is always produced; an operation

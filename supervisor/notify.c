@@ -8,6 +8,7 @@
  * for may be waiting for our answer. */
 #include "config.h"
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -167,7 +168,7 @@ bool cw_notif_valid(struct cw_notif *n)
 
 void cw_event_init(struct cw_event *ev, const char *syscall)
 {
-	memset(ev, 0, sizeof(*ev));
+	memset(ev, 0, offsetof(struct cw_event, d.scope) + 1);
 	ev->op.syscall = syscall;
 	ev->op.target_pid = 0;
 	ev->dirfd = -1;

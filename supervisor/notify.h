@@ -39,7 +39,6 @@ struct cw_event {
 	int dirfd; bool has_dirfd;
 	long long flags; bool has_flags;
 	const char *const *argv;
-	struct cw_decision d;
 	bool allowed;   /* the answer: the operation goes ahead */
 	bool enforced;  /* the decision took effect (false under --observe) */
 	bool verified;  /* true only when the supervisor performed the operation itself */
@@ -50,6 +49,8 @@ struct cw_event {
 			   is the check): cw_event_finish does not ask */
 	bool vanished;  /* the answer found the notification gone and nothing had
 			   been done for it: not recorded */
+	struct cw_decision d; /* last: its scope is 64 KiB, cw_event_init()
+				 clears only its first byte */
 };
 void cw_event_init(struct cw_event *ev, const char *syscall);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -92,6 +93,232 @@ static void strip_deleted(char *p)
 	size_t n = strlen(p), s = sizeof(suffix) - 1;
 	if (n > s && strcmp(p + n - s, suffix) == 0)
 		p[n - s] = '\0';
+}
+
+/* ---- paths longer than PATH_MAX ----
+ *
+ * The kernel refuses a path argument of PATH_MAX bytes or more, but a tree
+ * can be deeper than that, and a process whose cwd is down there names
+ * its files relative to it. capwatch decides on the absolute name (up to
+ * CW_PATH_LONG_MAX) and acts on it in steps, each shorter than PATH_MAX,
+ * relative to the directory the previous step opened (resolve.h). */
+
+/* The step core: openat2 of the first LEN bytes of the absolute PATH. */
+static int openat2_long_n(const char *path, size_t len, const struct open_how *how)
+{
+	char step[PATH_MAX];
+	int dfd = AT_FDCWD, fd;
+
+	if (len < PATH_MAX) {
+		memcpy(step, path, len);
+		step[len] = '\0';
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, step, how, sizeof(*how));
+		return fd < 0 ? -errno : fd;
+	}
+	if (path[0] != '/' || len >= CW_PATH_LONG_MAX)
+		return -ENAMETOOLONG;
+	/* Beneath each step's directory: with symlinks refused nothing but
+	 * a ".." could leave it, and a decided name has none. */
+	unsigned long long beneath = (how->resolve & RESOLVE_NO_SYMLINKS) ? RESOLVE_BENEATH : 0;
+	const char *p = path, *end = path + len;
+	while ((size_t)(end - p) >= PATH_MAX) {
+		size_t cut = PATH_MAX - 1;
+		while (cut > 0 && p[cut] != '/')
+			cut--;
+		if (cut == 0) {
+			/* One component of PATH_MAX bytes: no name has one. */
+			if (dfd != AT_FDCWD)
+				close(dfd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(step, p, cut);
+		step[cut] = '\0';
+		struct open_how dh = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = how->resolve | (dfd != AT_FDCWD ? beneath : 0),
+		};
+		int nfd = (int)syscall(SYS_openat2, dfd, step, &dh, sizeof(dh));
+		int e = errno;
+		if (dfd != AT_FDCWD)
+			close(dfd);
+		if (nfd < 0)
+			return -e;
+		dfd = nfd;
+		p += cut;
+		while (p < end && *p == '/')
+			p++;
+	}
+	size_t rest = (size_t)(end - p);
+	if (rest == 0) {
+		step[0] = '.';
+		rest = 1;
+	} else {
+		memcpy(step, p, rest);
+	}
+	step[rest] = '\0';
+	struct open_how last = *how;
+	last.resolve |= beneath;
+	fd = (int)syscall(SYS_openat2, dfd, step, &last, sizeof(last));
+	int e = errno;
+	close(dfd);
+	return fd < 0 ? -e : fd;
+}
+
+int cw_openat2_long(const char *path, const struct open_how *how)
+{
+	return openat2_long_n(path, strlen(path), how);
+}
+
+int cw_open_parent_long(const char *path, unsigned long long resolve, char *base, size_t basesz)
+{
+	const char *slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || !slash[1])
+		return -EINVAL;
+	const char *b = slash + 1;
+	if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0)
+		return -EINVAL;
+	if (strlen(b) >= basesz)
+		return -ENAMETOOLONG;
+	strcpy(base, b);
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = resolve };
+	size_t dlen = (size_t)(slash - path);
+	return dlen ? openat2_long_n(path, dlen, &how) : openat2_long_n("/", 1, &how);
+}
+
+int cw_stat_long(const char *path, struct stat *st, bool follow)
+{
+	if (strlen(path) < PATH_MAX)
+		return (follow ? stat(path, st) : lstat(path, st)) < 0 ? -errno : 0;
+	char base[NAME_MAX + 1];
+	int d = cw_open_parent_long(path, RESOLVE_NO_MAGICLINKS, base, sizeof(base));
+	if (d < 0)
+		return d;
+	int r = fstatat(d, base, st, follow ? 0 : AT_SYMLINK_NOFOLLOW);
+	int e = errno;
+	close(d);
+	return r < 0 ? -e : 0;
+}
+
+/* readlink of an absolute PATH of any length, as readlink_str(). */
+static int readlink_long(const char *path, char *out, size_t outsz)
+{
+	if (strlen(path) < PATH_MAX)
+		return readlink_str(path, out, outsz);
+	char base[NAME_MAX + 1];
+	int d = cw_open_parent_long(path, RESOLVE_NO_MAGICLINKS, base, sizeof(base));
+	if (d < 0)
+		return d;
+	ssize_t n = readlinkat(d, base, out, outsz - 1);
+	int e = errno;
+	close(d);
+	if (n < 0)
+		return -e;
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+/* The name of directory FD when the kernel cannot say it (its magic
+ * link's readlink is ENAMETOOLONG: deeper than a page). Walked up with
+ * "..": at each step the child's name is the entry of the parent with the
+ * child's device and inode (d_ino first; then a stat of every directory
+ * entry, for a mount point, whose d_ino is the covered directory's), until
+ * an ancestor's own name fits the kernel's readlink. Bounded by OUTSZ and
+ * by the number of directory entries looked at. The name is what the
+ * decision rests on, and capwatch then acts on that name (in steps, every
+ * step resolved again), not on FD: a directory renamed meanwhile makes
+ * the name miss, never lands elsewhere than what was decided. */
+#define LONG_NAME_ENTRIES 200000
+static int long_dir_name(int fd, char *out, size_t outsz)
+{
+	char link[PATH_MAX], self[64];
+	size_t tail = outsz - 1; /* the name grows leftwards from the end */
+	long budget = LONG_NAME_ENTRIES;
+	int e = 0;
+	int cur = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return -errno;
+	out[tail] = '\0';
+	for (;;) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", cur);
+		e = readlink_str(self, link, sizeof(link));
+		if (e == 0) {
+			size_t have = outsz - 1 - tail;
+			size_t l = strcmp(link, "/") == 0 ? 0 : strlen(link);
+			if (link[0] != '/' || strstr(link, " (deleted)"))
+				e = -ENOENT;
+			else if (l + have + 1 > outsz)
+				e = -ENAMETOOLONG;
+			else {
+				memmove(out + l, out + tail, have + 1);
+				memcpy(out, link, l);
+				if (l + have == 0)
+					strcpy(out, "/");
+			}
+			break;
+		}
+		if (e != -ENAMETOOLONG)
+			break;
+		e = 0;
+		struct stat cst, pst, st;
+		int par = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (par < 0 || fstat(cur, &cst) < 0 || fstat(par, &pst) < 0) {
+			e = -errno;
+			if (par >= 0)
+				close(par);
+			break;
+		}
+		if (pst.st_dev == cst.st_dev && pst.st_ino == cst.st_ino) {
+			close(par);
+			e = -ENOENT; /* a root whose name is too long: no name */
+			break;
+		}
+		int dd = fcntl(par, F_DUPFD_CLOEXEC, 0);
+		DIR *d = dd >= 0 ? fdopendir(dd) : NULL;
+		if (!d) {
+			e = -errno;
+			if (dd >= 0)
+				close(dd);
+			close(par);
+			break;
+		}
+		const char *name = NULL;
+		for (int pass = 0; pass < 2 && !name && budget > 0; pass++) {
+			struct dirent *de;
+			rewinddir(d);
+			while (budget > 0 && (de = readdir(d))) {
+				budget--;
+				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+					continue;
+				if (pass == 0 ? de->d_ino != cst.st_ino
+					      : de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+					continue;
+				if (fstatat(par, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    st.st_dev == cst.st_dev && st.st_ino == cst.st_ino) {
+					name = de->d_name;
+					break;
+				}
+			}
+		}
+		size_t nl = name ? strlen(name) : 0;
+		if (!name)
+			e = budget > 0 ? -ENOENT : -ENAMETOOLONG;
+		else if (nl + 1 > tail)
+			e = -ENAMETOOLONG;
+		else {
+			tail -= nl;
+			memcpy(out + tail, name, nl);
+			out[--tail] = '/';
+		}
+		closedir(d);
+		close(cur);
+		cur = par;
+		if (e < 0)
+			break;
+	}
+	close(cur);
+	return e;
 }
 
 /* ---- merged /usr ----
@@ -415,8 +642,8 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			}
 			if (fast)
 				st = *fast;
-			else if (lstat(out, &st) < 0) {
-				if (errno == ENOENT || errno == ENOTDIR) {
+			else if ((e = cw_stat_long(out, &st, false)) < 0) {
+				if (e == -ENOENT || e == -ENOTDIR) {
 					res->exists = false;
 					r = next;
 					continue;
@@ -437,7 +664,7 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				r = next;
 				continue;
 			}
-			e = readlink_str(out, link, sizeof(link));
+			e = readlink_long(out, link, sizeof(link));
 			if (e < 0)
 				return e;
 			strip_deleted(link);
@@ -491,20 +718,36 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 	return 0;
 }
 
+/* readlink of the magic link P (/proc/TID/cwd, /proc/TID/fd/N) into OUT;
+ * a directory whose name is longer than the kernel says (ENAMETOOLONG)
+ * is named by long_dir_name() when OUT has room for more than PATH_MAX. */
+static int magic_name(const char *p, char *out, size_t outsz, bool need_dir)
+{
+	int e = readlink_str(p, out, outsz);
+	if (e != -ENAMETOOLONG || outsz <= PATH_MAX)
+		return e;
+	int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOTDIR && !need_dir ? -ENAMETOOLONG : -errno;
+	e = long_dir_name(fd, out, outsz);
+	close(fd);
+	return e;
+}
+
 static int base_of(pid_t tid, int dirfd, char *out, size_t outsz, bool need_dir)
 {
 	char p[64];
 	int e;
 	if (dirfd == AT_FDCWD) {
 		snprintf(p, sizeof(p), "/proc/%d/cwd", (int)tid);
-		e = readlink_str(p, out, outsz);
+		e = magic_name(p, out, outsz, true);
 		if (e < 0)
 			return e == -ENOENT ? -ESRCH : e;
 	} else {
 		if (dirfd < 0)
 			return -EBADF;
 		snprintf(p, sizeof(p), "/proc/%d/fd/%d", (int)tid, dirfd);
-		e = readlink_str(p, out, outsz);
+		e = magic_name(p, out, outsz, need_dir);
 		if (e < 0)
 			return e == -ENOENT ? -EBADF : e;
 		if (need_dir) {
@@ -528,33 +771,45 @@ static int base_of(pid_t tid, int dirfd, char *out, size_t outsz, bool need_dir)
 static int fast_walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path, int flags,
 		     const char *root, struct cw_resolved *res)
 {
-	char full[PATH_MAX * 2];
 	if (flags & (CW_RES_IN_ROOT | CW_RES_BENEATH))
 		return -EAGAIN;
-	int k = path[0] == '/' ? snprintf(full, sizeof(full), "%s", path)
-			       : snprintf(full, sizeof(full), "%s/%s", out, path);
-	if (k < 0 || (size_t)k >= sizeof(full) || strlen(out) >= PATH_MAX)
+	/* Longer than PATH_MAX under a deep cwd: opened in steps
+	 * (cw_openat2_long), the name on the heap. */
+	size_t need = (path[0] == '/' ? 0 : strlen(out) + 1) + strlen(path) + 1;
+	if (need > CW_PATH_LONG_MAX)
+		return -EAGAIN;
+	_cleanup_free_ char *full = malloc(need);
+	_cleanup_free_ char *saved = strdup(out);
+	if (!full || !saved)
 		return -EAGAIN;
 	size_t pl = strlen(path);
+	if (path[0] == '/') {
+		memcpy(full, path, pl + 1);
+	} else {
+		size_t ol = strlen(out);
+		memcpy(full, out, ol);
+		full[ol] = '/';
+		memcpy(full + ol + 1, path, pl + 1);
+	}
 	bool nofollow = (flags & CW_RES_NOFOLLOW) && pl && path[pl - 1] != '/';
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+	int fd = cw_openat2_long(full, &how);
 	if (fd < 0) {
 		/* ENOENT without a symlink on the way (that would be ELOOP
 		 * first): if the parent is there, only the final name is
 		 * missing, as for most creations and failed probes. */
 		char *slash = strrchr(full, '/');
 		const char *lastc = slash ? slash + 1 : "";
-		if (errno != ENOENT || !slash || slash == full || !*lastc ||
+		if (fd != -ENOENT || !slash || slash == full || !*lastc ||
 		    strcmp(lastc, ".") == 0 || strcmp(lastc, "..") == 0)
 			return -EAGAIN;
 		*slash = '\0';
 		how.flags = O_PATH | O_CLOEXEC | O_DIRECTORY;
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+		fd = cw_openat2_long(full, &how);
 		if (fd < 0)
 			return -EAGAIN;
 		close(fd);
@@ -565,8 +820,6 @@ static int fast_walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char 
 		if (se < 0)
 			return -EAGAIN;
 	}
-	char saved[PATH_MAX];
-	strcpy(saved, out);
 	int e = walk(tid, tgid, out, outsz, path, flags, root, res, &st);
 	if (e == -EAGAIN)
 		strcpy(out, saved);
@@ -593,14 +846,24 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 	 * root; absolute names and symlinks start there (IN_ROOT) or are
 	 * refused (BENEATH), and ".." stops there. */
 	bool rooted = flags & (CW_RES_IN_ROOT | CW_RES_BENEATH);
-	char root[PATH_MAX] = "/";
+	_cleanup_free_ char *root_long = NULL;
+	const char *root = "/";
 	if (path[0] == '/' && (flags & CW_RES_BENEATH))
 		return -EXDEV;
 	if (path[0] == '/' && !rooted) {
 		strcpy(out, "/");
 	} else {
-		char base[PATH_MAX];
-		int e = base_of(tid, dirfd, base, sizeof(base), true);
+		/* A cwd or dirfd deeper than PATH_MAX: its name on the heap,
+		 * up to CW_PATH_LONG_MAX (base_of). */
+		char sbase[PATH_MAX];
+		_cleanup_free_ char *lbase = NULL;
+		char *base = sbase;
+		int e = base_of(tid, dirfd, sbase, sizeof(sbase), true);
+		if (e == -ENAMETOOLONG) {
+			if (!(base = lbase = malloc(CW_PATH_LONG_MAX)))
+				return -ENOMEM;
+			e = base_of(tid, dirfd, base, CW_PATH_LONG_MAX, true);
+		}
 		if (e < 0)
 			return e;
 		/* The base came from the kernel and is already resolved. */
@@ -608,9 +871,9 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 		if (e < 0)
 			return e;
 		if (rooted) {
-			if (strlen(out) >= sizeof(root))
-				return -ENAMETOOLONG;
-			strcpy(root, out);
+			if (!(root_long = strdup(out)))
+				return -ENOMEM;
+			root = root_long;
 		}
 	}
 	/* "/lib/..." on merged /usr: the name the link leads to (above). */

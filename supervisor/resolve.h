@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
+#include <linux/openat2.h>
+#include "policy.h" /* CW_PATH_LONG_MAX */
 
 /* Copy a NUL-terminated string of at most SIZE bytes (NUL included) from
  * ADDR in TID's memory, one page at a time. Returns its length, -EFAULT for
@@ -31,8 +34,9 @@ int cw_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
 				   op (chmod...) is not covered by the fd's access */
 
 struct cw_resolved {
-	char path[4200];   /* normalized absolute path, or "/dev/fd/N" for an
-			      already-open object that grants nothing new */
+	char path[CW_PATH_LONG_MAX]; /* normalized absolute path, or "/dev/fd/N" for
+			      an already-open object that grants nothing new; longer
+			      than PATH_MAX under a cwd or dirfd that deep */
 	bool exists;       /* the final object existed when we looked */
 	bool is_symlink;   /* ... and was a symlink (NOFOLLOW) */
 	unsigned mode;     /* its st_mode as seen by the walk, 0 = not known */
@@ -77,5 +81,31 @@ size_t cw_resolve_toplinks(char *buf, size_t size);
 /* The object behind descriptor FD of TID, as a path (for fd-based metadata
  * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */
 int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *out);
+
+/* Paths longer than PATH_MAX (up to CW_PATH_LONG_MAX), as the kernel
+ * takes none: capwatch acts on them relative to descriptors it opens
+ * itself, in steps.
+ *
+ * cw_openat2_long: openat2(AT_FDCWD, PATH, HOW) for an absolute PATH of
+ * any length. Shorter than PATH_MAX: that one call. Longer: the longest
+ * leading part of fewer than PATH_MAX bytes that ends before a slash is
+ * opened O_PATH|O_DIRECTORY with HOW's resolve flags, the next part
+ * relative to it, and so on; the last part with HOW itself. Each step
+ * keeps HOW's rules (RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS...) and,
+ * when symlinks are refused, adds RESOLVE_BENEATH to the relative steps:
+ * what is opened is exactly the name, component by component, as one
+ * openat2 would have walked it. Returns the descriptor or -errno. */
+int cw_openat2_long(const char *path, const struct open_how *how);
+
+/* The directory that holds the last component of the absolute PATH,
+ * opened O_PATH|O_DIRECTORY as cw_openat2_long() does with the resolve
+ * flags RESOLVE; BASE (BASESZ bytes) receives that last component.
+ * -EINVAL for "/", a trailing slash, "." or ".." last. */
+int cw_open_parent_long(const char *path, unsigned long long resolve, char *base, size_t basesz);
+
+/* lstat() (FOLLOW false) or stat() of an absolute PATH of any length:
+ * through the parent when longer than PATH_MAX (intermediate symlinks
+ * followed, as lstat would; magic links not). 0 or -errno. */
+int cw_stat_long(const char *path, struct stat *st, bool follow);
 
 #endif

@@ -232,7 +232,7 @@ void cw_run_change(struct cw_run *run, enum cw_change_kind kind, const char *pat
 		free(ch->path2);
 		return;
 	}
-	ch->existed = lstat(path, &ch->before) == 0;
+	ch->existed = cw_stat_long(path, &ch->before, false) == 0; /* also deeper than PATH_MAX */
 	c->n++;
 	if (slot)
 		*slot = c->n;
@@ -256,10 +256,10 @@ static void changes_report(struct cw_run *run)
 	for (size_t i = 0; i < c->n; i++) {
 		struct change *ch = &c->v[i];
 		struct stat now;
-		bool exists = lstat(ch->path, &now) == 0;
+		bool exists = cw_stat_long(ch->path, &now, false) == 0;
 		if (ch->kind == CW_CHANGE_RENAME) {
 			struct stat st2;
-			if (ch->existed && !exists && ch->path2 && lstat(ch->path2, &st2) == 0)
+			if (ch->existed && !exists && ch->path2 && cw_stat_long(ch->path2, &st2, false) == 0)
 				cw_report_add_change(run->report, "renamed", ch->path, ch->path2);
 			continue;
 		}

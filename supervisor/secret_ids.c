@@ -13,6 +13,7 @@
 #include "supervisor/secret_ids.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
+#include "supervisor/resolve.h"
 #include "path.h"
 
 #define TABLE_SIZE (CW_SECRET_IDS_MAX * 2) /* a power of two */
@@ -85,7 +86,7 @@ void cw_secret_ids_note(struct cw_run *run, const char *path)
 	struct stat st;
 	the_run = run;
 	/* lstat: a symlink named like a secret is not its target */
-	if (path && path[0] == '/' && lstat(path, &st) == 0)
+	if (path && path[0] == '/' && cw_stat_long(path, &st, false) == 0) /* any depth */
 		add(&st, path);
 }
 
@@ -106,7 +107,7 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
 void cw_secret_ids_unlinking(const char *path)
 {
 	struct stat st;
-	if (!table || !path || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+	if (!table || !path || cw_stat_long(path, &st, false) < 0 || !S_ISREG(st.st_mode))
 		return;
 	struct entry *e = lookup(st.st_dev, st.st_ino);
 	if (!e)

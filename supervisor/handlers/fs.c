@@ -96,7 +96,7 @@ static size_t nlinked, caplinked;
 static void remember_link_source(const char *path, bool follow)
 {
 	struct stat st;
-	if ((follow ? stat(path, &st) : lstat(path, &st)) < 0 || !S_ISREG(st.st_mode))
+	if (cw_stat_long(path, &st, follow) < 0 || !S_ISREG(st.st_mode))
 		return;
 	for (size_t i = 0; i < nlinked; i++)
 		if (linked[i].dev == st.st_dev && linked[i].ino == st.st_ino)
@@ -110,6 +110,53 @@ static void remember_link_source(const char *path, bool follow)
 		caplinked = ncap;
 	}
 	linked[nlinked++] = (struct linked){ st.st_dev, st.st_ino };
+}
+
+/* Files deeper than PATH_MAX that capwatch opened for the tree, by device
+ * and inode. The kernel cannot name such a file from a descriptor
+ * (readlink of /proc/PID/fd/N is ENAMETOOLONG, and a file has no ".." to
+ * walk up from): a metadata call on the descriptor (fchmod, fchown,
+ * futimens, fsetxattr) is decided on the name it was opened by, once a
+ * stat of that name shows it still is that file. The last LONG_NAMES
+ * (each at most CW_PATH_LONG_MAX); any other such descriptor fails
+ * closed (ENAMETOOLONG). */
+#define LONG_NAMES 32
+static struct long_name {
+	dev_t dev;
+	ino_t ino;
+	char *name;
+} long_names[LONG_NAMES];
+static size_t long_next;
+
+static void remember_long_name(const char *path, const struct stat *st)
+{
+	if (strlen(path) < PATH_MAX || !S_ISREG(st->st_mode))
+		return;
+	struct long_name *l = NULL;
+	for (size_t i = 0; i < LONG_NAMES && !l; i++)
+		if (long_names[i].name && long_names[i].dev == st->st_dev && long_names[i].ino == st->st_ino)
+			l = &long_names[i];
+	if (!l)
+		l = &long_names[long_next++ % LONG_NAMES];
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	free(l->name);
+	*l = (struct long_name){ st->st_dev, st->st_ino, copy };
+}
+
+static const char *long_name_of(int fd)
+{
+	struct stat st, now;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	for (size_t i = 0; i < LONG_NAMES; i++) {
+		struct long_name *l = &long_names[i];
+		if (l->name && l->dev == st.st_dev && l->ino == st.st_ino &&
+		    cw_stat_long(l->name, &now, false) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+			return l->name;
+	}
+	return NULL;
 }
 
 static bool foreign_hardlink(const struct stat *st)
@@ -215,7 +262,7 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
 	mode_t mode = res->mode; /* what the resolution saw, when it knows */
 	if (!mode) {
 		struct stat st;
-		if (lstat(path, &st) < 0)
+		if (cw_stat_long(path, &st, false) < 0)
 			return true; /* capwatch's open fails the same way (ENOENT creates) */
 		mode = st.st_mode;
 	}
@@ -239,7 +286,16 @@ static bool file_is_mount_point(int fd, const char *path)
 	struct statx a, b;
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+	if (slash && (size_t)(slash - path) >= sizeof(dir)) {
+		/* Deeper than PATH_MAX: the directory through descriptors. */
+		char base[NAME_MAX + 1];
+		_cleanup_close_ int d = cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+							    base, sizeof(base));
+		return d >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) == 0 &&
+		       statx(d, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) == 0 && (a.stx_mask & STATX_MNT_ID) &&
+		       (b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id;
+	}
+	if (!slash)
 		return false;
 	if (slash == path) {
 		strcpy(dir, "/");
@@ -354,7 +410,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	if (rl > 1 && raw1[rl - 1] == '/') {
 		struct stat st;
 		int e = 0;
-		if (lstat(ev->op.path, &st) < 0)
+		if (cw_stat_long(ev->op.path, &st, false) < 0)
 			e = (cur_open.flags & O_CREAT) ? EISDIR : ENOENT;
 		else if (!S_ISDIR(st.st_mode))
 			e = ENOTDIR;
@@ -407,7 +463,11 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		struct open_how plain = how;
 		plain.flags &= ~(unsigned long long)O_CREAT;
 		plain.mode = 0;
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &plain, sizeof(plain));
+		fd = cw_openat2_long(ev->op.path, &plain);
+		if (fd < 0) {
+			errno = -fd;
+			fd = -1;
+		}
 		static uid_t me = (uid_t)-1; /* capwatch's euid does not change */
 		if (me == (uid_t)-1)
 			me = geteuid();
@@ -433,8 +493,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			}
 		}
 		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, ev->op.path, &how, sizeof(how));
-		int open_errno = errno;
+		fd = cw_openat2_long(ev->op.path, &how);
+		int open_errno = fd < 0 ? -fd : 0;
+		if (fd < 0)
+			fd = -1;
 		if (um >= 0)
 			umask(saved_umask);
 		errno = open_errno;
@@ -558,6 +620,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			fd = rfd;
 		}
 	}
+	remember_long_name(ev->op.path, &st);
 	answer_with_fd(n, ev, fd);
 }
 
@@ -941,29 +1004,8 @@ static enum cw_change_kind fs_change_kind(int nr)
  * ELOOP), and copy the last component to BASE. */
 static int open_parent(const char *path, char *base, size_t basesz)
 {
-	const char *slash = strrchr(path, '/');
-	if (path[0] != '/' || !slash || !slash[1])
-		return -EINVAL;
-	const char *b = slash + 1;
-	if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0 || strlen(b) >= basesz)
-		return -EINVAL;
-	strcpy(base, b);
-	char dir[PATH_MAX];
-	size_t dlen = (size_t)(slash - path);
-	if (dlen >= sizeof(dir))
-		return -ENAMETOOLONG;
-	if (dlen == 0) {
-		strcpy(dir, "/");
-	} else {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-	}
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	/* Deeper than PATH_MAX too: in steps, each without symlinks. */
+	return cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, base, basesz);
 }
 
 /* The decided object itself, as an O_PATH descriptor, no symlink followed. */
@@ -973,8 +1015,7 @@ static int open_object(const char *path)
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return cw_openat2_long(path, &how);
 }
 
 /* The object of a metadata call: "/dev/fd/N" (a pipe or socket of the
@@ -1037,7 +1078,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	struct stat ts1;
 	size_t rl = strlen(raw1);
 	bool slash1 = rl > 1 && raw1[rl - 1] == '/';
-	bool exists1 = lstat(ev->op.path, &ts1) == 0;
+	bool exists1 = cw_stat_long(ev->op.path, &ts1, false) == 0;
 	if (slash1) {
 		if (exists1 && !S_ISDIR(ts1.st_mode))
 			return -ENOTDIR;
@@ -1050,7 +1091,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 		size_t rl2 = strlen(raw2);
 		struct stat ts2;
 		if (rl2 > 1 && raw2[rl2 - 1] == '/') {
-			bool exists2 = lstat(ev->op.path2, &ts2) == 0;
+			bool exists2 = cw_stat_long(ev->op.path2, &ts2, false) == 0;
 			if (exists2 && !S_ISDIR(ts2.st_mode))
 				return -ENOTDIR;
 			/* A new name "x/" only for a directory being renamed. */
@@ -1467,6 +1508,12 @@ void cw_handle_fs(struct cw_notif *n)
 		e = cur_fd = dup_target_fd(n, dirfd);
 		if (e >= 0) {
 			e = cw_resolve_fd(getpid(), cur_fd, &res1);
+			const char *ln = e == -ENAMETOOLONG ? long_name_of(cur_fd) : NULL;
+			if (ln) {
+				/* Deeper than PATH_MAX: the name capwatch opened it by. */
+				strcpy(res1.path, ln);
+				e = 0;
+			}
 			if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
 				snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", dirfd);
 		}

@@ -480,9 +480,9 @@ struct lookup {
 static void do_lookup(void *arg)
 {
 	struct lookup *l = arg;
-	l->fd = (int)syscall(SYS_openat2, AT_FDCWD, l->path, &l->how, sizeof(l->how));
+	l->fd = cw_openat2_long(l->path, &l->how); /* in steps when deeper than PATH_MAX */
 	if (l->fd < 0) {
-		l->fd = -errno;
+		/* -errno already */
 	} else if (fstat(l->fd, &l->st) < 0 || fstatfs(l->fd, &l->sfs) < 0) {
 		close(l->fd);
 		l->fd = -EACCES;
@@ -514,9 +514,7 @@ static void do_open(void *arg)
 			.mode = o->mode,
 			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 		};
-		o->fd = (int)syscall(SYS_openat2, AT_FDCWD, o->path, &how, sizeof(how));
-		if (o->fd < 0)
-			o->fd = -errno;
+		o->fd = cw_openat2_long(o->path, &how);
 	}
 }
 

@@ -371,6 +371,82 @@ static void test_memory(void **state)
 	munmap(m, (size_t)pg);
 }
 
+/* A cwd deeper than PATH_MAX (issue 14 item 10): its name is recovered
+ * (the kernel's readlink of /proc/PID/cwd says ENAMETOOLONG), names under
+ * it resolve to absolute names longer than PATH_MAX, symlinks in it are
+ * followed, and cw_openat2_long() opens such names in steps. */
+static void test_deep_cwd(void **state)
+{
+	(void)state;
+	char comp[201];
+	memset(comp, 'd', 200);
+	comp[200] = '\0';
+	size_t cap = strlen(root) + 31 * 201 + 64;
+	char *want = malloc(cap);
+	assert_non_null(want);
+	snprintf(want, cap, "%s/ws", root);
+	assert_int_equal(chdir("ws"), 0);
+	for (int i = 0; i < 30; i++) {
+		assert_int_equal(mkdir(comp, 0755), 0);
+		assert_int_equal(chdir(comp), 0);
+		strcat(want, "/");
+		strcat(want, comp);
+	}
+	assert_true(strlen(want) > PATH_MAX);
+	char lnk[64];
+	ssize_t k = readlink("/proc/self/cwd", lnk, sizeof(lnk));
+	assert_true(k < 0 && errno == ENAMETOOLONG); /* what the fix is for */
+	assert_int_equal(symlink("/etc", "abs"), 0);
+	assert_int_equal(symlink("../..", "up2"), 0);
+	struct cw_resolved *r = malloc(sizeof(*r));
+	assert_non_null(r);
+	/* A missing name, an existing directory, ".." and symlinks. */
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "new.txt", 0, r), 0);
+	char *exp = malloc(cap);
+	assert_non_null(exp);
+	snprintf(exp, cap, "%s/new.txt", want);
+	assert_string_equal(r->path, exp);
+	assert_false(r->exists);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "..", 0, r), 0);
+	snprintf(exp, cap, "%.*s", (int)(strlen(want) - 201), want);
+	assert_string_equal(r->path, exp);
+	assert_true(r->exists);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "abs/hostname", 0, r), 0);
+	assert_string_equal(r->path, "/etc/hostname");
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "up2/x", 0, r), 0);
+	snprintf(exp, cap, "%.*s/x", (int)(strlen(want) - 402), want);
+	assert_string_equal(r->path, exp);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "abs", CW_RES_NOFOLLOW, r), 0);
+	assert_true(r->is_symlink);
+	/* Opened by that name, in steps, without symlinks. */
+	snprintf(exp, cap, "%s/new.txt", want);
+	struct open_how how = { .flags = O_CREAT | O_WRONLY | O_CLOEXEC, .mode = 0644,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = cw_openat2_long(exp, &how);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(access("new.txt", F_OK), 0);
+	struct stat st;
+	assert_int_equal(cw_stat_long(exp, &st, false), 0);
+	assert_true(S_ISREG(st.st_mode));
+	snprintf(exp, cap, "%s/abs/hostname", want);
+	how.flags = O_RDONLY | O_CLOEXEC;
+	how.mode = 0;
+	assert_int_equal(cw_openat2_long(exp, &how), -ELOOP);
+	/* The same through a descriptor of the deep directory. */
+	int d = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(d >= 0);
+	assert_int_equal(chdir(root), 0);
+	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "new.txt", 0, r), 0);
+	snprintf(exp, cap, "%s/new.txt", want);
+	assert_string_equal(r->path, exp);
+	assert_true(r->exists);
+	close(d);
+	free(exp);
+	free(r);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_lexical),
 		cmocka_unit_test(test_merged_usr),
 		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_deep_cwd),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

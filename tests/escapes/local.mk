@@ -141,6 +141,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e105_report_chattr.sh \
 	tests/escapes/e69_pid_calls.sh \
 	tests/escapes/e70_ioctl_calls.sh \
+	tests/escapes/e113_deep_tree.sh \
 	tests/escapes/e69_prlimit_nofile.sh \
 	tests/escapes/e70_prlimit_fsize.sh \
 	tests/escapes/e104_prlimit_trace.sh \
