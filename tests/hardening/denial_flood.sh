@@ -22,7 +22,8 @@ HWM=$top_builddir/tests/hardening/cwb_hwm.so
 [ -x "$LOOP" ] || fail "helper not built: $LOOP"
 [ -f "$HWM" ] || fail "helper not built: $HWM"
 "$PYTHON3" -c 'import jsonschema' 2>/dev/null || skip "python3 module jsonschema is missing"
-echo "not for the command" > "$W/key.pem"
+# A private key block: a .pem is a secret by what it holds (keys.h).
+printf -- "-----BEGIN PRIVATE KEY-----\nnot for the command\n-----END PRIVATE KEY-----\n" > "$W/key.pem"
 
 # run N: capwatch over N denied opens; sets hwm (kB) and leaves $O/rN.json
 run() {
