@@ -909,6 +909,21 @@ void cw_handle_open(struct cw_notif *n)
 		ev.op.path = res1.path;
 		proc_file_target(n, &ev, wr);
 	}
+	/* An open without O_CREAT of a name that does not exist fails with
+	 * ENOENT in the kernel whatever the profile says: answered so, with
+	 * no denial (a library probing for .env, a write to a missing file). */
+	if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)) && !res1.exists && !n->run->observe && ev.op.path &&
+	    ev.op.path[0] == '/') {
+		if (!ev.decided)
+			cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
+		if (ev.d.verdict != CW_ALLOW) {
+			cw_notif_error(n, ENOENT);
+			if (cur_open.fd >= 0)
+				close(steal_fd(&cur_open.fd));
+			return;
+		}
+		ev.decided = true;
+	}
 	/* A *.pem or *.key that holds no private key (a certificate) is not a
 	 * secret: capwatch reads it before deciding, and the open that
 	 * follows must find the same file (enforce_open). */
@@ -1567,6 +1582,22 @@ void cw_handle_fs(struct cw_notif *n)
 	 * (before it moves, when it does). */
 	if (ev.op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev.op.path))
 		cw_secret_ids_note(n->run, ev.op.path);
+	/* A call on a name that does not exist (unlink, rmdir, chmod,
+	 * rename's or link's source...) fails with ENOENT in the kernel
+	 * whatever the profile says: answered so, with no denial (`rm -f
+	 * nofile` under readonly exits 0 as bare). Something made under
+	 * that name since we looked is a race the call lost. */
+	if (!fd_op && !res1.exists && !n->run->observe &&
+	    (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME)) {
+		cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
+		if (ev.d.verdict != CW_ALLOW) {
+			cw_notif_error(n, ENOENT);
+			if (cur_fd >= 0)
+				close(steal_fd(&cur_fd));
+			return;
+		}
+		ev.decided = true; /* cw_event_decide uses it */
+	}
 	cw_event_finish(n, &ev, prepare_fs, fd_op ? enforce_fd_op : enforce_fs);
 	if (cur_fd >= 0)
 		close(steal_fd(&cur_fd));

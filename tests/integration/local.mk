@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/signals_leftover.sh \
 	tests/integration/pidfd_procdir.sh \
 	tests/integration/netlink_read.sh \
+	tests/integration/enoent.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
