@@ -216,7 +216,8 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 	optind = 0; /* full reset of getopt state, so the parser can run twice */
 	opterr = 0;
 	/* "+": stop at the first non-option, which is the command. */
-	while ((c = getopt_long(argc, argv, "+p:w:qvh", long_options, NULL)) != -1) {
+	int longindex;
+	while ((longindex = -1, c = getopt_long(argc, argv, "+p:w:qvh", long_options, &longindex)) != -1) {
 		switch (c) {
 		case OPT_PROFILE:
 			if (!*optarg)
@@ -408,8 +409,15 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 	o->command = argv + optind;
 	return CW_CLI_CONTINUE;
 
-bad_empty:
-	usage_error(err, "option %s needs a non-empty argument", argv[optind - 1]);
+bad_empty: {
+	/* Name the option as it was given: --NAME, or -X. */
+	char name[64];
+	if (longindex >= 0)
+		snprintf(name, sizeof(name), "--%s", long_options[longindex].name);
+	else
+		snprintf(name, sizeof(name), "-%c", c);
+	usage_error(err, "option %s needs a non-empty argument", name);
+	}
 	cw_options_free(o);
 	return CW_EXIT_FAILURE;
 oom:

@@ -126,6 +126,14 @@ int cw_profile_load(const char *arg, cw_profile **out, struct cw_profile_files *
 		int e = cw_profile_builtin(arg, out);
 		if (e == 0)
 			return 0;
+		size_t al = strlen(arg);
+		bool looks_like_file = al > 5 && strcmp(arg + al - 5, ".json") == 0;
+		if (access(arg, F_OK) < 0 && looks_like_file) {
+			/* Meant as a file: say what is wrong with the file. */
+			cw_err("--profile %s: no such file (built-in profiles: none, readonly, verify, "
+			       "repair, observe)", arg);
+			return -ENOENT;
+		}
 		if (access(arg, F_OK) < 0) {
 			cw_err("unknown profile \"%s\" (built-in profiles: none, readonly, verify, repair, observe; "
 			       "or give a file path)", arg);

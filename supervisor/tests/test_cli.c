@@ -130,6 +130,10 @@ static void test_usage_errors(void **state)
 	expect_usage_error(ARGV("--bogus", "--", "true"), "--bogus");
 	expect_usage_error(ARGV("--report", "a", "--report-fd", "3", "--", "true"), "exclusive");
 	expect_usage_error(ARGV("--", ""), "empty");
+	/* an empty argument names its option (issue 17 item 14) */
+	expect_usage_error(ARGV("--profile", "", "--", "true"), "option --profile needs");
+	expect_usage_error(ARGV("-p", "", "--", "true"), "option -p needs");
+	expect_usage_error(ARGV("--report=", "--", "true"), "option --report needs");
 }
 
 int main(void)

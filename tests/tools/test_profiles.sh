@@ -36,6 +36,10 @@ has "$T/out" "/ws/out/**"
 run_cw "$T/out" "$T/err" profiles nosuch
 expect_rc 125 "unknown profile"
 has "$T/err" "unknown profile \"nosuch\""
+# A name that looks like a file is reported as a missing file.
+run_cw "$T/out" "$T/err" profiles missing.json
+expect_rc 125 "a missing profile file"
+has "$T/err" "missing.json: no such file"
 run_cw "$T/out" "$T/err" profiles --help
 expect_rc 0 "profiles --help"
 has "$T/out" "Usage: capwatch profiles"
