@@ -1552,6 +1552,11 @@ void cw_handle_fs(struct cw_notif *n)
 	if (l->flags >= 0) {
 		ev.flags = at_flags;
 		ev.has_flags = true;
+	} else if (nr == __NR_unlinkat) {
+		/* For the record only (AT_REMOVEDIR: a directory's removal,
+		 * not an unlink); do_path_op passes them to the kernel. */
+		ev.flags = arg_int(n, 2);
+		ev.has_flags = true;
 	}
 
 	if (l->path2 >= 0) {

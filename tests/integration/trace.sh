@@ -109,4 +109,11 @@ if [ -f "$SC" ]; then
 else
 	echo "# $SC absent: schema validation not run" >&2
 fi
+
+# unlinkat's AT_REMOVEDIR is in the record: a directory's removal does not
+# read as an unlink (issue 17 item 14).
+mkdir -p "$W/rmme"
+cw --report "$O/rd.json" --trace "$O/rd.jsonl" -- rm -r "$W/rmme" >/dev/null 2>&1
+expect_rc 0 "rm -r of a directory"
+trace_assert "$O/rd.jsonl" "any(e.get('syscall') == 'unlinkat' and (e.get('args') or {}).get('flags') == 512 and e.get('resolved', '').endswith('/rmme') for e in ops())"
 exit 0
