@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/run.h"
 #include "supervisor/ptrace.h"
 
 /* The page size for reads of the target's memory (4 KiB pages are the
@@ -177,6 +178,15 @@ void cw_handle_exec(struct cw_notif *n)
 	int e = cw_resolve_path(n->tid, n->tgid, dirfd, raw, rflags, &res);
 	if (e < 0) {
 		answer_unreadable(n, -e);
+		return;
+	}
+	/* A name that is not there (a shell or execvp trying each PATH
+	 * entry): the kernel's ENOENT, nothing to decide or record, so that
+	 * learn does not turn probes into rules. Made since we looked: a
+	 * race the exec lost. */
+	if (!res.exists && res.path[0] == '/' && strncmp(res.path, "/dev/fd/", 8) != 0 &&
+	    !n->run->observe) {
+		cw_notif_error(n, ENOENT);
 		return;
 	}
 	read_argv(n, arg_u64(n, at ? 2 : 1));

@@ -119,6 +119,26 @@ has "$T/l6.json" "pids cannot be scoped"
 run_cw "$T/out" "$T/err" replay --profile "$T/l6.json" "$T/m.jsonl"
 expect_rc 0 "replay of every scope kind under its learned profile"
 
+# A failed PATH probe (an exec of a name that is not there) is the
+# kernel's ENOENT, not a program the command ran: learn must not allow it
+# (issue 17 item 14).
+mkdir -p "$T/probe" && cd "$T/probe"
+run_cw "$T/out" "$T/err" --report "$T/probe.json" --trace "$T/probe.jsonl" -- \
+	"$PYTHON3" -c 'import os, sys
+try:
+    os.execv("/nonexistent-cw-dir/true", ["true"])
+except OSError as e:
+    sys.exit(0 if e.errno == 2 else 1)'
+expect_rc 0 "an exec of a missing program fails with ENOENT"
+run_cw "$T/out" "$T/err" learn "$T/probe.jsonl"
+expect_rc 0 "learn from a run with a failed PATH probe"
+"$PYTHON3" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ps = d["capabilities"]["process_spawn"]
+allow = ps.get("allow", []) if isinstance(ps, dict) else []
+sys.exit(1 if any("nonexistent-cw-dir" in a for a in allow) else 0)' "$T/out" || fail "learn allowed an exec that failed with ENOENT"
+cd "$T"
+
 run_cw "$T/out" "$T/err" learn --help
 expect_rc 0 "learn --help"
 has "$T/out" "Usage: capwatch learn"
