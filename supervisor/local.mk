@@ -33,7 +33,6 @@ capwatch_SOURCES = \
 	supervisor/handlers/net.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \
-	supervisor/handlers/refused.c \
 	supervisor/handlers/keys.h supervisor/handlers/keys.c \
 	supervisor/handlers/ioctl.c \
 	$(CW_TOOLS_SOURCES)

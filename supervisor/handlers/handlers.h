@@ -6,6 +6,18 @@
 #include <stdint.h>
 #include "supervisor/notify.h"
 
+/* Terminal ioctls the row of ioctl names (table.c) and ioctl.c decide;
+ * older headers lack some. */
+#ifndef TIOCCONS
+#define TIOCCONS 0x541D
+#endif
+#ifndef TIOCSETD
+#define TIOCSETD 0x5423
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
 /* Default deny (issue 14 item 2): every number below CW_NSYSCALLS is
  * either passed in the kernel (CW_RULE_ALLOW: known harmless on what the
  * tree already holds), decided by a handler (the NOTIFY and ESCAPE rows),
@@ -66,7 +78,7 @@ void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, 
 					       ioprio_set, kcmp, process_madvise, process_mrelease,
 					       migrate_pages, move_pages, get_robust_list */
 void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its command */
-void cw_handle_unlisted(struct cw_notif *n);/* refused.c: syscalls with no row (ENOSYS) */
+void cw_handle_unlisted(struct cw_notif *n);/* proc.c: syscalls with no row (ENOSYS) */
 
 /* The handler a notification for NR goes to: the row's, cw_handle_unlisted
  * for a number with no row, NULL when the filter passes NR in the kernel

@@ -36,15 +36,6 @@
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
 
-#ifndef TIOCCONS
-#define TIOCCONS 0x541D
-#endif
-#ifndef TIOCSETD
-#define TIOCSETD 0x5423
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
 
 #define CW_CAP_FOWNER 3
 #define CW_CAP_LINUX_IMMUTABLE 9

@@ -458,23 +458,17 @@ static bool setid_is_noop(struct cw_notif *n)
 	return false;
 }
 
-void cw_handle_escape(struct cw_notif *n)
+/* Decide an unrestricted syscall on its number and the flag register
+ * FLAGS, the only things the decision uses (the filter matched them), so
+ * CONTINUE under a profile that allows unrestricted is exact. A denial
+ * answers DENY_ERR (0: the decision's own errno). */
+static void escape_finish(struct cw_notif *n, long long flags, int deny_err)
 {
 	struct cw_event ev;
-	if (setid_is_noop(n) ||
-	    (n->req->data.nr == __NR_personality && (uint32_t)arg_u64(n, 0) == 0xffffffffu)) {
-		/* Nothing changes (personality(0xffffffff) only queries). */
-		cw_notif_continue(n);
-		return;
-	}
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
-	int nr = n->req->data.nr;
-	ev.flags = (long long)n->req->data.args[nr == __NR_seccomp || nr == __NR_ioctl ? 1 : 0];
+	ev.flags = flags;
 	ev.has_flags = true;
-	/* The number and the flag registers are all the decision uses: the
-	 * filter already matched them, so CONTINUE (under a profile that
-	 * allows unrestricted) is exact. */
 	if (!cw_notif_valid(n)) {
 		n->answered = true;
 		return;
@@ -482,12 +476,35 @@ void cw_handle_escape(struct cw_notif *n)
 	if (cw_event_decide(n, &ev)) {
 		enforce_continue(n, &ev);
 	} else {
-		/* A second listener: say what the kernel says when one is
-		 * already in the chain (ours is), so that a nested capwatch
-		 * knows it is nested rather than forbidden. */
-		if (nr == __NR_seccomp)
-			ev.d.err = EBUSY;
+		if (deny_err)
+			ev.d.err = deny_err;
 		cw_event_deny(n, &ev);
 	}
 	cw_event_record(n, &ev);
+}
+
+void cw_handle_escape(struct cw_notif *n)
+{
+	if (setid_is_noop(n) ||
+	    (n->req->data.nr == __NR_personality && (uint32_t)arg_u64(n, 0) == 0xffffffffu)) {
+		/* Nothing changes (personality(0xffffffff) only queries). */
+		cw_notif_continue(n);
+		return;
+	}
+	int nr = n->req->data.nr;
+	/* A second listener: say what the kernel says when one is already in
+	 * the chain (ours is), so that a nested capwatch knows it is nested
+	 * rather than forbidden. */
+	escape_finish(n, (long long)n->req->data.args[nr == __NR_seccomp || nr == __NR_ioctl ? 1 : 0],
+		      nr == __NR_seccomp ? EBUSY : 0);
+}
+
+/* Default deny: a syscall with no row in table.c (or a REFUSE row) is
+ * refused with ENOSYS, what a kernel without it would say, so that a
+ * program falls back to a call capwatch decides, and recorded as
+ * `unrestricted` under its name with its first argument; a profile that
+ * allows unrestricted (or --observe) lets it run. */
+void cw_handle_unlisted(struct cw_notif *n)
+{
+	escape_finish(n, (long long)n->req->data.args[0], ENOSYS);
 }

@@ -84,15 +84,6 @@
 #ifndef __NR_fchmodat2
 #define __NR_fchmodat2 452
 #endif
-#ifndef TIOCCONS
-#define TIOCCONS 0x541D
-#endif
-#ifndef TIOCSETD
-#define TIOCSETD 0x5423
-#endif
-#ifndef TIOCLINUX
-#define TIOCLINUX 0x541C
-#endif
 
 /* The ioctl commands decided by handlers/ioctl.c (compared on their low 32
  * bits). TIOCSTI first: it was the row's only command. */
