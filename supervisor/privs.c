@@ -76,7 +76,10 @@ static int read_last_cap(void)
 void cw_privs_prepare(struct cw_run *run, struct cw_privs *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->keep_all = cw_profile_default(run->profile, CW_CAP_UNRESTRICTED) == CW_ALLOW;
+	/* --observe denies nothing: the command keeps what capwatch has, as
+	 * it keeps Landlock off (SECURITY.md). */
+	p->observe = run->observe;
+	p->keep_all = run->observe || cw_profile_default(run->profile, CW_CAP_UNRESTRICTED) == CW_ALLOW;
 	p->root = geteuid() == 0;
 	p->last_cap = read_last_cap();
 	struct caps c = { 0, 0, 0 };
@@ -169,8 +172,8 @@ void cw_privs_result(struct cw_run *run, struct cw_privs *p, uint32_t applied, i
 	p->note[0] = '\0';
 	if (p->keep_all) {
 		snprintf(p->note, sizeof(p->note),
-			 "the profile grants unrestricted: the command keeps capwatch's capabilities "
-			 "and namespaces");
+			 "%s: the command keeps capwatch's capabilities and namespaces",
+			 p->observe ? "--observe denies nothing" : "the profile grants unrestricted");
 		return;
 	}
 	bool caps_ok = (applied & CW_PRIV_CAPS) && !err_caps &&

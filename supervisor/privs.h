@@ -3,7 +3,8 @@
 /* Least privilege at launch (issue 14 item 1): what the command may keep of
  * capwatch's own privileges.
  *
- *  - Capabilities. Unless the profile grants `unrestricted` by default, the
+ *  - Capabilities. Unless the profile grants `unrestricted` by default (or
+ *    the run is --observe, which denies nothing), the
  *    command keeps at most Docker's default set for root (CHOWN,
  *    DAC_OVERRIDE, FOWNER, FSETID, KILL, SETGID, SETUID, SETPCAP,
  *    NET_BIND_SERVICE, NET_RAW, SYS_CHROOT, MKNOD, AUDIT_WRITE, SETFCAP)
@@ -37,7 +38,9 @@ enum {
 };
 
 struct cw_privs {
-	bool keep_all;            /* the profile grants unrestricted: nothing dropped */
+	bool keep_all;            /* the profile grants unrestricted, or --observe:
+				     nothing dropped */
+	bool observe;             /* ... because of --observe */
 	bool root;                /* euid 0 */
 	bool can_setpcap;         /* CAP_SETPCAP effective: bounding set and securebits */
 	bool can_sysadmin;        /* CAP_SYS_ADMIN effective: namespaces */
