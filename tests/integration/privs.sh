@@ -85,6 +85,10 @@ EOF2
 	want=$(sed -n 's/^CapEff:\t//p' /proc/self/status)
 	grep -q "^CapEff $want$" "$O/out3" || { cat "$O/out3" "$O/err3" >&2; fail "unrestricted: capabilities were dropped"; }
 	report_assert "$O/r3.json" "not any(l.startswith('capabilities:') for l in outcome['enforcement']['layers'])"
+	# --observe denies nothing: nothing dropped either.
+	cw --observe --profile verify --report "$O/r4.json" -- "$CW_PY" "$T/probe.py" nohost >"$O/out4" 2>"$O/err4"
+	grep -q "^CapEff $want$" "$O/out4" || { cat "$O/out4" "$O/err4" >&2; fail "--observe: capabilities were dropped"; }
+	report_assert "$O/r4.json" "not any(l.startswith('capabilities:') for l in outcome['enforcement']['layers'])"
 fi
 
 # An ordinary account: nothing to drop, nothing degraded.
