@@ -8,12 +8,15 @@
 # connect(127.0.0.1) and send() without an address; (b) IP_OPTIONS, then
 # sendto(127.0.0.1) (notified: capwatch performs it on a duplicate of the
 # socket, which carries the option); (c) connect(127.0.0.1), then sendmsg
-# with an IP_RETOPTS control message holding the route. Private netns,
-# 203.0.113.7 on lo; an AF_PACKET capture on lo (started by the test,
-# outside capwatch) records every IPv4 packet addressed to 203.0.113.7.
+# with an IP_RETOPTS control message holding the route; (d) IPv6: a
+# segment routing header (IPV6_RTHDR, type 4, one segment 2001:db8::7,
+# also unprivileged) on a UDP socket connected to ::1. Private netns,
+# 203.0.113.7 and 2001:db8::7 on lo; an AF_PACKET capture on lo (started
+# by the test, outside capwatch) records every packet addressed to them.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
+ip addr add 2001:db8::7/128 dev lo || fail "ip addr add 2001:db8::7"
 
 cat >"$T/cap.py" <<'PY'
 import socket, struct, sys, os
@@ -24,12 +27,14 @@ open(ready, "w").close()
 while True:
     pkt = s.recv(65536)
     ip = pkt[14:]
-    if len(ip) < 20 or ip[0] >> 4 != 4:
-        continue
-    if socket.inet_ntoa(ip[16:20]) != "203.0.113.7":
+    if len(ip) >= 20 and ip[0] >> 4 == 4 and socket.inet_ntoa(ip[16:20]) == "203.0.113.7":
+        dst = "203.0.113.7"
+    elif len(ip) >= 40 and ip[0] >> 4 == 6 and socket.inet_ntop(socket.AF_INET6, ip[24:40]) == "2001:db8::7":
+        dst = "2001:db8::7"
+    else:
         continue
     with open(log, "a") as f:
-        f.write("dst=203.0.113.7 ihl=%d proto=%d %r\n" % (ip[0] & 15, ip[9], bytes(ip[(ip[0] & 15) * 4:])[-40:]))
+        f.write("dst=%s %r\n" % (dst, bytes(ip[-48:])))
 PY
 cat >"$T/srr.py" <<'PY'
 import socket, struct, sys
@@ -44,6 +49,13 @@ if mode == "opt":
 elif mode == "sendto":
     s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, opt)
     s.sendto(marker, ("127.0.0.1", 9))
+elif mode == "v6srh":
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    # SRH: nexthdr, hdrlen 2, type 4, segments_left 0, last_entry 0, flags, tag; one segment.
+    srh = bytes([0, 2, 4, 0, 0, 0, 0, 0]) + socket.inet_pton(socket.AF_INET6, "2001:db8::7")
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RTHDR, srh)
+    s.connect(("::1", 9))
+    s.send(marker)
 elif mode == "cmsg":
     s.connect(("127.0.0.1", 9))
     IP_RETOPTS = 7
@@ -60,16 +72,16 @@ while [ ! -e "$O/cap.ready" ]; do _i=$((_i + 1)); [ $_i -gt 100 ] && fail "captu
 seen() { sleep 0.3; grep -c "$1" "$CAPLOG"; }
 
 bad=
-for mode in opt sendto cmsg; do
+for mode in opt sendto cmsg v6srh; do
 	m="SRR-$mode-$$-bare"
 	bare "$PY" "$T/srr.py" $mode "$m"
-	[ "$(seen "$m")" -ge 1 ] || esc_control_failed "bare $mode: no packet to 203.0.113.7 ($(cat "$O/bare.out"))"
+	[ "$(seen "$m")" -ge 1 ] || esc_control_failed "bare $mode: no packet to the external address ($(cat "$O/bare.out"))"
 	m="SRR-$mode-$$-cw"
 	under verify -- "$PY" "$T/srr.py" $mode "$m"
 	if [ "$(seen "$m")" -ge 1 ]; then
-		bad="$bad; ($mode) a datagram to 203.0.113.7 under verify [$(grep "$m" "$CAPLOG" | head -1)]; outcome $(json_get "$R" 'd["outcome"]["kind"]')"
+		bad="$bad; ($mode) a datagram to the external address under verify [$(grep "$m" "$CAPLOG" | head -1)]; outcome $(json_get "$R" 'd["outcome"]["kind"]')"
 	else
-		esc_log "$mode: nothing to 203.0.113.7: $(cat "$OUT")"
+		esc_log "$mode: nothing to the external address: $(cat "$OUT")"
 	fi
 done
 [ -z "$bad" ] || esc_bypass "${bad#; }"
