@@ -155,11 +155,13 @@ ESCAPES_TESTS = \
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e120_key_past_prefix.sh \
-	tests/escapes/e121_ip_source_route.sh
+	tests/escapes/e121_ip_source_route.sh \
+	tests/escapes/e122_pidfd_dir_swap.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
 ESCAPES_PROGS = \
+	tests/escapes/src/e122_pidfd_swap \
 	tests/escapes/src/e03_static \
 	tests/escapes/src/e04_rawsyscall \
 	tests/escapes/src/e05_x32 \
@@ -222,6 +224,8 @@ tests_escapes_src_e09_thread_flip_LDFLAGS = -pthread
 tests_escapes_src_e10_shared_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e10_shared_flip_LDFLAGS = -pthread
 tests_escapes_src_e11_fd_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e122_pidfd_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e122_pidfd_swap_LDFLAGS = -pthread
 tests_escapes_src_e11_fd_swap_LDFLAGS = -pthread
 tests_escapes_src_e12_symlink_swap_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e12_symlink_swap_LDFLAGS = -pthread
