@@ -158,7 +158,8 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e121_ip_source_route.sh \
 	tests/escapes/e122_pidfd_dir_swap.sh \
 	tests/escapes/e123_blockdev_read.sh \
-	tests/escapes/e124_fscrypt_policy.sh
+	tests/escapes/e124_fscrypt_policy.sh \
+	tests/escapes/e125_reuseport_steal.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
