@@ -160,7 +160,8 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e123_blockdev_read.sh \
 	tests/escapes/e124_fscrypt_policy.sh \
 	tests/escapes/e125_reuseport_steal.sh \
-	tests/escapes/e126_udp_autobind.sh
+	tests/escapes/e126_udp_autobind.sh \
+	tests/escapes/e127_raw_sniff.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
