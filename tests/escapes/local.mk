@@ -10,6 +10,7 @@
 # CW_RACE_SECONDS (default 10) bounds each race test.
 
 ESCAPES_TESTS = \
+	tests/escapes/e129_open_with_capwatch_caps.sh \
 	tests/escapes/e09e_sendto_flip.sh \
 	tests/escapes/e42c_sendmsg_flip.sh \
 	tests/escapes/e44c_unix_flip.sh \
