@@ -164,7 +164,8 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e126_udp_autobind.sh \
 	tests/escapes/e127_raw_sniff.sh \
 	tests/escapes/e128_secret_scan_flood.sh \
-	tests/escapes/e130_privilege_artifact.sh
+	tests/escapes/e130_privilege_artifact.sh \
+	tests/escapes/e131_other_terminal.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
