@@ -10,6 +10,7 @@
 # CW_RACE_SECONDS (default 10) bounds each race test.
 
 ESCAPES_TESTS = \
+	tests/escapes/e129_open_with_capwatch_caps.sh \
 	tests/escapes/e09e_sendto_flip.sh \
 	tests/escapes/e42c_sendmsg_flip.sh \
 	tests/escapes/e44c_unix_flip.sh \
@@ -154,11 +155,23 @@ ESCAPES_TESTS = \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh
 
-ESCAPES_KNOWN_OPEN =
+ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e120_key_past_prefix.sh \
+	tests/escapes/e121_ip_source_route.sh \
+	tests/escapes/e122_pidfd_dir_swap.sh \
+	tests/escapes/e123_blockdev_read.sh \
+	tests/escapes/e124_fscrypt_policy.sh \
+	tests/escapes/e125_reuseport_steal.sh \
+	tests/escapes/e126_udp_autobind.sh \
+	tests/escapes/e127_raw_sniff.sh \
+	tests/escapes/e128_secret_scan_flood.sh \
+	tests/escapes/e130_privilege_artifact.sh \
+	tests/escapes/e131_other_terminal.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
 ESCAPES_PROGS = \
+	tests/escapes/src/e122_pidfd_swap \
 	tests/escapes/src/e03_static \
 	tests/escapes/src/e04_rawsyscall \
 	tests/escapes/src/e05_x32 \
@@ -221,6 +234,8 @@ tests_escapes_src_e09_thread_flip_LDFLAGS = -pthread
 tests_escapes_src_e10_shared_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e10_shared_flip_LDFLAGS = -pthread
 tests_escapes_src_e11_fd_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e122_pidfd_swap_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e122_pidfd_swap_LDFLAGS = -pthread
 tests_escapes_src_e11_fd_swap_LDFLAGS = -pthread
 tests_escapes_src_e12_symlink_swap_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e12_symlink_swap_LDFLAGS = -pthread

@@ -1,0 +1,34 @@
+#!/bin/sh
+# pidfd_send_signal(N) is decided on N's fdinfo "Pid:" line (proc.c,
+# cw_pidfd_target) and then CONTINUEd. A thread dup2()s onto N, in turn, a
+# pidfd of the program's own child (inside the tree) and a /proc/VICTIM
+# directory opened for reading (an allowed read: /proc/PID directories of
+# processes outside the tree open under verify), which the kernel accepts
+# as a pidfd. The victim (a sleep started by this test) must survive.
+# Runs with Landlock (ABI 6 scopes signals to the domain) and with
+# --no-landlock (the supervisor's decision alone, as on kernels before
+# 6.12, or when Landlock is off).
+. "$top_srcdir/tests/escapes/lib.sh"
+esc_setup
+esc_need_prog e122_pidfd_swap
+
+victim_start sleep 1000
+bare "$ESC_BIN/e122_pidfd_swap" "$(race_bare_secs)" "$VICTIM_PID"
+sleep 0.2
+victim_alive && esc_control_failed "bare: the victim survived: $(cat "$O/bare.out")"
+esc_log "bare: $(race_line "$O/bare.out")"
+
+bad=
+for opt in "" --no-landlock; do
+	victim_start sleep 1000
+	under verify $opt -- "$ESC_BIN/e122_pidfd_swap" "$RACE" "$VICTIM_PID"
+	sleep 0.2
+	esc_log "verify ${opt:-(landlock)}: $(race_line "$OUT") layers $(json_get "$R" 'd["outcome"]["enforcement"]["layers"]')"
+	[ -n "$(race_line "$OUT")" ] || { cat "$OUT" >&2; fail "no result under capwatch $opt"; }
+	if ! victim_alive; then
+		bad="$bad; verify ${opt:-with landlock}: the victim outside the tree was killed by pidfd_send_signal on a swapped /proc/PID descriptor ($(race_line "$OUT"))"
+	fi
+	esc_kill "$VICTIM_PID"
+done
+[ -z "$bad" ] || esc_bypass "${bad#; }"
+exit 0
