@@ -22,13 +22,16 @@
 #define PR_CAP_AMBIENT_CLEAR_ALL 4
 #endif
 
-/* Docker's default capability set (moby's oci/caps/defaults.go): the
- * anchor the issue names for a command started by root. */
+/* Docker's default capability set (moby's oci/caps/defaults.go), the
+ * anchor the issue names for a command started by root, less CAP_NET_RAW:
+ * Docker gives it in a network namespace of the container's own, where a
+ * raw socket sees only the container's traffic; the tree shares the
+ * host's, and a raw socket would read every local connection (e127). */
 #define BIT(c) (1ull << (c))
 static const uint64_t docker_default =
 	BIT(CAP_CHOWN) | BIT(CAP_DAC_OVERRIDE) | BIT(CAP_FOWNER) | BIT(CAP_FSETID) |
 	BIT(CAP_KILL) | BIT(CAP_SETGID) | BIT(CAP_SETUID) | BIT(CAP_SETPCAP) |
-	BIT(CAP_NET_BIND_SERVICE) | BIT(CAP_NET_RAW) | BIT(CAP_SYS_CHROOT) |
+	BIT(CAP_NET_BIND_SERVICE) | BIT(CAP_SYS_CHROOT) |
 	BIT(CAP_MKNOD) | BIT(CAP_AUDIT_WRITE) | BIT(CAP_SETFCAP);
 
 struct caps {

@@ -7,7 +7,8 @@
  *    the run is --observe, which denies nothing), the
  *    command keeps at most Docker's default set for root (CHOWN,
  *    DAC_OVERRIDE, FOWNER, FSETID, KILL, SETGID, SETUID, SETPCAP,
- *    NET_BIND_SERVICE, NET_RAW, SYS_CHROOT, MKNOD, AUDIT_WRITE, SETFCAP)
+ *    NET_BIND_SERVICE, SYS_CHROOT, MKNOD, AUDIT_WRITE, SETFCAP; not NET_RAW:
+ *    the tree shares the host's network namespace, see privs.c)
  *    and nothing for an ordinary account: bounding, permitted, effective
  *    and inheritable sets reduced, the ambient set cleared and locked
  *    against raising, and the securebits that govern root's capabilities

@@ -54,5 +54,12 @@ for mode in ping raw; do
 	sleep 0.2
 	grep -q reply "$OUT" && esc_bypass "$mode: ICMP echo to $SINK_ADDR answered under --profile readonly"
 	[ "$(sink_hits)" = 0 ] || esc_bypass "$mode: an AF_PACKET frame reached $SINK_ADDR:5355 under --profile readonly"
-	report_has 'outcome["kind"] == "enforcement_denied"'
+	if [ $mode = raw ] && grep -q "Operation not permitted" "$OUT"; then
+		# For root the kernel refuses the raw socket itself: the
+		# command has no CAP_NET_RAW (privs.c); the report names the
+		# capability layer that held.
+		report_has '"capabilities:docker-default" in outcome["enforcement"]["layers"]'
+	else
+		report_has 'outcome["kind"] == "enforcement_denied"'
+	fi
 done
