@@ -209,6 +209,8 @@ static int read_path(struct cw_notif *n, int arg, char *buf, size_t *len)
 
 /* ---- open, openat, openat2, creat ---- */
 
+static bool refuse_privilege(struct cw_notif *n, const char *what);
+
 /* What enforce_open needs beyond the event: set by cw_handle_open. */
 static struct {
 	unsigned long long flags; /* as the kernel will see them */
@@ -909,6 +911,14 @@ void cw_handle_open(struct cw_notif *n)
 		ev.op.path = res1.path;
 		proc_file_target(n, &ev, wr);
 	}
+	/* A file created with the setuid bit (or setgid) is a privilege for
+	 * later, as a chmod that sets it (privilege_made). */
+	if ((flags & O_CREAT) && (cur_open.mode & (S_ISUID | S_ISGID)) &&
+	    refuse_privilege(n, (cur_open.mode & S_ISUID) ? "setuid bit" : "setgid bit")) {
+		if (cur_open.fd >= 0)
+			close(steal_fd(&cur_open.fd));
+		return;
+	}
 	/* An open without O_CREAT of a name that does not exist fails with
 	 * ENOENT in the kernel whatever the profile says: answered so, with
 	 * no denial (a library probing for .env, a write to a missing file). */
@@ -1075,6 +1085,22 @@ static int read_times(struct cw_notif *n, int nr, uint64_t addr, struct timespec
 
 /* Perform the decided operation. Returns 0 or -errno for the answer, or
  * 1 when this case is left to the kernel (CONTINUE). */
+/* The xattr name of the current setxattr/fsetxattr, read once at the
+ * decision (privilege_made) and used by the call capwatch performs, so
+ * that a name rewritten in between changes nothing. -1: not read. */
+static char cur_xattr[XATTR_NAME_MAX + 1];
+static ssize_t cur_xattr_len = -1;
+
+/* NAME = the xattr name at args[1]: the decided copy when there is one. */
+static ssize_t xattr_name(struct cw_notif *n, char name[XATTR_NAME_MAX + 1])
+{
+	if (cur_xattr_len >= 0) {
+		memcpy(name, cur_xattr, (size_t)cur_xattr_len + 1);
+		return cur_xattr_len;
+	}
+	return cw_mem_read_string(n->tid, arg_u64(n, 1), name, XATTR_NAME_MAX + 1);
+}
+
 static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 {
 	int nr = n->req->data.nr;
@@ -1202,7 +1228,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 			r = truncate(proc, (off_t)arg_u64(n, 1));
 		} else if (nr == __NR_setxattr || nr == __NR_removexattr) {
 			char name[XATTR_NAME_MAX + 1];
-			ssize_t k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
+			ssize_t k = xattr_name(n, name);
 			if (k < 0)
 				return k == -ENAMETOOLONG ? -ERANGE : (int)k;
 			if (nr == __NR_removexattr) {
@@ -1305,7 +1331,7 @@ static int do_fd_op(struct cw_notif *n)
 		break;
 	case __NR_fsetxattr: {
 		uint64_t size = arg_u64(n, 3);
-		k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
+		k = xattr_name(n, name);
 		if (k < 0)
 			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
 		if (size > XATTR_SIZE_MAX)
@@ -1457,6 +1483,70 @@ void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op
 		close(steal_fd(&cur_fd));
 }
 
+/* A write that makes a privilege for later (red team e130): the setuid
+ * bit, the setgid bit on a file, file capabilities (security.capability).
+ * no_new_privs keeps them from the tree, not from whoever runs the file
+ * after the run, and capwatch performs the call with root's rights:
+ * unrestricted, wherever the file is. Returns what is made, or NULL. */
+static const char *privilege_made(struct cw_notif *n, int nr, mode_t obj_mode)
+{
+	unsigned long long mode;
+	switch (nr) {
+	case __NR_chmod:
+	case __NR_fchmod:
+		mode = arg_u64(n, 1);
+		break;
+	case __NR_fchmodat:
+	case __NR_fchmodat2:
+		mode = arg_u64(n, 2);
+		break;
+	case __NR_mknod:
+	case __NR_mknodat:
+		/* A regular file made with the bits (mknod's S_IFREG). */
+		mode = arg_u64(n, nr == __NR_mknod ? 1 : 2);
+		obj_mode = (mode_t)(mode & S_IFMT);
+		break;
+	case __NR_setxattr:
+	case __NR_lsetxattr:
+	case __NR_fsetxattr:
+		cur_xattr_len = cw_mem_read_string(n->tid, arg_u64(n, 1), cur_xattr, sizeof(cur_xattr));
+		if (cur_xattr_len < 0)
+			return NULL; /* the call reports the fault */
+		return strcmp(cur_xattr, "security.capability") == 0 ? "file capabilities" : NULL;
+	default:
+		return NULL;
+	}
+	if (mode & S_ISUID)
+		return "setuid bit";
+	if ((mode & S_ISGID) && !S_ISDIR(obj_mode))
+		return "setgid bit";
+	return NULL;
+}
+
+/* Refuse (or, under a profile that grants unrestricted, let the usual
+ * decision go on with) a privilege made for later: decided as the escape
+ * WHAT (unrestricted, scope WHAT), recorded. True when answered. */
+static bool refuse_privilege(struct cw_notif *n, const char *what)
+{
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.op.syscall = what;
+	bool allowed = cw_event_decide(n, &ev);
+	if (!ev.enforced) {
+		/* --observe: what would have been refused is recorded; the
+		 * call goes on through the usual decision. */
+		if (ev.d.verdict != CW_ALLOW)
+			cw_event_record(n, &ev);
+		return false;
+	}
+	if (allowed)
+		return false;
+	cw_event_deny(n, &ev);
+	cw_event_record(n, &ev);
+	return true;
+}
+
 void cw_handle_fs(struct cw_notif *n)
 {
 	int nr = n->req->data.nr;
@@ -1469,6 +1559,7 @@ void cw_handle_fs(struct cw_notif *n)
 	struct cw_event ev;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = (cw_op_kind)l->kind;
+	cur_xattr_len = -1;
 	cw_secret_ids_start(n->run); /* before any name changes (secret_ids.h) */
 	if (nr == __NR_renameat2 && (arg_u64(n, 4) & RENAME_EXCHANGE))
 		ev.op.exchange = true;
@@ -1587,6 +1678,17 @@ void cw_handle_fs(struct cw_notif *n)
 	 * (before it moves, when it does). */
 	if (ev.op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev.op.path))
 		cw_secret_ids_note(n->run, ev.op.path);
+	/* The setuid bit, file capabilities...: a privilege for later. */
+	{
+		struct stat fst;
+		mode_t om = fd_op ? (fstat(cur_fd, &fst) == 0 ? fst.st_mode : 0) : (mode_t)res1.mode;
+		const char *what = privilege_made(n, nr, om);
+		if (what && refuse_privilege(n, what)) {
+			if (cur_fd >= 0)
+				close(steal_fd(&cur_fd));
+			return;
+		}
+	}
 	/* A call on a name that does not exist (unlink, rmdir, chmod,
 	 * rename's or link's source...) fails with ENOENT in the kernel
 	 * whatever the profile says: answered so, with no denial (`rm -f
