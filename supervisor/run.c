@@ -25,6 +25,7 @@
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
 #include "supervisor/fds.h"
+#include "supervisor/secret_ids.h"
 #include "supervisor/filter.h"
 #include "supervisor/landlock.h"
 #include "supervisor/launch.h"
@@ -1135,6 +1136,10 @@ int cw_run_main(const struct cw_options *opts)
 		if (cw_resolve_toplinks(links, sizeof(links)))
 			cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
 	}
+	/* Secrets by identity (secret_ids.h): scanned now, before the command
+	 * can make names, so that no number of files it creates first can
+	 * spend the scan's budget (red team e128). */
+	cw_secret_ids_start(run);
 	e = cw_launch(run, &prog, &sigs);
 	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
 	if (e < 0) {
