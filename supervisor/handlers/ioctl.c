@@ -31,6 +31,9 @@
 #include <unistd.h>
 #include <linux/fs.h>
 #include <linux/sockios.h>
+#include <linux/btrfs.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/resolve.h"
@@ -166,6 +169,21 @@ void cw_handle_ioctl(struct cw_notif *n)
 	case TIOCLINUX:
 	case TIOCCONS:
 	case TIOCSETD:
+	case FS_IOC_SET_ENCRYPTION_POLICY:
+	case FS_IOC_ADD_ENCRYPTION_KEY:
+	case FS_IOC_REMOVE_ENCRYPTION_KEY:
+	case FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS:
+	case FS_IOC_ENABLE_VERITY:
+	case BTRFS_IOC_SNAP_CREATE:
+	case BTRFS_IOC_SNAP_CREATE_V2:
+	case BTRFS_IOC_SUBVOL_CREATE:
+	case BTRFS_IOC_SUBVOL_CREATE_V2:
+	case BTRFS_IOC_SNAP_DESTROY:
+	case BTRFS_IOC_SNAP_DESTROY_V2:
+	case BTRFS_IOC_SUBVOL_SETFLAGS:
+	case BTRFS_IOC_DEFAULT_SUBVOL:
+		/* Decided on the number only: unrestricted (the escape
+		 * handler records it with the command). */
 		cw_handle_escape(n);
 		return;
 	case FIOSETOWN:

@@ -27,6 +27,9 @@
 #include <linux/seccomp.h>
 #include <linux/fs.h>
 #include <linux/sockios.h>
+#include <linux/btrfs.h>
+#include <linux/fscrypt.h>
+#include <linux/fsverity.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/run.h"
 
@@ -92,6 +95,16 @@ static const uint32_t cw_ioctl_cmds[] = {
 	FIOSETOWN, SIOCSPGRP,                         /* SIGIO owner: process_control outside */
 	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
 	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
+	/* Permanent changes to a file or directory that no write decision
+	 * covers (red team e124): an encryption policy (the directory takes
+	 * no new entries without the key), fscrypt keys, fs-verity (the file
+	 * becomes read-only for good), btrfs subvolumes and snapshots:
+	 * unrestricted. */
+	FS_IOC_SET_ENCRYPTION_POLICY, FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, FS_IOC_ENABLE_VERITY,
+	BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SNAP_CREATE_V2, BTRFS_IOC_SUBVOL_CREATE,
+	BTRFS_IOC_SUBVOL_CREATE_V2, BTRFS_IOC_SNAP_DESTROY, BTRFS_IOC_SNAP_DESTROY_V2,
+	BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_DEFAULT_SUBVOL,
 };
 
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
