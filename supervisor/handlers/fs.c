@@ -552,7 +552,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	/* A private key under any name is a secret (keys.h). */
 	if (!sa && reads && !ev->op.alias && S_ISREG(st.st_mode) &&
 	    cw_keys_worth_scanning(ev->op.path, st.st_size) &&
-	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, 4096) == 1)
+	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, cw_keys_scan_size(st.st_size)) == 1)
 		sa = "a file holding a private key";
 	if (sa) {
 		/* The same inode as a secret known under another name: a
@@ -762,7 +762,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		/* A private key under a name that is not a secret's: the
 		 * same (keys.h). */
 		if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(res1.path, st.st_size) &&
-		    cw_keys_scan_fd(fd, 4096) == 1) {
+		    cw_keys_scan_fd(fd, cw_keys_scan_size(st.st_size)) == 1) {
 			close(fd);
 			return false;
 		}

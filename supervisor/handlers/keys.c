@@ -67,11 +67,20 @@ bool cw_keys_free(const char *path, dev_t *dev, ino_t *ino)
 
 bool cw_keys_worth_scanning(const char *path, off_t size)
 {
-	if (size < 64 || size > 65536 || !path || path[0] != '/')
+	if (size < 64 || !path || path[0] != '/')
 		return false;
+	if (cw_path_is_under(path, "/usr/local"))
+		return true; /* the administrator's, not a package's */
 	static const char *const packaged[] = { "/usr", "/lib", "/lib64", "/bin", "/sbin", "/proc", "/sys" };
 	for (size_t i = 0; i < sizeof packaged / sizeof packaged[0]; i++)
 		if (cw_path_is_under(path, packaged[i]))
 			return false;
 	return true;
+}
+
+size_t cw_keys_scan_size(off_t size)
+{
+	/* The whole file up to 256 KiB (a key may follow anything); of a
+	 * bigger one, its first 64 KiB. */
+	return size <= (off_t)(256u << 10) ? (size_t)size : (size_t)(64u << 10);
 }

@@ -17,8 +17,12 @@ int cw_keys_scan_fd(int fd, size_t max);
  * that follows must find the same file). False: keep it a secret. */
 bool cw_keys_free(const char *path, dev_t *dev, ino_t *ino);
 
-/* Worth a look for a key under any name: a regular file of a key's size
- * (64 bytes to 64 KiB) outside the package-managed trees. */
+/* Worth a look for a key under any name: a regular file of 64 bytes or
+ * more outside the package-managed trees (/usr/local is looked at). */
 bool cw_keys_worth_scanning(const char *path, off_t size);
+
+/* How much of a file of SIZE bytes is looked at: all of it up to 256 KiB,
+ * else its first 64 KiB. */
+size_t cw_keys_scan_size(off_t size);
 
 #endif
