@@ -394,10 +394,29 @@ static __attribute__((noinline)) void backtrace_ips(struct msg *m, int skip, voi
 	m->u.h.nframes = (uint16_t)n;
 }
 
+/* The text is the program's string S: hand over exactly its bytes, never
+ * past its NUL (valgrind and ASan check writev's buffers: a span to the
+ * end of the page read past the string's allocation). The kernel says
+ * first whether S can be read at all (a path lookup that copies it: EFAULT
+ * for a bad pointer, which the program's own call will get too); then
+ * strnlen stays within that readable page. */
 static void set_text(struct msg *m, const char *s)
 {
 	m->text = s;
-	m->textlen = user_span(s, CW_ANNOT_MAX_TEXT);
+	m->textlen = 0;
+	if (!s)
+		return;
+	int saved = errno;
+	long r = syscall(SYS_faccessat, AT_FDCWD, s, F_OK);
+	bool readable = r == 0 || errno != EFAULT;
+	errno = saved;
+	if (readable) {
+		/* With its NUL when it is within reach: the supervisor then
+		 * knows it has the whole string. */
+		size_t span = user_span(s, CW_ANNOT_MAX_TEXT);
+		size_t len = strnlen(s, span);
+		m->textlen = len < span ? len + 1 : len;
+	}
 }
 
 /* Enter a wrapper: false means "just call the real function" (recursion,

@@ -252,8 +252,14 @@ int cw_annot_setup(struct cw_run *run)
 	/* FD:INODE: the preload talks only to this very socket, not to
 	 * whatever a program later puts at that number. */
 	snprintf(v, sizeof(v), "%d:%lu", CW_ANNOT_FD, child_ino);
+	/* AddressSanitizer refuses to start when another library comes
+	 * before its runtime in LD_PRELOAD's order; ours always does. The
+	 * check is only about that order: turned off in front of the
+	 * command's own ASAN_OPTIONS (later entries win, so an explicit
+	 * setting of the command's stays). */
 	if (env_set(&run->envp, "LD_PRELOAD", lib_path, true) < 0 ||
-	    env_set(&run->envp, CW_ANNOT_ENV_FD, v, false) < 0)
+	    env_set(&run->envp, CW_ANNOT_ENV_FD, v, false) < 0 ||
+	    env_set(&run->envp, "ASAN_OPTIONS", "verify_asan_link_order=0", true) < 0)
 		goto oom;
 	enabled = true;
 	cw_debug("preload %s, channel fd %d", lib_path, CW_ANNOT_FD);

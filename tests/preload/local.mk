@@ -11,7 +11,8 @@ PRELOAD_TESTS = \
 	tests/preload/setuid.sh \
 	tests/preload/lazy.sh \
 	tests/preload/chanenv.sh \
-	tests/preload/rate.sh
+	tests/preload/rate.sh \
+	tests/preload/sanitizers.sh
 TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
