@@ -156,12 +156,66 @@ static bool has_component(const char *path, const char *name)
 	return false;
 }
 
-/* ".git" internals and the ".git" entry itself (deleting or renaming it is a
- * write to it); ".gitignore", ".github/" and ".gitmodules" are ordinary
- * files. Any ".capwatch" directory, wherever it is. */
+/* Below a ".git" component, what makes git run code (contract section 2):
+ * the ".git" entry itself (deleting or renaming it), config,
+ * config.worktree, hooks/, info/attributes, and the same in the git
+ * directories of submodules and worktrees (modules/NAME/..., worktrees/
+ * NAME/...), plus the directories that hold them (info, hooks, modules,
+ * worktrees, a module's or worktree's own directory), so that none can be
+ * planted by renaming a prepared directory into place, and a worktree's
+ * commondir/gitdir, which name the git directory git then reads. Objects,
+ * refs, the index, logs are ordinary repository writes. REST is what
+ * follows ".git", without its slash; "" for the entry itself. */
+static bool git_runs_code(const char *rest)
+{
+	for (;;) {
+		if (!*rest)
+			return true;
+		size_t skip = strncmp(rest, "modules/", 8) == 0 ? 8 : strncmp(rest, "worktrees/", 10) == 0 ? 10 : 0;
+		if (!skip)
+			break;
+		const char *slash = strchr(rest + skip, '/');
+		if (!slash)
+			return true; /* a module's or worktree's git directory itself */
+		rest = slash + 1;
+	}
+	static const char *const exact[] = {
+		"config", "config.worktree", "info", "info/attributes", "hooks", "modules", "worktrees",
+		"commondir", "gitdir",
+	};
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (strcmp(rest, exact[i]) == 0)
+			return true;
+	return strncmp(rest, "hooks/", 6) == 0;
+}
+
+/* A ".git" component whose internals make git run code (git_runs_code);
+ * ".gitignore", ".github/" and ".gitmodules" are ordinary files. */
+static bool git_protected(const char *path)
+{
+	for (const char *p = path; *p; ) {
+		while (*p == '/')
+			p++;
+		const char *e = p;
+		while (*e && *e != '/')
+			e++;
+		if (e - p == 4 && memcmp(p, ".git", 4) == 0) {
+			const char *rest = *e ? e + 1 : e;
+			while (*rest == '/')
+				rest++;
+			if (git_runs_code(rest))
+				return true;
+		}
+		p = e;
+	}
+	return false;
+}
+
+/* What makes git run code (git_protected), and any ".capwatch" directory,
+ * wherever it is. */
 static bool is_protected(const struct cw_context *ctx, const char *path)
 {
-	if (has_component(path, ".git") || has_component(path, ".capwatch"))
+	if (git_protected(path) || has_component(path, ".capwatch"))
 		return true;
 	if (ctx)
 		for (size_t i = 0; i < ctx->nprotected; i++)

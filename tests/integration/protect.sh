@@ -39,11 +39,18 @@ expect_rc 2 "verify: write into .capwatch/"
 [ ! -e .capwatch/config.json ] || fail ".capwatch/config.json was created"
 report_assert "$O/c.json" "kind(denial['capability']) == 'protected_metadata'" \
 	"denial['capability']['scope'] == '$W/.capwatch/config.json'"
-cw --profile verify --report "$O/g.json" -- sh -c 'echo deadbeef > .git/refs/heads/main; rm .git/HEAD' 2>/dev/null
-[ "$rc" != 0 ] || fail "verify: writing .git internals succeeded"
-[ ! -e .git/refs/heads/main ] && [ -e .git/HEAD ] || fail ".git internals were changed"
-report_assert "$O/g.json" "denials('protected_metadata', '$W/.git/refs/heads/main')" \
-	"denials('protected_metadata', '$W/.git/HEAD')"
+# What makes git run code is protected (config, hooks, info/attributes);
+# refs, HEAD, objects and the index are ordinary repository writes
+# (contract section 2: tests/integration/git_verify.sh runs real git).
+mkdir -p .git/info
+cw --profile verify --report "$O/g.json" -- sh -c 'echo "[core] pager = x" > .git/config; echo "* filter=x" > .git/info/attributes' 2>/dev/null
+[ "$rc" != 0 ] || fail "verify: writing what makes git run code succeeded"
+[ ! -e .git/config ] && [ ! -e .git/info/attributes ] || fail ".git/config or info/attributes was written"
+report_assert "$O/g.json" "denials('protected_metadata', '$W/.git/config')" \
+	"denials('protected_metadata', '$W/.git/info/attributes')"
+cw --profile verify --report "$O/g2.json" -- sh -c 'echo deadbeef > .git/refs/heads/main' 2>/dev/null
+expect_rc 0 "verify: an ordinary repository write (a ref)"
+report_assert "$O/g2.json" "not denials()"
 
 # A file merely named like metadata elsewhere is an ordinary workspace file.
 cw --profile verify --report "$O/n.json" -- sh -c 'mkdir -p doc && echo x > doc/git-notes.txt && echo y > capwatch.txt'
