@@ -386,6 +386,30 @@ static int build_env(struct cw_run *run, bool full)
 		char *t;
 		if (asprintf(&t, "TMPDIR=%s", run->scratch) < 0 || push_str(&run->envp, &n, t) < 0)
 			return -ENOMEM;
+		/* Per-user caches (~/.npm, ~/.cache/pip, go's, ccache's) lie
+		 * outside every workspace: under a profile that does not
+		 * allow writes there, npm exits 243 with no message. Unless
+		 * the command's environment names them, they go to the run's
+		 * scratch (cold, removed with it): the build works and the
+		 * user's caches cannot be poisoned (issue 17 item 9). */
+		static const char *const caches[][2] = {
+			{ "XDG_CACHE_HOME", "" }, { "npm_config_cache", "/npm" },
+			{ "PIP_CACHE_DIR", "/pip" }, { "GOMODCACHE", "/go-mod" },
+			{ "CCACHE_DIR", "/ccache" }, { "YARN_CACHE_FOLDER", "/yarn" },
+		};
+		if (cw_profile_default(run->profile, CW_CAP_UNRESTRICTED) != CW_ALLOW && !run->observe)
+			for (size_t i = 0; i < CW_ARRAY_SIZE(caches); i++) {
+				size_t nl = strlen(caches[i][0]);
+				bool named = false;
+				for (size_t k = 0; k < n; k++)
+					named |= strncmp(run->envp[k], caches[i][0], nl) == 0 && run->envp[k][nl] == '=';
+				if (named)
+					continue;
+				if (asprintf(&t, "%s=%s/cache%s", caches[i][0], run->scratch, caches[i][1]) < 0 ||
+				    push_str(&run->envp, &n, t) < 0)
+					return -ENOMEM;
+				run->caches_redirected = true;
+			}
 	}
 	if (!run->envp)
 		run->envp = calloc(1, sizeof(char *));
@@ -1152,6 +1176,11 @@ int cw_run_main(const struct cw_options *opts)
 	 * was dropped (degraded cases are in the warning above). */
 	if (run->privs.note[0] && !run->degraded)
 		cw_run_note(run, run->child, "info", "%s", run->privs.note);
+	if (run->caches_redirected)
+		cw_run_note(run, run->child, "info",
+			    "per-user caches (XDG_CACHE_HOME, npm_config_cache, PIP_CACHE_DIR, GOMODCACHE, "
+			    "CCACHE_DIR, YARN_CACHE_FOLDER) go to the run's scratch %s/cache: the profile "
+			    "does not allow writes outside the workspace", run->scratch);
 	/* Not degraded (the profile asked for it), but worth a line: the
 	 * kernel does not back the supervisor on writes in this run. */
 	if (cw_landlock_fs_unbounded())

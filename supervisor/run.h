@@ -29,6 +29,7 @@ struct cw_run {
 	char **protected_files;       /* owned; ctx.protected_files points here */
 	size_t nprotected;
 	char *scratch;                /* the run's TMPDIR (owned), or NULL */
+	bool caches_redirected;       /* per-user caches point into the scratch */
 	char *cwd;
 	char *command_path;           /* COMMAND resolved in PATH */
 	char **envp;                  /* the command's environment */

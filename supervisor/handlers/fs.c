@@ -1694,11 +1694,19 @@ void cw_handle_fs(struct cw_notif *n)
 	 * whatever the profile says: answered so, with no denial (`rm -f
 	 * nofile` under readonly exits 0 as bare). Something made under
 	 * that name since we looked is a race the call lost. */
-	if (!fd_op && !res1.exists && !n->run->observe &&
-	    (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME)) {
+	/* ... and one that creates a name that is already there (mkdir -p
+	 * walking down from /, mknod, symlink) fails with EEXIST. */
+	int kernel_err = 0;
+	if (!fd_op && !n->run->observe) {
+		if (!res1.exists && (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME))
+			kernel_err = ENOENT;
+		else if (res1.exists && l->change == CW_CHANGE_CREATE && l->kind != CW_OP_RENAME)
+			kernel_err = EEXIST;
+	}
+	if (kernel_err) {
 		cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
 		if (ev.d.verdict != CW_ALLOW) {
-			cw_notif_error(n, ENOENT);
+			cw_notif_error(n, kernel_err);
 			if (cur_fd >= 0)
 				close(steal_fd(&cur_fd));
 			return;

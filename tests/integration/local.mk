@@ -12,6 +12,7 @@ INTEGRATION_TESTS = \
 	tests/integration/netlink_read.sh \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
+	tests/integration/caches.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
