@@ -154,7 +154,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e76_kcmp.sh \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh \
-	tests/escapes/e123_blockdev_read.sh
+	tests/escapes/e123_blockdev_read.sh \
+	tests/escapes/e131_other_terminal.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e120_key_past_prefix.sh \
@@ -165,8 +166,7 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e126_udp_autobind.sh \
 	tests/escapes/e127_raw_sniff.sh \
 	tests/escapes/e128_secret_scan_flood.sh \
-	tests/escapes/e130_privilege_artifact.sh \
-	tests/escapes/e131_other_terminal.sh
+	tests/escapes/e130_privilege_artifact.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
