@@ -51,13 +51,34 @@
  *  - opens that block (a FIFO without its other end, a serial line
  *    waiting for carrier, devices capwatch does not know) are performed by
  *    a detached worker thread, which answers itself: the event loop never
- *    waits for them (E57b). */
+ *    waits for them (E57b).
+ *
+ * What the object is decides more than its name (decided again here, on
+ * the object the O_PATH lookup holds, after the path's decision):
+ *  - a block device is raw access to every file of the file system on it,
+ *    secrets included: `unrestricted` on its path, for reads too (e123);
+ *  - a terminal (pts, tty/vt/serial major 4, /dev/console) that is
+ *    neither one of capwatch's own stdin/stdout/stderr (tty mode: the
+ *    command's terminal) nor a pty the tree made (through /dev/ptmx, while
+ *    its master lives) is another session's: reading it takes that
+ *    session's keystrokes, writing it shows that session fake prompts.
+ *    `process_control`, read or write (e131);
+ *  - the directory /proc/PID of a process outside the tree (capwatch
+ *    included) is `process_control`, as its private files are: the
+ *    kernel takes such a descriptor as a pidfd (pidfd_send_signal), and
+ *    the number it is installed under can be swapped after capwatch
+ *    decided a signal on another pidfd (e122). Its files (stat, status,
+ *    cmdline) stay ordinary reads; O_PATH opens are not concerned (they
+ *    are continued, and pidfd_send_signal refuses an O_PATH descriptor).
+ * (Under --observe enforce_open continues opens without coming here: they
+ * are recorded as their path was decided.) */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +105,9 @@
 #endif
 #ifndef TIOCGDEV
 #define TIOCGDEV _IOR('T', 0x32, unsigned int)
+#endif
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
 #endif
 #define CW_O_TMPFILE_BIT 020000000
 
@@ -291,6 +315,149 @@ static bool quick_device(dev_t rdev)
 {
 	unsigned ma = major(rdev);
 	return ma == 1 || ma == 5 || (ma >= 136 && ma <= 143);
+}
+
+/* ---- terminals ---- */
+
+/* Terminal devices: pty slaves (majors 136-143), the virtual consoles and
+ * serial lines of major 4, /dev/console (5:1). /dev/tty (5:0) is the
+ * opener's own controlling terminal (open_ctty); /dev/ptmx (5:2) makes a
+ * new pty. */
+static bool pts_device(dev_t rdev)
+{
+	return major(rdev) >= 136 && major(rdev) <= 143;
+}
+
+static bool terminal_device(dev_t rdev)
+{
+	return pts_device(rdev) || major(rdev) == 4 || rdev == makedev(5, 1);
+}
+
+/* The same terminal: the device number, and for a pty slave also the
+ * devpts instance (each instance numbers its ptys from 0). */
+static bool same_terminal(const struct stat *a, const struct stat *b)
+{
+	return S_ISCHR(a->st_mode) && S_ISCHR(b->st_mode) && a->st_rdev == b->st_rdev &&
+	       (!pts_device(a->st_rdev) || a->st_dev == b->st_dev);
+}
+
+/* Ptys the tree made: for each /dev/ptmx open capwatch performed for it,
+ * an O_PATH descriptor of the slave (TIOCGPTPEER on capwatch's copy of
+ * the master, before it is installed). O_PATH holds no open tty (the
+ * master still sees EIO when the slave's last user goes), only the
+ * slave's devpts inode: when the master is closed, devpts unlinks that
+ * inode (st_nlink 0), and a later pty of the same number (someone else's)
+ * is another inode. Bounded: past TREE_PTYS_MAX live ptys, a new one's
+ * slave is not remembered and its open by name is decided as another
+ * session's (fail closed). */
+#define TREE_PTYS_MAX 256
+static struct tree_pty {
+	int fd;
+	struct stat st;
+} tree_ptys[TREE_PTYS_MAX];
+static size_t ntree_ptys;
+
+static bool tree_pty_alive(const struct tree_pty *t)
+{
+	struct stat st;
+	return fstat(t->fd, &st) == 0 && st.st_nlink > 0;
+}
+
+static void prune_tree_ptys(void)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < ntree_ptys; i++) {
+		if (tree_pty_alive(&tree_ptys[i]))
+			tree_ptys[j++] = tree_ptys[i];
+		else
+			close(tree_ptys[i].fd);
+	}
+	ntree_ptys = j;
+}
+
+/* MASTER (capwatch's descriptor of a new /dev/ptmx open, about to be the
+ * target's): remember its slave. */
+static void note_tree_pty(int master)
+{
+	int s = ioctl(master, TIOCGPTPEER, O_PATH | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return; /* kernel before 4.13: its slave's open is refused */
+	struct stat st;
+	if (fstat(s, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		close(s);
+		return;
+	}
+	if (ntree_ptys == TREE_PTYS_MAX)
+		prune_tree_ptys();
+	if (ntree_ptys == TREE_PTYS_MAX) {
+		cw_info("more than %d ptys of the tree alive: pty %u:%u not remembered", TREE_PTYS_MAX,
+			major(st.st_rdev), minor(st.st_rdev));
+		close(s);
+		return;
+	}
+	tree_ptys[ntree_ptys++] = (struct tree_pty){ .fd = s, .st = st };
+}
+
+/* May the tree open the terminal ST (a terminal_device)? Yes for one of
+ * capwatch's own stdin/stdout/stderr (the command shares it in tty mode,
+ * and inherits it as those descriptors anyway) and for a live pty the
+ * tree made; any other is another session's. */
+static bool tree_terminal(const struct stat *st)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat mine;
+		if (fstat(fd, &mine) == 0 && same_terminal(&mine, st))
+			return true;
+	}
+	if (!pts_device(st->st_rdev))
+		return false;
+	for (size_t i = 0; i < ntree_ptys; i++)
+		if (same_terminal(&tree_ptys[i].st, st) && tree_pty_alive(&tree_ptys[i]))
+			return true;
+	return false;
+}
+
+/* The directory of a process on procfs, PATH, held by OPATH (ST): its
+ * pid, else 0. Its name is digits and its parent the root of that procfs
+ * (inode 1), wherever the procfs is mounted. */
+static pid_t proc_pid_dir(const char *path, int opath, const struct stat *st)
+{
+	char last[16];
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	size_t b = len;
+	while (b > 0 && path[b - 1] != '/')
+		b--;
+	size_t l = len - b;
+	if (l == 0 || l >= sizeof(last) || strspn(path + b, "0123456789") < l)
+		return 0;
+	memcpy(last, path + b, l);
+	last[l] = '\0';
+	struct stat up;
+	if (fstatat(opath, "..", &up, AT_SYMLINK_NOFOLLOW) < 0 || up.st_ino != 1 || up.st_dev != st->st_dev)
+		return 0;
+	long v = strtol(last, NULL, 10);
+	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+/* Decide EV again as OP says it is (the object is not what its name was
+ * decided as), with WHY added to the reason; on a denial, answer it.
+ * Returns whether the open may go on. */
+static bool decide_object(struct cw_notif *n, struct cw_event *ev, const char *why)
+{
+	bool ok = cw_event_decide(n, ev);
+	/* decide_write's words for an aliased object ("also reachable
+	 * through a ... made before the run") do not fit: WHY says it. */
+	char *gen = ev->op.kind == CW_OP_OPEN_WRITE ? strstr(ev->d.reason, " (the file is also reachable") : NULL;
+	if (gen)
+		*gen = '\0';
+	size_t l = strlen(ev->d.reason);
+	if (why && l < sizeof(ev->d.reason) - 1)
+		snprintf(ev->d.reason + l, sizeof(ev->d.reason) - l, " (%s)", why);
+	if (!ok)
+		cw_event_deny(n, ev);
+	return ok;
 }
 
 /* Reopen the object held by the O_PATH descriptor OPATH with FLAGS. */
@@ -548,6 +715,8 @@ static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struc
 		answer_err(n, ev, EACCES);
 		return;
 	}
+	if (want && S_ISCHR(want->st_mode) && want->st_rdev == makedev(5, 2))
+		note_tree_pty(o->fd); /* a new pty: the tree's own terminal */
 	answer_fd(n, ev, o->fd, tflags & O_CLOEXEC);
 }
 
@@ -660,6 +829,43 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		 * the opener, and capwatch is not the target. */
 		answer_err(n, ev, EACCES);
 		return;
+	}
+	pid_t dir_pid = l.sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode) ? proc_pid_dir(path, opath, st) : 0;
+	if (dir_pid > 0 && !cw_task_in_tree(n, dir_pid)) {
+		/* A process's /proc/PID directory, which pidfd_send_signal
+		 * takes as a pidfd: outside the tree (capwatch included) it
+		 * is process access, as /proc/PID/environ is. */
+		ev->op.kind = CW_OP_PROC_ACCESS;
+		ev->op.target_pid = (int)dir_pid;
+		ev->op.target_in_tree = false;
+		if (!decide_object(n, ev, "the /proc directory of a process outside the tree, a pidfd to signal it"))
+			return;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		/* Raw access to every file of the file system on it: a write
+		 * outside every workspace (unrestricted, on its path), for a
+		 * read open too. Decided on the object, whatever its name. */
+		ev->op.kind = CW_OP_OPEN_WRITE;
+		ev->op.alias = "block device";
+		if (!decide_object(n, ev, "a block device: its bytes are every file of the file system on it, "
+					  "secrets included"))
+			return;
+		if (ev->d.cap != CW_CAP_UNRESTRICTED && ev->d.verdict == CW_ALLOW) {
+			/* A name that needs no capability (a pseudo-device's)
+			 * on a block device: nothing to allow it by. */
+			answer_err(n, ev, EACCES);
+			return;
+		}
+	} else if (S_ISCHR(st->st_mode) && terminal_device(st->st_rdev) && !tree_terminal(st)) {
+		/* Another session's terminal: its keystrokes and its screen. */
+		static char text[PATH_MAX + 64];
+		snprintf(text, sizeof(text), "the terminal %s of a session outside the tree", path);
+		ev->op.kind = CW_OP_PROC_ACCESS;
+		ev->op.target_pid = -1; /* whoever uses it: not known */
+		ev->op.target_in_tree = false;
+		ev->op.alias = text;
+		if (!decide_object(n, ev, text))
+			return;
 	}
 	const char *secret = (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_find(n->run, st) : NULL;
 	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {

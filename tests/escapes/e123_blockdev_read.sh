@@ -37,6 +37,9 @@ for prof in readonly verify; do
 	HOME=$H under $prof -- grep -a -o "$key" "$LOOP"
 	if grep -q "$key" "$OUT"; then
 		bad="$bad; ($prof) the key read from $LOOP (outcome $(json_get "$R" 'd["outcome"]["kind"]'))"
+	else
+		# Decided on the object (S_ISBLK), not the name: unrestricted.
+		expect_denied unrestricted "'$LOOP'"
 	fi
 done
 [ -z "$bad" ] || esc_bypass "${bad#; }"

@@ -72,6 +72,31 @@ for prof in readonly verify; do
 	grep -q "READ b'$secret" "$_o" && bad="$bad; ($prof) read the keystrokes typed into $pts, a terminal outside the tree: $(grep READ "$_o")"
 	grep -q "FAKE-PROMPT-$prof" "$T/term.log" && bad="$bad; ($prof) a fake password prompt written to $pts"
 	[ -n "$bad" ] && esc_log "$prof: outcome $(json_get "$R" 'd["outcome"]["kind"]')"
+	# Both opens are process_control (another session's terminal),
+	# decided on the opened object: EPERM for each.
+	[ -n "$bad" ] || { expect_denied process_control
+		grep -q "read open:.*Operation not permitted" "$_o" && grep -q "write open:.*Operation not permitted" "$_o" ||
+			fail "($prof) the opens were not refused with EPERM: $(cat "$_o")"; }
 done
 [ -z "$bad" ] || esc_bypass "${bad#; }"
+
+# The tree's own ptys stay usable: a pty made with /dev/ptmx (openpty)
+# and its slave opened by name (as script(1) and python's pty do).
+cat >"$T/own.py" <<'PY'
+import os
+m = os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)
+os.grantpt(m) if hasattr(os, "grantpt") else None
+os.unlockpt(m) if hasattr(os, "unlockpt") else None
+name = os.ptsname(m) if hasattr(os, "ptsname") else None
+if name is None:
+    import fcntl, struct
+    fcntl.ioctl(m, 0x40045431, struct.pack("i", 0))  # TIOCSPTLCK 0
+    name = "/dev/pts/%d" % struct.unpack("I", fcntl.ioctl(m, 0x80045430, b"\0" * 4))[0]
+s = os.open(name, os.O_RDWR | os.O_NOCTTY)
+os.write(s, b"own-pty\n")
+print("own", os.read(m, 100))
+PY
+under readonly -- "$PY" "$T/own.py"
+grep -q "own b'own-pty" "$OUT" || fail "readonly: the tree's own pty: $(cat "$OUT")"
+report_has 'outcome["kind"] == "success"'
 exit 0
