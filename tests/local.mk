@@ -14,3 +14,13 @@ include $(srcdir)/tests/bench/local.mk
 include $(srcdir)/tests/preload/local.mk
 include $(srcdir)/tests/approval/local.mk
 include $(srcdir)/tests/hardening/local.mk
+
+# make fuzz-supervisor (issue 14 item 11): the supervisor fuzzer, under an
+# ASan+UBSan build of capwatch configured in $(builddir)/fuzz-asan. Not part
+# of make check (a minute by default; FUZZ_SECONDS=1800 for the long run).
+# See tests/fuzz/run.sh for its settings.
+EXTRA_DIST += tests/fuzz/fuzz_target.c tests/fuzz/run.sh
+fuzz-supervisor:
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(abs_top_srcdir)/tests/fuzz/run.sh
+.PHONY: fuzz-supervisor
