@@ -44,6 +44,8 @@ static int resolve_unix(struct cw_notif *n, bool follow)
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	if (un->sun_family != AF_UNIX || addrlen <= off || un->sun_path[0] == '\0')
 		return 0; /* unnamed or abstract: no file */
+	if (addrlen > sizeof(struct sockaddr_un))
+		return -EINVAL; /* the kernel's answer (unix_validate_addr) */
 	char name[sizeof(un->sun_path) + 1];
 	size_t n2 = addrlen - off;
 	memcpy(name, un->sun_path, n2);
@@ -69,6 +71,8 @@ static int missing_unix_path(void)
 		return 0;
 	char p[sizeof(un->sun_path) + 1];
 	size_t n = addrlen - off;
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
 	memcpy(p, un->sun_path, n);
 	p[n] = '\0';
 	struct stat st;
