@@ -30,6 +30,7 @@
  *   run.sh runs everything in a private network namespace;
  * - at most MAX_CHILDREN children, each with an alarm. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -133,7 +134,8 @@ static char flipvar[NFLIP][3][512];
 static volatile int stop_flipper;
 
 static const char *ws = ".";   /* the workspace directory (absolute) */
-static pid_t self_pid, flip_tid, main_tid;
+static pid_t self_pid, main_tid;
+static volatile pid_t flip_tid;
 
 /* A pointer to LEN bytes at SRC, or one of the bad kinds. */
 static void *ptr_to(const void *src, size_t len)
@@ -648,10 +650,13 @@ static void after_fork_child(void)
 
 /* ---- the calls ---- */
 static int verbose;
-static unsigned long calls;
+static volatile unsigned long calls;
+static volatile long last_call[7];
 
 static long sc(long nr, long a, long b, long c, long d, long e, long f)
 {
+	last_call[0] = nr, last_call[1] = a, last_call[2] = b, last_call[3] = c;
+	last_call[4] = d, last_call[5] = e, last_call[6] = f;
 	if (verbose)
 		fprintf(stderr, "#%lu %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n", calls, nr, a, b, c, d, e, f);
 	return syscall(nr, a, b, c, d, e, f);
@@ -1211,12 +1216,57 @@ static void do_escape(void)
 }
 
 /* ---- the second thread ---- */
+
+/* A FIFO open blocks until the other end comes, and under capwatch a
+ * handled signal does not interrupt it (WAIT_KILLABLE_RECV: only a fatal
+ * one does), so the itimer cannot: when the main thread is stuck, open
+ * every FIFO we made O_RDWR (which never blocks and is both ends). */
+static void fifo_unblock(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (e->d_type == DT_FIFO) {
+			int fd = openat(dirfd(d), e->d_name, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+		} else if (e->d_type == DT_DIR && depth < 4) {
+			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0)
+				fifo_unblock(sub, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
 static void *flipper(void *arg)
 {
 	(void)arg;
 	flip_tid = (pid_t)syscall(__NR_gettid);
 	uint64_t x = 88172645463325252ull ^ (uint64_t)time(NULL);
+	unsigned long seen = 0;
+	struct timespec since, now;
+	clock_gettime(CLOCK_MONOTONIC, &since);
 	while (!stop_flipper) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (calls != seen) {
+			seen = calls;
+			since = now;
+		} else if (now.tv_sec - since.tv_sec >= 1) {
+			if (now.tv_sec - since.tv_sec == 5)
+				fprintf(stderr, "fuzz_target: stuck in call #%lu: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n",
+					calls, last_call[0], last_call[1], last_call[2], last_call[3], last_call[4],
+					last_call[5], last_call[6]);
+			int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd >= 0)
+				fifo_unblock(dfd, 0);
+		}
 		for (int k = 0; k < 300; k++) {
 			x ^= x << 13;
 			x ^= x >> 7;

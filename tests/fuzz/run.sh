@@ -78,7 +78,7 @@ export ASAN_OPTIONS="abort_on_error=0:exitcode=99:detect_leaks=0:handle_abort=1:
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 export CAPWATCH_PRELOAD=none
 
-runs=0 fails=0 start=$(date +%s)
+runs=0 fails=0 ncalls=0 start=$(date +%s)
 say "capwatch $cw ($(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')), profile $profile, $secs s, runs of $run_secs s, first seed $seed"
 while :; do
 	now=$(date +%s)
@@ -125,6 +125,8 @@ for i, l in enumerate(open(sys.argv[1], "rb")):
 	elif ! grep -q '"state"' "$d/report.json"; then
 		why="report has no outcome"
 	fi
+	calls=$(sed -n 's/^fuzz_target: \([0-9]*\) calls$/\1/p' "$d/stdout")
+	ncalls=$((ncalls + ${calls:-0}))
 	if [ -n "$why" ]; then
 		fails=$((fails + 1))
 		keep=$out/fail-$seed
@@ -134,12 +136,12 @@ for i, l in enumerate(open(sys.argv[1], "rb")):
 	else
 		rm -rf "$d"
 	fi
-	[ -n "${FUZZ_QUIET:-}" ] || say "run $runs seed $seed: rc $rc, ${el}s${why:+, $why}"
+	[ -n "${FUZZ_QUIET:-}" ] || say "run $runs seed $seed: rc $rc, ${el}s, ${calls:-?} calls${why:+, $why}"
 	seed=$((seed + 1))
 	[ "$fails" -gt 0 ] && [ -z "${FUZZ_KEEP_GOING:-}" ] && break
 done
 total=$(($(date +%s) - start))
-line="fuzz-supervisor: $runs runs, $total seconds, $fails failures"
+line="fuzz-supervisor: $runs runs, $total seconds, $fails failures ($ncalls target calls)"
 echo "$line"
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $line (capwatch $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null), profile $profile, seeds from ${FUZZ_SEED:-clock})" >>"$out/summary.log"
 [ "$fails" -eq 0 ]
