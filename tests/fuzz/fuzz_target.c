@@ -85,6 +85,9 @@
 #ifndef __NR_process_mrelease
 #define __NR_process_mrelease 448
 #endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
@@ -1151,20 +1154,34 @@ static void do_escape(void)
 		   (long)ptr_to("d", 2), (long)ptr_to(NULL, 0), (long)gen_len(), 0, 0);
 		break;
 	case 27: sc(__NR_keyctl, (long)rn(40) + 1000, 0, 0, 0, 0, 0); break;     /* no such command */
-	case 28:
-		/* identity changes to what we already are */
+	case 28: {
+		/* identity: no change (passed unrecorded), a real change (our own
+		 * credentials only, refused), high bits over our ids */
+		long u = getuid(), g = getgid();
+		long v = PICK(((long[]){ -1, 0, 1, 1000, 65534, 0x7fffffff }));
+		if (chance(50))
+			v = chance(50) ? -1 : (chance(50) ? u : g);
+		if (chance(10))
+			v = (long)((uint64_t)(uint32_t)v | (rnd() << 32));
+		long w = chance(50) ? -1 : v;
 		switch (rn(9)) {
-		case 0: sc(__NR_setuid, getuid(), 0, 0, 0, 0, 0); break;
-		case 1: sc(__NR_setgid, getgid(), 0, 0, 0, 0, 0); break;
-		case 2: sc(__NR_setreuid, -1, -1, 0, 0, 0, 0); break;
-		case 3: sc(__NR_setregid, -1, -1, 0, 0, 0, 0); break;
-		case 4: sc(__NR_setresuid, -1, -1, -1, 0, 0, 0); break;
-		case 5: sc(__NR_setresgid, -1, -1, -1, 0, 0, 0); break;
-		case 6: sc(__NR_setfsuid, getuid(), 0, 0, 0, 0, 0); break;
-		case 7: sc(__NR_setfsgid, getgid(), 0, 0, 0, 0, 0); break;
-		default: sc(__NR_setgroups, 1 << 20, (long)unmapped, 0, 0, 0, 0); break;  /* EINVAL */
+		case 0: sc(__NR_setuid, chance(50) ? u : v, 0, 0, 0, 0, 0); break;
+		case 1: sc(__NR_setgid, chance(50) ? g : v, 0, 0, 0, 0, 0); break;
+		case 2: sc(__NR_setreuid, v, w, 0, 0, 0, 0); break;
+		case 3: sc(__NR_setregid, w, v, 0, 0, 0, 0); break;
+		case 4: sc(__NR_setresuid, v, w, chance(50) ? -1 : v, 0, 0, 0); break;
+		case 5: sc(__NR_setresgid, w, v, -1, 0, 0, 0); break;
+		case 6: sc(__NR_setfsuid, v, 0, 0, 0, 0, 0); break;
+		case 7: sc(__NR_setfsgid, v, 0, 0, 0, 0, 0); break;
+		default: {
+			gid_t *gl = (void *)wbuf();
+			gl[0] = (gid_t)g;
+			gl[1] = 65534;
+			sc(__NR_setgroups, PICK(((long[]){ 0, 1, 2, 1 << 20, -1 })), (long)ptr_to(gl, 8), 0, 0, 0, 0);
+		}
 		}
 		break;
+	}
 	case 29:
 		/* host settings, with arguments the kernel refuses */
 		switch (rn(14)) {
@@ -1187,7 +1204,26 @@ static void do_escape(void)
 	case 30: sc(__NR_vhangup, 0, 0, 0, 0, 0, 0); break;  /* setsid'd by run.sh: no terminal */
 	case 31: r = sc(__NR_fanotify_init, (long)rnd() & 0xffff, (long)rn(4), 0, 0, 0, 0); closefd_if_new(r); break;
 	case 32: sc(__NR_fanotify_mark, pick_fd(), (long)rn(8), (long)rnd(), pick_dirfd(), a, 0); break;
-	case 33: sc(__NR_lookup_dcookie, (long)rnd(), (long)scratch[6], (long)rn(8192), 0, 0, 0); break;
+	case 33:
+		switch (rn(4)) {
+		case 0: sc(__NR_lookup_dcookie, (long)rnd(), (long)scratch[6], (long)rn(8192), 0, 0, 0); break;
+		case 1:
+			/* the handle name_to_handle_at may have written, read-only */
+			r = sc(__NR_open_by_handle_at, pick_dirfd(), (long)ptr_to(scratch[1], 140),
+			       chance(80) ? O_RDONLY | O_NONBLOCK : O_PATH, 0, 0, 0);
+			closefd_if_new(r);
+			break;
+		case 2:
+			/* decided in the filter (EPERM) */
+			sc(rn(2) ? __NR_io_uring_enter : __NR_io_uring_register, pick_fd(), (long)rn(8), 0,
+			   0, 0, 0);
+			break;
+		default:
+			/* ENOSYS in the filter; bad arguments in case it is not */
+			if (sc(__NR_clone3, (long)ptr_to(NULL, 0), (long)rn(200), 0, 0, 0, 0) == 0)
+				_exit(0);
+		}
+		break;
 	case 34: {
 		/* refused rows with pid arguments: ours, or none */
 		switch (rn(6)) {
@@ -1251,6 +1287,8 @@ static void *flipper(void *arg)
 	flip_tid = (pid_t)syscall(__NR_gettid);
 	uint64_t x = 88172645463325252ull ^ (uint64_t)time(NULL);
 	unsigned long seen = 0;
+	int reported = 0;
+	unsigned scans = 0;
 	struct timespec since, now;
 	clock_gettime(CLOCK_MONOTONIC, &since);
 	while (!stop_flipper) {
@@ -1258,14 +1296,25 @@ static void *flipper(void *arg)
 		if (calls != seen) {
 			seen = calls;
 			since = now;
-		} else if (now.tv_sec - since.tv_sec >= 1) {
-			if (now.tv_sec - since.tv_sec == 5)
+			reported = 0;
+			scans = 0;
+		} else if ((now.tv_sec - since.tv_sec) * 1000 + (now.tv_nsec - since.tv_nsec) / 1000000 >= 200) {
+			if (now.tv_sec - since.tv_sec == 5 && !reported) {
+				reported = 1;
 				fprintf(stderr, "fuzz_target: stuck in call #%lu: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n",
 					calls, last_call[0], last_call[1], last_call[2], last_call[3], last_call[4],
 					last_call[5], last_call[6]);
-			int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (dfd >= 0)
-				fifo_unblock(dfd, 0);
+			}
+			if (++scans % 256 == 1) {   /* about every 30 ms */
+				/* the scratch directory, and the workspace where
+				 * the profile lets FIFOs be made there */
+				int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (dfd >= 0)
+					fifo_unblock(dfd, 0);
+				dfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (dfd >= 0)
+					fifo_unblock(dfd, 0);
+			}
 		}
 		for (int k = 0; k < 300; k++) {
 			x ^= x << 13;
@@ -1339,8 +1388,8 @@ static void setup(void)
 			close(fd);
 	}
 	mkfifo("f", 0644);
-	symlink("a", "l");
-	symlink("d", "ld");
+	if (symlink("a", "l") < 0 || symlink("d", "ld") < 0)
+		perror("fuzz_target: symlink");
 
 	guard_a = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (guard_a == MAP_FAILED)

@@ -12,13 +12,20 @@
 #   FUZZ_SECONDS   total fuzzing time (default 60)
 #   FUZZ_RUN       seconds of one target run (default 10)
 #   FUZZ_SEED      first seed (default: from the clock); runs use SEED, SEED+1, ...
-#   FUZZ_PROFILE   profile (default readonly: every write outside the scratch
-#                  directory is refused)
+#   FUZZ_PROFILES  profiles, one per run in turn (default "readonly verify":
+#                  readonly refuses every write outside the scratch directory,
+#                  verify lets capwatch perform writes in the workspace, a fresh
+#                  temporary directory, and loopback connections in the private
+#                  network namespace)
 #   FUZZ_OUT       where failures and the summary go (default $builddir/fuzz-out)
 #   FUZZ_BUILD     an existing sanitizer build directory to use (its capwatch);
 #                  default: $builddir/fuzz-asan, configured and built here
-#   CAPWATCH_ASAN  a sanitizer-built capwatch binary to use as is
+#   FUZZ_CAPWATCH  a capwatch binary to use as is (smoke.sh: the ordinary build)
+#   FUZZ_TARGET    a built fuzz_target to use; default: compiled into FUZZ_OUT
 #   FUZZ_TARGET_CC compiler for the target (default cc)
+#
+# FUZZ_OUT/syscalls.json counts, over every run, the trace's events by
+# syscall and decision: which rows of table.c the runs reached.
 #
 # The target is built without sanitizers (it is what is fuzzed against, not
 # what is checked); the preload is off (CAPWATCH_PRELOAD=none): an
@@ -31,7 +38,7 @@ srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${top_builddir:-$srcdir/_build}
 secs=${FUZZ_SECONDS:-60}
 run_secs=${FUZZ_RUN:-10}
-profile=${FUZZ_PROFILE:-readonly}
+profiles=${FUZZ_PROFILES:-readonly verify}
 out=${FUZZ_OUT:-$builddir/fuzz-out}
 seed=${FUZZ_SEED:-$(date +%s)}
 timeout=$((run_secs + 20))
@@ -42,8 +49,8 @@ out=$(cd "$out" && pwd)
 say() { echo "fuzz-supervisor: $*"; }
 
 # --- the sanitizer build of capwatch ---
-if [ -n "${CAPWATCH_ASAN:-}" ]; then
-	cw=$CAPWATCH_ASAN
+if [ -n "${FUZZ_CAPWATCH:-}" ]; then
+	cw=$FUZZ_CAPWATCH
 else
 	fb=${FUZZ_BUILD:-$builddir/fuzz-asan}
 	san='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined'
@@ -60,8 +67,8 @@ else
 fi
 [ -x "$cw" ] || { say "no capwatch at $cw"; exit 2; }
 
-target=$out/fuzz_target
-if [ ! -x "$target" ] || [ "$srcdir/tests/fuzz/fuzz_target.c" -nt "$target" ]; then
+target=${FUZZ_TARGET:-$out/fuzz_target}
+if [ -z "${FUZZ_TARGET:-}" ] && { [ ! -x "$target" ] || [ "$srcdir/tests/fuzz/fuzz_target.c" -nt "$target" ]; }; then
 	${FUZZ_TARGET_CC:-cc} -O1 -g -pthread -o "$target" "$srcdir/tests/fuzz/fuzz_target.c" || exit 2
 fi
 
@@ -79,13 +86,16 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 export CAPWATCH_PRELOAD=none
 
 runs=0 fails=0 ncalls=0 start=$(date +%s)
-say "capwatch $cw ($(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')), profile $profile, $secs s, runs of $run_secs s, first seed $seed"
+say "capwatch $cw ($(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')), profiles $profiles, $secs s, runs of $run_secs s, first seed $seed"
 while :; do
 	now=$(date +%s)
 	[ $((now - start)) -ge "$secs" ] && [ "$runs" -gt 0 ] && break
 	left=$((secs - (now - start)))
 	rs=$run_secs
 	[ "$left" -lt "$rs" ] && [ "$left" -gt 0 ] && rs=$left
+	set -- $profiles
+	shift $((runs % $#))
+	profile=$1
 	d=$(mktemp -d "${TMPDIR:-/tmp}/cwfuzz.XXXXXX") || exit 2
 	mkdir "$d/ws" && : >"$d/ws/a" && mkdir "$d/ws/d" && ln -s a "$d/ws/l"
 	# the workspace is a fresh temporary directory: whatever the target
@@ -119,8 +129,22 @@ while :; do
 		why="report does not match the schema"
 	elif ! python3 -c '
 import json, sys
-for i, l in enumerate(open(sys.argv[1], "rb")):
-    json.loads(l)' "$d/trace.jsonl" 2>"$d/json.err"; then
+names = {}
+for l in open(sys.argv[1], "rb"):
+    e = json.loads(l)
+    if e.get("syscall"):
+        k = "%s %s" % (e["syscall"], e.get("decision"))
+        names[k] = names.get(k, 0) + 1
+try:
+    with open(sys.argv[2]) as f:
+        old = json.load(f)
+except (OSError, ValueError):
+    old = {}
+for k, v in names.items():
+    old[k] = old.get(k, 0) + v
+with open(sys.argv[2] + ".new", "w") as f:
+    json.dump(old, f, indent=0, sort_keys=True)
+' "$d/trace.jsonl" "$out/syscalls.json" 2>"$d/json.err" || ! mv "$out/syscalls.json.new" "$out/syscalls.json"; then
 		why="trace is not JSONL"
 	elif ! grep -q '"state"' "$d/report.json"; then
 		why="report has no outcome"
@@ -131,17 +155,18 @@ for i, l in enumerate(open(sys.argv[1], "rb")):
 		fails=$((fails + 1))
 		keep=$out/fail-$seed
 		rm -rf "$keep"; mv "$d" "$keep"
-		say "FAIL seed $seed: $why; kept in $keep"
+		echo "$profile" >"$keep/profile"
+		say "FAIL seed $seed ($profile): $why; kept in $keep"
 		sed -n '/ERROR: AddressSanitizer\|runtime error:/,+12p' "$keep/stderr" | head -30
 	else
 		rm -rf "$d"
 	fi
-	[ -n "${FUZZ_QUIET:-}" ] || say "run $runs seed $seed: rc $rc, ${el}s, ${calls:-?} calls${why:+, $why}"
+	[ -n "${FUZZ_QUIET:-}" ] || say "run $runs seed $seed $profile: rc $rc, ${el}s, ${calls:-?} calls${why:+, $why}"
 	seed=$((seed + 1))
 	[ "$fails" -gt 0 ] && [ -z "${FUZZ_KEEP_GOING:-}" ] && break
 done
 total=$(($(date +%s) - start))
 line="fuzz-supervisor: $runs runs, $total seconds, $fails failures ($ncalls target calls)"
 echo "$line"
-echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $line (capwatch $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null), profile $profile, seeds from ${FUZZ_SEED:-clock})" >>"$out/summary.log"
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $line (capwatch $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null) $cw, profiles $profiles, first seed ${FUZZ_SEED:-clock})" >>"$out/summary.log"
 [ "$fails" -eq 0 ]
