@@ -1311,9 +1311,17 @@ static void *flipper(void *arg)
 				int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 				if (dfd >= 0)
 					fifo_unblock(dfd, 0);
-				dfd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-				if (dfd >= 0)
+				dfd = open(ws, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+				struct stat st;
+				if (dfd >= 0 && fstat(dfd, &st) == 0 && S_ISDIR(st.st_mode))
 					fifo_unblock(dfd, 0);
+				else if (dfd >= 0) {
+					/* the workspace itself was replaced by a FIFO */
+					close(dfd);
+					dfd = open(ws, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+					if (dfd >= 0)
+						close(dfd);
+				}
 			}
 		}
 		for (int k = 0; k < 300; k++) {
