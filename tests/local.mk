@@ -14,3 +14,18 @@ include $(srcdir)/tests/bench/local.mk
 include $(srcdir)/tests/preload/local.mk
 include $(srcdir)/tests/approval/local.mk
 include $(srcdir)/tests/hardening/local.mk
+
+# make fuzz-supervisor (issue 14 item 11): the supervisor fuzzer, under an
+# ASan+UBSan build of capwatch configured in $(builddir)/fuzz-asan. Not part
+# of make check (a minute by default; FUZZ_SECONDS=1800 for the long run).
+# See tests/fuzz/run.sh for its settings. make check runs a 20-second
+# smoke version against the ordinary build (tests/fuzz/smoke.sh).
+check_PROGRAMS += tests/fuzz/fuzz_target
+tests_fuzz_fuzz_target_SOURCES = tests/fuzz/fuzz_target.c
+tests_fuzz_fuzz_target_LDADD = -lpthread
+TESTS += tests/fuzz/smoke.sh
+EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/smoke.sh
+fuzz-supervisor:
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+	  $(SHELL) $(abs_top_srcdir)/tests/fuzz/run.sh
+.PHONY: fuzz-supervisor
