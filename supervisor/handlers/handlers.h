@@ -43,6 +43,11 @@ enum cw_filter_rule {
 	CW_RULE_NOTIFY_IN,        /* notified when (u32)args[arg] is one of VALS[0..NVALS)
 				     (one masked 32-bit compare per value); other values
 				     are allowed in the kernel */
+	CW_RULE_NOTIFY_PAIRS,     /* notified when ((u32)args[arg], (u32)args[arg + 1]) is
+				     one of the pairs (VALS[2i], VALS[2i + 1]), i < NVALS
+				     (one rule per pair, a masked 32-bit compare of each
+				     argument: libseccomp ANDs compares of different
+				     arguments); other pairs are allowed in the kernel */
 };
 
 typedef void (*cw_handler_fn)(struct cw_notif *n);
@@ -55,8 +60,8 @@ struct cw_syscall {
 	uint32_t mask;
 	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
-	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN */
-	uint8_t nvals;
+	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN; CW_RULE_NOTIFY_PAIRS: pairs */
+	uint8_t nvals;            /* values (NOTIFY_IN) or pairs (NOTIFY_PAIRS) */
 };
 
 /* Every number the filter decides one by one; a number at or above it
