@@ -75,7 +75,8 @@ void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags, unsigned long long mode, bool emulable); /* fs_special.c: /proc, /sys, devices, FIFOs, O_PATH */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
-void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket */
+void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket,
+					       setsockopt of the options that reroute */
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
@@ -33,9 +35,124 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef IPV6_HDRINCL
+#define IPV6_HDRINCL 36
+#endif
+#ifndef SO_BINDTOIFINDEX
+#define SO_BINDTOIFINDEX 62
+#endif
+#ifndef IP_TRANSPARENT
+#define IP_TRANSPARENT 19
+#endif
+#ifndef IPV6_TRANSPARENT
+#define IPV6_TRANSPARENT 75
+#endif
 
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
+
+static int sock_type(int fd);
+
+/* ---- options and control messages that reroute (e121) ----
+ *
+ * capwatch decides a datagram by the address it is sent to. Some socket
+ * options and control messages make the kernel send it elsewhere: an
+ * IPv4 source route (IP_OPTIONS with LSRR/SSRR, unprivileged) goes to
+ * its first hop with the decided address only inside the option; an
+ * IPv6 routing header (IPV6_RTHDR: type 4 segment routing is
+ * unprivileged; IPV6_2292PKTOPTIONS carries one) goes to its segments;
+ * a device binding, a transparent socket or a header written by the
+ * command (IP_HDRINCL, IPV6_HDRINCL on raw sockets) take the datagram
+ * out of the routing the decision assumed. The filter notifies exactly
+ * these (level, optname) pairs (table.c); they are decided as
+ * `unrestricted`, scope "setsockopt:NAME", and refused with EPERM when
+ * denied. An empty value (optlen 0) only clears the option (or fails in
+ * the kernel) and is let through unrecorded; the decision reads no
+ * memory, so CONTINUE is exact. The same options as control messages
+ * of a sendmsg/sendmmsg capwatch performs (IP_OPTIONS, IP_RETOPTS;
+ * IPV6_RTHDR, IPV6_2292RTHDR, which route; destination and hop-by-hop
+ * options do not) are decided the same way, scope "sendmsg:NAME", and
+ * a denial refuses the whole call with EPERM. */
+static const char *reroute_option(int level, int optname)
+{
+	if (level == SOL_IP) {
+		switch (optname) {
+		case IP_OPTIONS: return "setsockopt:IP_OPTIONS";
+		case IP_TRANSPARENT: return "setsockopt:IP_TRANSPARENT";
+		case IP_HDRINCL: return "setsockopt:IP_HDRINCL";
+		}
+	} else if (level == SOL_IPV6) {
+		switch (optname) {
+		case IPV6_RTHDR: return "setsockopt:IPV6_RTHDR";
+		case IPV6_2292PKTOPTIONS: return "setsockopt:IPV6_2292PKTOPTIONS";
+		case IPV6_TRANSPARENT: return "setsockopt:IPV6_TRANSPARENT";
+		case IPV6_HDRINCL: return "setsockopt:IPV6_HDRINCL";
+		}
+	} else if (level == SOL_SOCKET) {
+		switch (optname) {
+		case SO_BINDTODEVICE: return "setsockopt:SO_BINDTODEVICE";
+		case SO_BINDTOIFINDEX: return "setsockopt:SO_BINDTOIFINDEX";
+		}
+	}
+	return NULL;
+}
+
+static const char *reroute_cmsg(int level, int type)
+{
+	if (level == SOL_IP && type == IP_OPTIONS)
+		return "sendmsg:IP_OPTIONS";
+	if (level == SOL_IP && type == IP_RETOPTS)
+		return "sendmsg:IP_RETOPTS";
+	if (level == SOL_IPV6 && type == IPV6_RTHDR)
+		return "sendmsg:IPV6_RTHDR";
+	if (level == SOL_IPV6 && type == IPV6_2292RTHDR)
+		return "sendmsg:IPV6_2292RTHDR";
+	return NULL;
+}
+
+/* Decide and record NAME as an escape (unrestricted): 0 when allowed
+ * (or --observe), -EPERM when refused. Does not answer. */
+static int decide_reroute(struct cw_notif *n, const char *name, long long flags)
+{
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.op.syscall = name;
+	ev.flags = flags;
+	ev.has_flags = true;
+	bool ok = cw_event_decide(n, &ev);
+	ev.verified = true;
+	ev.err = ok ? 0 : EPERM;
+	cw_event_record(n, &ev);
+	return ok ? 0 : -EPERM;
+}
+
+static void handle_setsockopt(struct cw_notif *n)
+{
+	int level = arg_int(n, 1), optname = arg_int(n, 2);
+	const char *name = reroute_option(level, optname);
+	if (!name || (uint32_t)arg_u64(n, 4) == 0) {
+		cw_notif_continue(n); /* registers only: exact */
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.op.syscall = name;
+	ev.flags = optname;
+	ev.has_flags = true;
+	if (!cw_notif_valid(n)) {
+		n->answered = true;
+		return;
+	}
+	if (cw_event_decide(n, &ev)) {
+		enforce_continue(n, &ev);
+	} else {
+		ev.d.err = EPERM;
+		cw_event_deny(n, &ev);
+	}
+	cw_event_record(n, &ev);
+}
 
 /* The one check of an address length read from the target, before any
  * use of the copy (issue 14): what the kernel's move_addr_to_kernel and
@@ -538,6 +655,12 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
 		if (c->cmsg_len < sizeof(*c) || c->cmsg_len > m->ctllen - ((char *)c - m->ctl))
 			return -EINVAL;
+		const char *rr = reroute_cmsg(c->cmsg_level, c->cmsg_type);
+		if (rr && c->cmsg_len > CMSG_LEN(0)) {
+			int e = decide_reroute(n, rr, c->cmsg_type);
+			if (e < 0)
+				return e;
+		}
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
 		if (c->cmsg_type == SCM_CREDENTIALS) {
@@ -1240,6 +1363,9 @@ void cw_handle_net(struct cw_notif *n)
 		return;
 	case __NR_socket:
 		handle_socket(n);
+		return;
+	case __NR_setsockopt:
+		handle_setsockopt(n);
 		return;
 	case __NR_listen:
 		ev.op.kind = CW_OP_LISTEN;

@@ -328,6 +328,23 @@ static const struct tcase cases[] = {
 	{ "ioctl TIOCSTI as the fd, TCGETS", ALLP, X86, __NR_ioctl, { TIOCSTI, TCGETS, 0 }, ALLOW_ },
 	{ "ioctl TIOCSTI as the pointer", ALLP, X86, __NR_ioctl, { 0, TCGETS, TIOCSTI }, ALLOW_ },
 	{ "ioctl 1<<32|TCGETS", ALLP, X86, __NR_ioctl, { 0, HI | TCGETS, 0 }, ALLOW_ },
+	/* setsockopt: the (level, optname) pairs that reroute (e121), both
+	 * on their low 32 bits; every other option passes */
+	{ "setsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, 0, 4, 0x7ffc0000, 8 }, NOTIF_ },
+	{ "setsockopt 1<<32|SOL_IP, 1<<32|IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, HI, HI | 4, 0x7ffc0000, 8 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 IPV6_RTHDR", ALLP, X86, __NR_setsockopt, { 3, 41, 57, 0x7ffc0000, 24 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 IPV6_2292PKTOPTIONS", ALLP, X86, __NR_setsockopt, { 3, 41, 6, 0x7ffc0000, 24 }, NOTIF_ },
+	{ "setsockopt SOL_IP IP_TRANSPARENT", ALLP, X86, __NR_setsockopt, { 3, 0, 19, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_IP IP_HDRINCL", ALLP, X86, __NR_setsockopt, { 3, 0, 3, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_BINDTODEVICE", ALLP, X86, __NR_setsockopt, { 3, 1, 25, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_BINDTOIFINDEX", ALLP, X86, __NR_setsockopt, { 3, 1, 62, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_REUSEADDR (2)", ALLP, X86, __NR_setsockopt, { 3, 1, 2, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_SOCKET 4 (IP_OPTIONS' number)", ALLP, X86, __NR_setsockopt, { 3, 1, 4, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt IPPROTO_TCP TCP_NODELAY", ALLP, X86, __NR_setsockopt, { 3, 6, 1, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt IPPROTO_TCP 4 (TCP_KEEPIDLE)", ALLP, X86, __NR_setsockopt, { 3, 6, 4, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_IPV6 IPV6_2292RTHDR (a receive flag)", ALLP, X86, __NR_setsockopt, { 3, 41, 5, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_IP as the fd, IP_OPTIONS as the level", ALLP, X86, __NR_setsockopt, { 0, 4, 0, 0, 0 }, ALLOW_ },
+	{ "getsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_getsockopt, { 3, 0, 4, 0x7ffc0000, 0x7ffc1000 }, ALLOW_ },
 	/* fcntl: F_SETOWN and F_SETOWN_EX only, on the low 32 bits */
 	{ "fcntl F_GETFL", ALLP, X86, __NR_fcntl, { 3, F_GETFL }, ALLOW_ },
 	{ "fcntl F_SETFL", ALLP, X86, __NR_fcntl, { 3, F_SETFL, O_NONBLOCK }, ALLOW_ },

@@ -153,11 +153,11 @@ ESCAPES_TESTS = \
 	tests/escapes/e75_process_madvise.sh \
 	tests/escapes/e76_kcmp.sh \
 	tests/escapes/e78_fiosetown.sh \
-	tests/escapes/e79_siocspgrp.sh
+	tests/escapes/e79_siocspgrp.sh \
+	tests/escapes/e121_ip_source_route.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e120_key_past_prefix.sh \
-	tests/escapes/e121_ip_source_route.sh \
 	tests/escapes/e122_pidfd_dir_swap.sh \
 	tests/escapes/e123_blockdev_read.sh \
 	tests/escapes/e124_fscrypt_policy.sh \
