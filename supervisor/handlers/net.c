@@ -154,6 +154,190 @@ static void handle_setsockopt(struct cw_notif *n)
 	cw_event_record(n, &ev);
 }
 
+/* ---- the tree's own inet sockets ----
+ *
+ * Every inet socket capwatch bound or listened on for the tree, by sockfs
+ * inode: a growing set (a socket forgotten would count as outside, which
+ * refuses, never allows). */
+static ino_t *tree_inet;
+static size_t ntree_inet, atree_inet;
+
+static bool tree_inet_has(ino_t ino)
+{
+	for (size_t i = ntree_inet; i-- > 0;)
+		if (tree_inet[i] == ino)
+			return true;
+	return false;
+}
+
+static void remember_inet(int sock)
+{
+	struct stat st;
+	if (fstat(sock, &st) < 0 || tree_inet_has(st.st_ino))
+		return;
+	if (ntree_inet == atree_inet) {
+		size_t na = atree_inet ? atree_inet * 2 : 64;
+		ino_t *t = realloc(tree_inet, na * sizeof(*t));
+		if (!t)
+			return;
+		tree_inet = t;
+		atree_inet = na;
+	}
+	tree_inet[ntree_inet++] = st.st_ino;
+}
+
+static bool inet_family(sa_family_t f)
+{
+	return f == AF_INET || f == AF_INET6;
+}
+
+static unsigned inet_port(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	if (a->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return 0;
+}
+
+static bool sock_flag(int sock, int opt)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+	return getsockopt(sock, SOL_SOCKET, opt, &v, &l) == 0 && v != 0;
+}
+
+/* Options with which a bind may share a port with sockets already on it:
+ * SO_REUSEPORT (same uid: a reuseport group, which splits connections or
+ * datagrams among its members), and for datagram sockets SO_REUSEADDR
+ * too (both sides set: the later socket gets the unicast datagrams). */
+static bool shares_port(int sock, int type)
+{
+	return sock_flag(sock, SO_REUSEPORT) || (type == SOCK_DGRAM && sock_flag(sock, SO_REUSEADDR));
+}
+
+/* Clear both for a bind to port 0 (the kernel may otherwise pick a port
+ * in use by a group the socket could join: udp_lib_get_port counts such
+ * ports as free), and put them back after. */
+struct reuse_saved { int port, addr; bool cleared; };
+
+static void reuse_clear(int sock, struct reuse_saved *sv)
+{
+	socklen_t l = sizeof(int);
+	sv->cleared = false;
+	sv->port = sv->addr = 0;
+	getsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &sv->port, &l);
+	l = sizeof(int);
+	getsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &sv->addr, &l);
+	int z = 0;
+	if (sv->port)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &z, sizeof(z));
+	if (sv->addr)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &z, sizeof(z));
+	sv->cleared = sv->port || sv->addr;
+}
+
+static void reuse_restore(int sock, struct reuse_saved *sv)
+{
+	if (!sv->cleared)
+		return;
+	if (sv->port)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &sv->port, sizeof(sv->port));
+	if (sv->addr)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &sv->addr, sizeof(sv->addr));
+}
+
+/* ---- sends from a datagram socket never bound (e126) ----
+ *
+ * The kernel autobinds such a socket at its first send (or connect) to
+ * the wildcard address, 0.0.0.0 or [::] (udp_sendmsg -> inet_autobind):
+ * from then on it receives datagrams sent to that port on every
+ * interface, a port open to the network that no decided bind opened.
+ * Before capwatch sends for it to a loopback (or unspecified, delivered
+ * locally) destination, it binds the duplicate to the loopback address
+ * of the destination's kind, port 0: 127.0.0.1, [::1], or
+ * [::ffff:127.0.0.1] for a v4 destination on an IPv6 socket. To an
+ * external destination (external_network, decided by the profile) the
+ * kernel's autobind to the wildcard stays: it is the return path of an
+ * allowed exchange with the network, not counted as host_visible_binding
+ * (as a TCP client's port is not); only when the socket has
+ * SO_REUSEPORT/SO_REUSEADDR does capwatch bind it to the wildcard itself,
+ * with those options cleared, so that the port picked is in no group.
+ * A loopback-bound socket cannot send to an external address afterwards
+ * (the kernel refuses a loopback source off lo: EINVAL); a program that
+ * mixes both on one unconnected socket gets that error. */
+static bool dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4)
+{
+	*v4 = false;
+	if (a->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		uint32_t h = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+		*v4 = true;
+		return (h >> 24) == 127 || h == 0;
+	}
+	if (a->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(x)) {
+			*v4 = true;
+			return x->s6_addr[12] == 127 ||
+			       (x->s6_addr[12] | x->s6_addr[13] | x->s6_addr[14] | x->s6_addr[15]) == 0;
+		}
+		return IN6_IS_ADDR_LOOPBACK(x) || IN6_IS_ADDR_UNSPECIFIED(x);
+	}
+	return false;
+}
+
+/* D: the duplicate; DST/LEN: the destinations' kind: LOCAL when every
+ * named destination of the call is loopback (or unspecified), V4 when
+ * they are IPv4 (or v4-mapped). 0 or -errno (the call is refused). */
+static int prebind_datagram(int d, bool local, bool v4)
+{
+	if (sock_type(d) != SOCK_DGRAM)
+		return 0;
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+	memset(&me, 0, sizeof(me));
+	if (getsockname(d, (struct sockaddr *)&me, &ml) < 0)
+		return -errno;
+	if (!inet_family(me.ss_family) || inet_port(&me) != 0)
+		return 0; /* bound already (a decided bind), or not inet */
+	bool shared = shares_port(d, SOCK_DGRAM);
+	if (!local && !shared)
+		return 0; /* the kernel's autobind: see above */
+	struct sockaddr_storage b;
+	socklen_t bl;
+	memset(&b, 0, sizeof(b));
+	if (me.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&b;
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(local ? INADDR_LOOPBACK : INADDR_ANY);
+		bl = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&b;
+		s6->sin6_family = AF_INET6;
+		if (local && v4) {
+			s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+			s6->sin6_addr.s6_addr[12] = 127;
+			s6->sin6_addr.s6_addr[15] = 1;
+		} else if (local) {
+			s6->sin6_addr = in6addr_loopback;
+		}
+		bl = sizeof(*s6);
+	}
+	struct reuse_saved sv;
+	reuse_clear(d, &sv);
+	int r = bind(d, (struct sockaddr *)&b, bl) < 0 ? -errno : 0;
+	reuse_restore(d, &sv);
+	if (r == 0) {
+		remember_inet(d);
+		return 0;
+	}
+	/* An IPv6-only socket cannot take a v4-mapped address: the send
+	 * would have failed too (udpv6_sendmsg). */
+	if (r == -EINVAL && me.ss_family == AF_INET6 && v4)
+		return -ENETUNREACH;
+	return r;
+}
+
 /* The one check of an address length read from the target, before any
  * use of the copy (issue 14): what the kernel's move_addr_to_kernel and
  * the family's own checks refuse is refused here with the same errno, so
@@ -1136,6 +1320,15 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 		close(d);
 		goto answer;
 	}
+	if (nr == __NR_connect && inet_family(addr.ss_family)) {
+		/* A datagram socket with SO_REUSEPORT/SO_REUSEADDR would be
+		 * autobound by connect to a port it may share (e126). */
+		r = prebind_datagram(d, false, false);
+		if (r < 0) {
+			close(d);
+			goto answer;
+		}
+	}
 	if (nr == __NR_connect) {
 		struct connect_job *j = malloc(sizeof(*j));
 		if (!j) {
@@ -1162,6 +1355,21 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 		goto answer;
 	}
 	/* sendto, sendmsg, sendmmsg */
+	if (inet_family(addr.ss_family)) {
+		bool v4 = false, local = dest_local(&addr, addrlen, &v4);
+		for (unsigned i = 0; nr == __NR_sendmmsg && i < mm_count; i++) {
+			bool v4i = false;
+			if (mm_namelen[i] && !dest_local(&mm_name[i], mm_namelen[i], &v4i))
+				local = false;
+			if (mm_namelen[i] && !v4i)
+				v4 = false;
+		}
+		r = prebind_datagram(d, local, v4);
+		if (r < 0) {
+			close(d);
+			goto answer;
+		}
+	}
 	struct send_job *j = NULL;
 	r = build_send_job(n, d, &j);
 	if (r == 0) {

@@ -154,7 +154,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e76_kcmp.sh \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh \
-	tests/escapes/e121_ip_source_route.sh
+	tests/escapes/e121_ip_source_route.sh \
+	tests/escapes/e126_udp_autobind.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e120_key_past_prefix.sh \
@@ -162,7 +163,6 @@ ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e123_blockdev_read.sh \
 	tests/escapes/e124_fscrypt_policy.sh \
 	tests/escapes/e125_reuseport_steal.sh \
-	tests/escapes/e126_udp_autobind.sh \
 	tests/escapes/e127_raw_sniff.sh \
 	tests/escapes/e128_secret_scan_flood.sh \
 	tests/escapes/e130_privilege_artifact.sh \
