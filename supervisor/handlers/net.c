@@ -154,7 +154,7 @@ static void handle_setsockopt(struct cw_notif *n)
 	cw_event_record(n, &ev);
 }
 
-/* ---- the tree's own inet sockets ----
+/* ---- the tree's own inet sockets; ports held outside (e125) ----
  *
  * Every inet socket capwatch bound or listened on for the tree, by sockfs
  * inode: a growing set (a socket forgotten would count as outside, which
@@ -245,6 +245,103 @@ static void reuse_restore(int sock, struct reuse_saved *sv)
 		setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &sv->port, sizeof(sv->port));
 	if (sv->addr)
 		setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &sv->addr, sizeof(sv->addr));
+}
+
+/* Is PORT held, in the target's network namespace, by a socket that is
+ * not one the tree bound through capwatch? /proc/TID/net/{tcp,tcp6}
+ * (listeners only: a reuseport group of TCP is made of listeners) or
+ * {udp,udp6} (every socket), by port whatever the address (wider than
+ * the kernel's groups, which need the same address: a refusal, never an
+ * allowance). Bounded: past CW_NET_LINES_MAX lines it cannot tell.
+ * 1: held outside, 0: not, -errno: cannot tell (refused by the caller). */
+#define CW_NET_LINES_MAX (1u << 20)
+static int port_held_outside(pid_t tid, bool stream, unsigned port)
+{
+	const char *files[2] = { stream ? "tcp" : "udp", stream ? "tcp6" : "udp6" };
+	unsigned lines = 0;
+	for (int f = 0; f < 2; f++) {
+		char path[64], line[512];
+		snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)tid, files[f]);
+		FILE *fp = fopen(path, "re");
+		if (!fp) {
+			if (errno == ENOENT && f == 1)
+				continue; /* no IPv6 */
+			return -errno;
+		}
+		bool first = true;
+		while (fgets(line, sizeof(line), fp)) {
+			if (first) {
+				first = false; /* the header */
+				continue;
+			}
+			if (++lines > CW_NET_LINES_MAX) {
+				fclose(fp);
+				return -E2BIG;
+			}
+			unsigned lport = 0, st = 0;
+			unsigned long ino = 0;
+			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*s %*s %*s %*s %*s %lu",
+				   &lport, &st, &ino) != 3)
+				continue;
+			if (lport != port || (stream && st != 0x0A /* TCP_LISTEN */))
+				continue;
+			if (!tree_inet_has((ino_t)ino)) {
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	return 0;
+}
+
+static void format_inet(const struct sockaddr_storage *a, char *out, size_t size)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+	if (a->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, h, sizeof(h));
+		snprintf(out, size, "%s:%u", h, inet_port(a));
+	} else {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, h, sizeof(h));
+		snprintf(out, size, "[%s]:%u", h, inet_port(a));
+	}
+}
+
+/* bind of an inet socket, performed on the duplicate D with the decided
+ * address (e125): a bind that would share its port (shares_port) with a
+ * socket outside the tree would put the command in that socket's
+ * reuseport group (a root service's connections, payload included) or
+ * take its datagrams: decided as `unrestricted`, scope
+ * "SO_REUSEPORT ADDR:PORT" (policy has no inet form of process_control's
+ * "server outside the run" yet), and refused with EADDRINUSE, what the
+ * kernel says to a bind without those options. A bind to port 0 is done
+ * with the options cleared (reuse_clear). */
+static int bind_inet(struct cw_notif *n, int d)
+{
+	int type = sock_type(d);
+	if (type < 0)
+		return type;
+	bool shared = (type == SOCK_STREAM || type == SOCK_DGRAM) && shares_port(d, type);
+	unsigned port = inet_port(&addr);
+	if (shared && port != 0) {
+		int h = port_held_outside(n->tid, type == SOCK_STREAM, port);
+		if (h != 0) {
+			static char scope[96];
+			char a[80];
+			format_inet(&addr, a, sizeof(a));
+			snprintf(scope, sizeof(scope), "SO_REUSEPORT %s", a);
+			if (decide_reroute(n, scope, port) < 0)
+				return -EADDRINUSE;
+		}
+	}
+	struct reuse_saved sv = { .cleared = false };
+	if (shared && port == 0)
+		reuse_clear(d, &sv);
+	int r = bind(d, (struct sockaddr *)&addr, addrlen) < 0 ? -errno : 0;
+	reuse_restore(d, &sv);
+	if (r == 0)
+		remember_inet(d);
+	return r;
 }
 
 /* ---- sends from a datagram socket never bound (e126) ----
@@ -1294,7 +1391,12 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	ev->verified = true;
 	int r;
 	if (nr == __NR_listen) {
+		/* An unbound socket autobinds here to a port in no reuseport
+		 * group: inet_csk_find_open_port does not let SO_REUSEPORT
+		 * share a port it picks. */
 		r = listen(held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
+		if (r == 0 && inet_family(addr.ss_family))
+			remember_inet(held_sock);
 		goto answer;
 	}
 	int d = dup_socket(n, arg_int(n, 0));
@@ -1315,6 +1417,8 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	if (nr == __NR_bind) {
 		if (is_unix_path(&addr, addrlen))
 			r = bind_unix_path(n, d);
+		else if (inet_family(addr.ss_family))
+			r = bind_inet(n, d);
 		else
 			r = bind(d, (struct sockaddr *)&addr, addrlen) < 0 ? -errno : 0;
 		close(d);

@@ -155,14 +155,14 @@ ESCAPES_TESTS = \
 	tests/escapes/e78_fiosetown.sh \
 	tests/escapes/e79_siocspgrp.sh \
 	tests/escapes/e121_ip_source_route.sh \
-	tests/escapes/e126_udp_autobind.sh
+	tests/escapes/e126_udp_autobind.sh \
+	tests/escapes/e125_reuseport_steal.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e120_key_past_prefix.sh \
 	tests/escapes/e122_pidfd_dir_swap.sh \
 	tests/escapes/e123_blockdev_read.sh \
 	tests/escapes/e124_fscrypt_policy.sh \
-	tests/escapes/e125_reuseport_steal.sh \
 	tests/escapes/e127_raw_sniff.sh \
 	tests/escapes/e128_secret_scan_flood.sh \
 	tests/escapes/e130_privilege_artifact.sh \
