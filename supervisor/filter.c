@@ -107,6 +107,14 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		for (unsigned i = 0; i < s->nvals && rc == 0; i++)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->vals[i]));
 		return rc;
+	case CW_RULE_NOTIFY_PAIRS:
+		/* One rule per pair: two compares of two different arguments,
+		 * which libseccomp ANDs within a rule. */
+		for (unsigned i = 0; i < s->nvals && rc == 0; i++)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2,
+					      low32_eq(s->arg, s->vals[2 * i]),
+					      low32_eq(s->arg + 1u, s->vals[2 * i + 1]));
+		return rc;
 	}
 	return -EINVAL;
 }

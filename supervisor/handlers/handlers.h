@@ -43,6 +43,11 @@ enum cw_filter_rule {
 	CW_RULE_NOTIFY_IN,        /* notified when (u32)args[arg] is one of VALS[0..NVALS)
 				     (one masked 32-bit compare per value); other values
 				     are allowed in the kernel */
+	CW_RULE_NOTIFY_PAIRS,     /* notified when ((u32)args[arg], (u32)args[arg + 1]) is
+				     one of the pairs (VALS[2i], VALS[2i + 1]), i < NVALS
+				     (one rule per pair, a masked 32-bit compare of each
+				     argument: libseccomp ANDs compares of different
+				     arguments); other pairs are allowed in the kernel */
 };
 
 typedef void (*cw_handler_fn)(struct cw_notif *n);
@@ -55,8 +60,8 @@ struct cw_syscall {
 	uint32_t mask;
 	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
-	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN */
-	uint8_t nvals;
+	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN; CW_RULE_NOTIFY_PAIRS: pairs */
+	uint8_t nvals;            /* values (NOTIFY_IN) or pairs (NOTIFY_PAIRS) */
 };
 
 /* Every number the filter decides one by one; a number at or above it
@@ -70,7 +75,8 @@ void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags, unsigned long long mode, bool emulable); /* fs_special.c: /proc, /sys, devices, FIFOs, O_PATH */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
-void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket */
+void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket,
+					       setsockopt of the options that reroute */
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */

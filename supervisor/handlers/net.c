@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
@@ -33,9 +35,405 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
+#ifndef IPV6_HDRINCL
+#define IPV6_HDRINCL 36
+#endif
+#ifndef SO_BINDTOIFINDEX
+#define SO_BINDTOIFINDEX 62
+#endif
+#ifndef IP_TRANSPARENT
+#define IP_TRANSPARENT 19
+#endif
+#ifndef IPV6_TRANSPARENT
+#define IPV6_TRANSPARENT 75
+#endif
 
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
+
+static int sock_type(int fd);
+
+/* ---- options and control messages that reroute (e121) ----
+ *
+ * capwatch decides a datagram by the address it is sent to. Some socket
+ * options and control messages make the kernel send it elsewhere: an
+ * IPv4 source route (IP_OPTIONS with LSRR/SSRR, unprivileged) goes to
+ * its first hop with the decided address only inside the option; an
+ * IPv6 routing header (IPV6_RTHDR: type 4 segment routing is
+ * unprivileged; IPV6_2292PKTOPTIONS carries one) goes to its segments;
+ * a device binding, a transparent socket or a header written by the
+ * command (IP_HDRINCL, IPV6_HDRINCL on raw sockets) take the datagram
+ * out of the routing the decision assumed. The filter notifies exactly
+ * these (level, optname) pairs (table.c); they are decided as
+ * `unrestricted`, scope "setsockopt:NAME", and refused with EPERM when
+ * denied. An empty value (optlen 0) only clears the option (or fails in
+ * the kernel) and is let through unrecorded; the decision reads no
+ * memory, so CONTINUE is exact. The same options as control messages
+ * of a sendmsg/sendmmsg capwatch performs (IP_OPTIONS, IP_RETOPTS;
+ * IPV6_RTHDR, IPV6_2292RTHDR, which route; destination and hop-by-hop
+ * options do not) are decided the same way, scope "sendmsg:NAME", and
+ * a denial refuses the whole call with EPERM. */
+static const char *reroute_option(int level, int optname)
+{
+	if (level == SOL_IP) {
+		switch (optname) {
+		case IP_OPTIONS: return "setsockopt:IP_OPTIONS";
+		case IP_TRANSPARENT: return "setsockopt:IP_TRANSPARENT";
+		case IP_HDRINCL: return "setsockopt:IP_HDRINCL";
+		}
+	} else if (level == SOL_IPV6) {
+		switch (optname) {
+		case IPV6_RTHDR: return "setsockopt:IPV6_RTHDR";
+		case IPV6_2292PKTOPTIONS: return "setsockopt:IPV6_2292PKTOPTIONS";
+		case IPV6_TRANSPARENT: return "setsockopt:IPV6_TRANSPARENT";
+		case IPV6_HDRINCL: return "setsockopt:IPV6_HDRINCL";
+		}
+	} else if (level == SOL_SOCKET) {
+		switch (optname) {
+		case SO_BINDTODEVICE: return "setsockopt:SO_BINDTODEVICE";
+		case SO_BINDTOIFINDEX: return "setsockopt:SO_BINDTOIFINDEX";
+		}
+	}
+	return NULL;
+}
+
+static const char *reroute_cmsg(int level, int type)
+{
+	if (level == SOL_IP && type == IP_OPTIONS)
+		return "sendmsg:IP_OPTIONS";
+	if (level == SOL_IP && type == IP_RETOPTS)
+		return "sendmsg:IP_RETOPTS";
+	if (level == SOL_IPV6 && type == IPV6_RTHDR)
+		return "sendmsg:IPV6_RTHDR";
+	if (level == SOL_IPV6 && type == IPV6_2292RTHDR)
+		return "sendmsg:IPV6_2292RTHDR";
+	return NULL;
+}
+
+/* Decide and record NAME as an escape (unrestricted): 0 when allowed
+ * (or --observe), -EPERM when refused. Does not answer. */
+static int decide_reroute(struct cw_notif *n, const char *name, long long flags)
+{
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.op.syscall = name;
+	ev.flags = flags;
+	ev.has_flags = true;
+	bool ok = cw_event_decide(n, &ev);
+	ev.verified = true;
+	ev.err = ok ? 0 : EPERM;
+	cw_event_record(n, &ev);
+	return ok ? 0 : -EPERM;
+}
+
+static void handle_setsockopt(struct cw_notif *n)
+{
+	int level = arg_int(n, 1), optname = arg_int(n, 2);
+	const char *name = reroute_option(level, optname);
+	if (!name || (uint32_t)arg_u64(n, 4) == 0) {
+		cw_notif_continue(n); /* registers only: exact */
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev.op.syscall = name;
+	ev.flags = optname;
+	ev.has_flags = true;
+	if (!cw_notif_valid(n)) {
+		n->answered = true;
+		return;
+	}
+	if (cw_event_decide(n, &ev)) {
+		enforce_continue(n, &ev);
+	} else {
+		ev.d.err = EPERM;
+		cw_event_deny(n, &ev);
+	}
+	cw_event_record(n, &ev);
+}
+
+/* ---- the tree's own inet sockets; ports held outside (e125) ----
+ *
+ * Every inet socket capwatch bound or listened on for the tree, by sockfs
+ * inode: a growing set (a socket forgotten would count as outside, which
+ * refuses, never allows). */
+static ino_t *tree_inet;
+static size_t ntree_inet, atree_inet;
+
+static bool tree_inet_has(ino_t ino)
+{
+	for (size_t i = ntree_inet; i-- > 0;)
+		if (tree_inet[i] == ino)
+			return true;
+	return false;
+}
+
+static void remember_inet(int sock)
+{
+	struct stat st;
+	if (fstat(sock, &st) < 0 || tree_inet_has(st.st_ino))
+		return;
+	if (ntree_inet == atree_inet) {
+		size_t na = atree_inet ? atree_inet * 2 : 64;
+		ino_t *t = realloc(tree_inet, na * sizeof(*t));
+		if (!t)
+			return;
+		tree_inet = t;
+		atree_inet = na;
+	}
+	tree_inet[ntree_inet++] = st.st_ino;
+}
+
+static bool inet_family(sa_family_t f)
+{
+	return f == AF_INET || f == AF_INET6;
+}
+
+static unsigned inet_port(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	if (a->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return 0;
+}
+
+static bool sock_flag(int sock, int opt)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+	return getsockopt(sock, SOL_SOCKET, opt, &v, &l) == 0 && v != 0;
+}
+
+/* Options with which a bind may share a port with sockets already on it:
+ * SO_REUSEPORT (same uid: a reuseport group, which splits connections or
+ * datagrams among its members), and for datagram sockets SO_REUSEADDR
+ * too (both sides set: the later socket gets the unicast datagrams). */
+static bool shares_port(int sock, int type)
+{
+	return sock_flag(sock, SO_REUSEPORT) || (type == SOCK_DGRAM && sock_flag(sock, SO_REUSEADDR));
+}
+
+/* Clear both for a bind to port 0 (the kernel may otherwise pick a port
+ * in use by a group the socket could join: udp_lib_get_port counts such
+ * ports as free), and put them back after. */
+struct reuse_saved { int port, addr; bool cleared; };
+
+static void reuse_clear(int sock, struct reuse_saved *sv)
+{
+	socklen_t l = sizeof(int);
+	sv->cleared = false;
+	sv->port = sv->addr = 0;
+	getsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &sv->port, &l);
+	l = sizeof(int);
+	getsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &sv->addr, &l);
+	int z = 0;
+	if (sv->port)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &z, sizeof(z));
+	if (sv->addr)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &z, sizeof(z));
+	sv->cleared = sv->port || sv->addr;
+}
+
+static void reuse_restore(int sock, struct reuse_saved *sv)
+{
+	if (!sv->cleared)
+		return;
+	if (sv->port)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &sv->port, sizeof(sv->port));
+	if (sv->addr)
+		setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &sv->addr, sizeof(sv->addr));
+}
+
+/* Is PORT held, in the target's network namespace, by a socket that is
+ * not one the tree bound through capwatch? /proc/TID/net/{tcp,tcp6}
+ * (listeners only: a reuseport group of TCP is made of listeners) or
+ * {udp,udp6} (every socket), by port whatever the address (wider than
+ * the kernel's groups, which need the same address: a refusal, never an
+ * allowance). Bounded: past CW_NET_LINES_MAX lines it cannot tell.
+ * 1: held outside, 0: not, -errno: cannot tell (refused by the caller). */
+#define CW_NET_LINES_MAX (1u << 20)
+static int port_held_outside(pid_t tid, bool stream, unsigned port)
+{
+	const char *files[2] = { stream ? "tcp" : "udp", stream ? "tcp6" : "udp6" };
+	unsigned lines = 0;
+	for (int f = 0; f < 2; f++) {
+		char path[64], line[512];
+		snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)tid, files[f]);
+		FILE *fp = fopen(path, "re");
+		if (!fp) {
+			if (errno == ENOENT && f == 1)
+				continue; /* no IPv6 */
+			return -errno;
+		}
+		bool first = true;
+		while (fgets(line, sizeof(line), fp)) {
+			if (first) {
+				first = false; /* the header */
+				continue;
+			}
+			if (++lines > CW_NET_LINES_MAX) {
+				fclose(fp);
+				return -E2BIG;
+			}
+			unsigned lport = 0, st = 0;
+			unsigned long ino = 0;
+			if (sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x %*s %*s %*s %*s %*s %lu",
+				   &lport, &st, &ino) != 3)
+				continue;
+			if (lport != port || (stream && st != 0x0A /* TCP_LISTEN */))
+				continue;
+			if (!tree_inet_has((ino_t)ino)) {
+				fclose(fp);
+				return 1;
+			}
+		}
+		fclose(fp);
+	}
+	return 0;
+}
+
+static void format_inet(const struct sockaddr_storage *a, char *out, size_t size)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+	if (a->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, h, sizeof(h));
+		snprintf(out, size, "%s:%u", h, inet_port(a));
+	} else {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, h, sizeof(h));
+		snprintf(out, size, "[%s]:%u", h, inet_port(a));
+	}
+}
+
+/* bind of an inet socket, performed on the duplicate D with the decided
+ * address (e125): a bind that would share its port (shares_port) with a
+ * socket outside the tree would put the command in that socket's
+ * reuseport group (a root service's connections, payload included) or
+ * take its datagrams: decided as `unrestricted`, scope
+ * "SO_REUSEPORT ADDR:PORT" (policy has no inet form of process_control's
+ * "server outside the run" yet), and refused with EADDRINUSE, what the
+ * kernel says to a bind without those options. A bind to port 0 is done
+ * with the options cleared (reuse_clear). */
+static int bind_inet(struct cw_notif *n, int d)
+{
+	int type = sock_type(d);
+	if (type < 0)
+		return type;
+	bool shared = (type == SOCK_STREAM || type == SOCK_DGRAM) && shares_port(d, type);
+	unsigned port = inet_port(&addr);
+	if (shared && port != 0) {
+		int h = port_held_outside(n->tid, type == SOCK_STREAM, port);
+		if (h != 0) {
+			static char scope[96];
+			char a[80];
+			format_inet(&addr, a, sizeof(a));
+			snprintf(scope, sizeof(scope), "SO_REUSEPORT %s", a);
+			if (decide_reroute(n, scope, port) < 0)
+				return -EADDRINUSE;
+		}
+	}
+	struct reuse_saved sv = { .cleared = false };
+	if (shared && port == 0)
+		reuse_clear(d, &sv);
+	int r = bind(d, (struct sockaddr *)&addr, addrlen) < 0 ? -errno : 0;
+	reuse_restore(d, &sv);
+	if (r == 0)
+		remember_inet(d);
+	return r;
+}
+
+/* ---- sends from a datagram socket never bound (e126) ----
+ *
+ * The kernel autobinds such a socket at its first send (or connect) to
+ * the wildcard address, 0.0.0.0 or [::] (udp_sendmsg -> inet_autobind):
+ * from then on it receives datagrams sent to that port on every
+ * interface, a port open to the network that no decided bind opened.
+ * Before capwatch sends for it to a loopback (or unspecified, delivered
+ * locally) destination, it binds the duplicate to the loopback address
+ * of the destination's kind, port 0: 127.0.0.1, [::1], or
+ * [::ffff:127.0.0.1] for a v4 destination on an IPv6 socket. To an
+ * external destination (external_network, decided by the profile) the
+ * kernel's autobind to the wildcard stays: it is the return path of an
+ * allowed exchange with the network, not counted as host_visible_binding
+ * (as a TCP client's port is not); only when the socket has
+ * SO_REUSEPORT/SO_REUSEADDR does capwatch bind it to the wildcard itself,
+ * with those options cleared, so that the port picked is in no group.
+ * A loopback-bound socket cannot send to an external address afterwards
+ * (the kernel refuses a loopback source off lo: EINVAL); a program that
+ * mixes both on one unconnected socket gets that error. */
+static bool dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4)
+{
+	*v4 = false;
+	if (a->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		uint32_t h = ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr);
+		*v4 = true;
+		return (h >> 24) == 127 || h == 0;
+	}
+	if (a->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(x)) {
+			*v4 = true;
+			return x->s6_addr[12] == 127 ||
+			       (x->s6_addr[12] | x->s6_addr[13] | x->s6_addr[14] | x->s6_addr[15]) == 0;
+		}
+		return IN6_IS_ADDR_LOOPBACK(x) || IN6_IS_ADDR_UNSPECIFIED(x);
+	}
+	return false;
+}
+
+/* D: the duplicate; DST/LEN: the destinations' kind: LOCAL when every
+ * named destination of the call is loopback (or unspecified), V4 when
+ * they are IPv4 (or v4-mapped). 0 or -errno (the call is refused). */
+static int prebind_datagram(int d, bool local, bool v4)
+{
+	if (sock_type(d) != SOCK_DGRAM)
+		return 0;
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+	memset(&me, 0, sizeof(me));
+	if (getsockname(d, (struct sockaddr *)&me, &ml) < 0)
+		return -errno;
+	if (!inet_family(me.ss_family) || inet_port(&me) != 0)
+		return 0; /* bound already (a decided bind), or not inet */
+	bool shared = shares_port(d, SOCK_DGRAM);
+	if (!local && !shared)
+		return 0; /* the kernel's autobind: see above */
+	struct sockaddr_storage b;
+	socklen_t bl;
+	memset(&b, 0, sizeof(b));
+	if (me.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&b;
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = htonl(local ? INADDR_LOOPBACK : INADDR_ANY);
+		bl = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&b;
+		s6->sin6_family = AF_INET6;
+		if (local && v4) {
+			s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+			s6->sin6_addr.s6_addr[12] = 127;
+			s6->sin6_addr.s6_addr[15] = 1;
+		} else if (local) {
+			s6->sin6_addr = in6addr_loopback;
+		}
+		bl = sizeof(*s6);
+	}
+	struct reuse_saved sv;
+	reuse_clear(d, &sv);
+	int r = bind(d, (struct sockaddr *)&b, bl) < 0 ? -errno : 0;
+	reuse_restore(d, &sv);
+	if (r == 0) {
+		remember_inet(d);
+		return 0;
+	}
+	/* An IPv6-only socket cannot take a v4-mapped address: the send
+	 * would have failed too (udpv6_sendmsg). */
+	if (r == -EINVAL && me.ss_family == AF_INET6 && v4)
+		return -ENETUNREACH;
+	return r;
+}
 
 /* The one check of an address length read from the target, before any
  * use of the copy (issue 14): what the kernel's move_addr_to_kernel and
@@ -538,6 +936,12 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
 		if (c->cmsg_len < sizeof(*c) || c->cmsg_len > m->ctllen - ((char *)c - m->ctl))
 			return -EINVAL;
+		const char *rr = reroute_cmsg(c->cmsg_level, c->cmsg_type);
+		if (rr && c->cmsg_len > CMSG_LEN(0)) {
+			int e = decide_reroute(n, rr, c->cmsg_type);
+			if (e < 0)
+				return e;
+		}
 		if (c->cmsg_level != SOL_SOCKET)
 			continue;
 		if (c->cmsg_type == SCM_CREDENTIALS) {
@@ -987,7 +1391,12 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	ev->verified = true;
 	int r;
 	if (nr == __NR_listen) {
+		/* An unbound socket autobinds here to a port in no reuseport
+		 * group: inet_csk_find_open_port does not let SO_REUSEPORT
+		 * share a port it picks. */
 		r = listen(held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
+		if (r == 0 && inet_family(addr.ss_family))
+			remember_inet(held_sock);
 		goto answer;
 	}
 	int d = dup_socket(n, arg_int(n, 0));
@@ -1008,10 +1417,21 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	if (nr == __NR_bind) {
 		if (is_unix_path(&addr, addrlen))
 			r = bind_unix_path(n, d);
+		else if (inet_family(addr.ss_family))
+			r = bind_inet(n, d);
 		else
 			r = bind(d, (struct sockaddr *)&addr, addrlen) < 0 ? -errno : 0;
 		close(d);
 		goto answer;
+	}
+	if (nr == __NR_connect && inet_family(addr.ss_family)) {
+		/* A datagram socket with SO_REUSEPORT/SO_REUSEADDR would be
+		 * autobound by connect to a port it may share (e126). */
+		r = prebind_datagram(d, false, false);
+		if (r < 0) {
+			close(d);
+			goto answer;
+		}
 	}
 	if (nr == __NR_connect) {
 		struct connect_job *j = malloc(sizeof(*j));
@@ -1039,6 +1459,21 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 		goto answer;
 	}
 	/* sendto, sendmsg, sendmmsg */
+	if (inet_family(addr.ss_family)) {
+		bool v4 = false, local = dest_local(&addr, addrlen, &v4);
+		for (unsigned i = 0; nr == __NR_sendmmsg && i < mm_count; i++) {
+			bool v4i = false;
+			if (mm_namelen[i] && !dest_local(&mm_name[i], mm_namelen[i], &v4i))
+				local = false;
+			if (mm_namelen[i] && !v4i)
+				v4 = false;
+		}
+		r = prebind_datagram(d, local, v4);
+		if (r < 0) {
+			close(d);
+			goto answer;
+		}
+	}
 	struct send_job *j = NULL;
 	r = build_send_job(n, d, &j);
 	if (r == 0) {
@@ -1240,6 +1675,9 @@ void cw_handle_net(struct cw_notif *n)
 		return;
 	case __NR_socket:
 		handle_socket(n);
+		return;
+	case __NR_setsockopt:
+		handle_setsockopt(n);
 		return;
 	case __NR_listen:
 		ev.op.kind = CW_OP_LISTEN;

@@ -107,6 +107,25 @@ static const uint32_t cw_ioctl_cmds[] = {
 	BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_DEFAULT_SUBVOL,
 };
 
+/* The socket options net.c decides (level, optname): the ones that send
+ * a datagram somewhere else than the address capwatch decided, or take
+ * it out of the routing the decision assumed (e121). The rest of
+ * setsockopt passes in the kernel. IPV6_2292RTHDR is not one: as a
+ * socket option it only asks to receive routing headers
+ * (rxopt.osrcrt); as a control message it routes (net.c refuses it
+ * there). Numbers from the uapi headers, stable ABI. */
+static const uint32_t cw_setsockopt_pairs[] = {
+	0 /* SOL_IP */, 4 /* IP_OPTIONS: source routes (LSRR/SSRR) */,
+	0 /* SOL_IP */, 19 /* IP_TRANSPARENT: non-local addresses */,
+	0 /* SOL_IP */, 3 /* IP_HDRINCL: the header, destination included */,
+	41 /* SOL_IPV6 */, 57 /* IPV6_RTHDR: routing headers (type 4 SRH) */,
+	41 /* SOL_IPV6 */, 6 /* IPV6_2292PKTOPTIONS: sticky options, RTHDR included */,
+	41 /* SOL_IPV6 */, 75 /* IPV6_TRANSPARENT */,
+	41 /* SOL_IPV6 */, 36 /* IPV6_HDRINCL */,
+	1 /* SOL_SOCKET */, 25 /* SO_BINDTODEVICE: routes by another device */,
+	1 /* SOL_SOCKET */, 62 /* SO_BINDTOIFINDEX */,
+};
+
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
 
@@ -240,6 +259,11 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * (packet) or other hosts without an address capwatch can decide. */
 	[__NR_socket] = { "socket", cw_handle_net, CW_RULE_NOTIFY_UNLISTED, 0, 0, 0,
 			  (1ull << AF_UNIX) | (1ull << AF_INET) | (1ull << AF_INET6) },
+	/* Options that reroute what the socket sends (source routes,
+	 * routing headers, device binding, transparent and raw headers):
+	 * notified by (level, optname), decided as unrestricted (net.c). */
+	[__NR_setsockopt] = { "setsockopt", cw_handle_net, CW_RULE_NOTIFY_PAIRS, 1, 0, 0, 0,
+			      cw_setsockopt_pairs, sizeof(cw_setsockopt_pairs) / sizeof(cw_setsockopt_pairs[0]) / 2 },
 
 	/* --- 4. Other processes (process_control outside the tree). --- */
 	[__NR_kill] = { "kill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
@@ -336,7 +360,7 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * connect, bind, listen, send with an address are rows above). */
 	ALLOW(accept), ALLOW(accept4), ALLOW(recvfrom), ALLOW(recvmsg), ALLOW(recvmmsg),
 	ALLOW(shutdown), ALLOW(getsockname), ALLOW(getpeername), ALLOW(socketpair),
-	ALLOW(setsockopt), ALLOW(getsockopt),
+	ALLOW(getsockopt),
 	/* Reading the file system: decided when something is opened. */
 	ALLOW(stat), ALLOW(fstat), ALLOW(lstat), ALLOW(newfstatat), ALLOW(statx),
 	ALLOW(statfs), ALLOW(fstatfs), ALLOW(access), ALLOW(faccessat), ALLOW(faccessat2),

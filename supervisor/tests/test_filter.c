@@ -328,6 +328,23 @@ static const struct tcase cases[] = {
 	{ "ioctl TIOCSTI as the fd, TCGETS", ALLP, X86, __NR_ioctl, { TIOCSTI, TCGETS, 0 }, ALLOW_ },
 	{ "ioctl TIOCSTI as the pointer", ALLP, X86, __NR_ioctl, { 0, TCGETS, TIOCSTI }, ALLOW_ },
 	{ "ioctl 1<<32|TCGETS", ALLP, X86, __NR_ioctl, { 0, HI | TCGETS, 0 }, ALLOW_ },
+	/* setsockopt: the (level, optname) pairs that reroute (e121), both
+	 * on their low 32 bits; every other option passes */
+	{ "setsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, 0, 4, 0x7ffc0000, 8 }, NOTIF_ },
+	{ "setsockopt 1<<32|SOL_IP, 1<<32|IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, HI, HI | 4, 0x7ffc0000, 8 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 IPV6_RTHDR", ALLP, X86, __NR_setsockopt, { 3, 41, 57, 0x7ffc0000, 24 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 IPV6_2292PKTOPTIONS", ALLP, X86, __NR_setsockopt, { 3, 41, 6, 0x7ffc0000, 24 }, NOTIF_ },
+	{ "setsockopt SOL_IP IP_TRANSPARENT", ALLP, X86, __NR_setsockopt, { 3, 0, 19, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_IP IP_HDRINCL", ALLP, X86, __NR_setsockopt, { 3, 0, 3, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_BINDTODEVICE", ALLP, X86, __NR_setsockopt, { 3, 1, 25, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_BINDTOIFINDEX", ALLP, X86, __NR_setsockopt, { 3, 1, 62, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_SOCKET SO_REUSEADDR (2)", ALLP, X86, __NR_setsockopt, { 3, 1, 2, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_SOCKET 4 (IP_OPTIONS' number)", ALLP, X86, __NR_setsockopt, { 3, 1, 4, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt IPPROTO_TCP TCP_NODELAY", ALLP, X86, __NR_setsockopt, { 3, 6, 1, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt IPPROTO_TCP 4 (TCP_KEEPIDLE)", ALLP, X86, __NR_setsockopt, { 3, 6, 4, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_IPV6 IPV6_2292RTHDR (a receive flag)", ALLP, X86, __NR_setsockopt, { 3, 41, 5, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_IP as the fd, IP_OPTIONS as the level", ALLP, X86, __NR_setsockopt, { 0, 4, 0, 0, 0 }, ALLOW_ },
+	{ "getsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_getsockopt, { 3, 0, 4, 0x7ffc0000, 0x7ffc1000 }, ALLOW_ },
 	/* fcntl: F_SETOWN and F_SETOWN_EX only, on the low 32 bits */
 	{ "fcntl F_GETFL", ALLP, X86, __NR_fcntl, { 3, F_GETFL }, ALLOW_ },
 	{ "fcntl F_SETFL", ALLP, X86, __NR_fcntl, { 3, F_SETFL, O_NONBLOCK }, ALLOW_ },
@@ -473,6 +490,11 @@ static uint32_t model(enum prof p, const struct cw_syscall *s, const uint64_t ar
 			if (lo == s->vals[i])
 				return NOTIF_;
 		return ALLOW_;
+	case CW_RULE_NOTIFY_PAIRS:
+		for (unsigned i = 0; i < s->nvals; i++)
+			if (lo == s->vals[2 * i] && (uint32_t)args[s->arg + 1] == s->vals[2 * i + 1])
+				return NOTIF_;
+		return ALLOW_;
 	}
 	fail_msg("row %s: unknown rule %d", s->name ? s->name : "?", s->rule);
 	return 0;
@@ -518,6 +540,13 @@ static size_t interesting(const struct cw_syscall *s, uint64_t *v, size_t max)
 			PUT(HI | (uint32_t)(s->val2 + d));
 		}
 		break;
+	case CW_RULE_NOTIFY_PAIRS: /* the first of each pair; the second: pair_partners() */
+		for (unsigned k = 0; k < s->nvals; k++)
+			for (int d = -1; d <= 1; d++) {
+				PUT((uint32_t)(s->vals[2 * k] + d));
+				PUT(HI | (uint32_t)(s->vals[2 * k] + d));
+			}
+		break;
 	case CW_RULE_NOTIFY_IN:
 		for (unsigned k = 0; k < s->nvals; k++)
 			for (int d = -1; d <= 1; d++) {
@@ -550,7 +579,7 @@ static void test_every_number(void **state)
 	char what[160], got_s[40], want_s[40];
 	int bad = 0;
 	unsigned long evals = 0;
-	unsigned kinds[CW_RULE_NOTIFY_IN + 1] = { 0 };
+	unsigned kinds[CW_RULE_NOTIFY_PAIRS + 1] = { 0 };
 	for (int p = 0; p < P__COUNT; p++) {
 		for (int nr = 0; nr < CW_NSYSCALLS; nr++) {
 			const struct cw_syscall *s = &cw_syscalls[nr];
@@ -558,14 +587,32 @@ static void test_every_number(void **state)
 			size_t nv = interesting(s, vals, 256);
 			if (p == 0)
 				kinds[s->rule]++;
-			for (size_t i = 0; i < nv; i++) {
+			/* NOTIFY_PAIRS: every value above against every value
+			 * around the second members in the next argument. */
+			uint64_t partners[128];
+			size_t np = 1;
+			if (s->rule == CW_RULE_NOTIFY_PAIRS) {
+				np = 0;
+				partners[np++] = 0;
+				partners[np++] = ~0ull;
+				for (unsigned k = 0; k < s->nvals && np + 6 <= 128; k++)
+					for (int d = -1; d <= 1; d++) {
+						partners[np++] = (uint32_t)(s->vals[2 * k + 1] + d);
+						partners[np++] = HI | (uint32_t)(s->vals[2 * k + 1] + d);
+					}
+			}
+			for (size_t ij = 0; ij < nv * np; ij++) {
+				size_t i = ij / np, j = ij % np;
 				uint64_t args[6];
 				for (int a = 0; a < 6; a++)
 					args[a] = (i & 1) ? rnd() : (i & 2) ? ~0ull : 0;
 				args[s->arg] = vals[i];
-				snprintf(what, sizeof what, "[%s] nr %d (%s, rule %d) args[%u]=0x%llx",
+				if (s->rule == CW_RULE_NOTIFY_PAIRS)
+					args[s->arg + 1] = partners[j];
+				snprintf(what, sizeof what, "[%s] nr %d (%s, rule %d) args[%u]=0x%llx args[%u]=0x%llx",
 					 prof_name[p], nr, s->name ? s->name : "no row", s->rule,
-					 s->arg, (unsigned long long)vals[i]);
+					 s->arg, (unsigned long long)vals[i], s->arg + 1u,
+					 (unsigned long long)(s->arg < 5 ? args[s->arg + 1] : 0));
 				uint32_t got = eval(p, X86, (uint32_t)nr, args, what);
 				uint32_t want = model(p, s, args);
 				evals++;
@@ -577,6 +624,7 @@ static void test_every_number(void **state)
 					s->rule == CW_RULE_NOTIFY_ARG_SET || s->rule == CW_RULE_ESCAPE_FLAGS ||
 					s->rule == CW_RULE_ESCAPE_EQ || s->rule == CW_RULE_NOTIFY_EQ ||
 					s->rule == CW_RULE_NOTIFY_UNLISTED || s->rule == CW_RULE_NOTIFY_IN ||
+					s->rule == CW_RULE_NOTIFY_PAIRS ||
 					(s->rule == CW_RULE_ESCAPE_SILENT && escape_allowed_in(p, s->name));
 				if (got == ALLOW_ && !may_pass) {
 					fprintf(stderr, "FAIL %s: passes in the kernel without an ALLOW row\n", what);
@@ -596,7 +644,7 @@ static void test_every_number(void **state)
 		}
 	}
 	fprintf(stderr, "every number: %lu evaluations; rows by rule:", evals);
-	for (unsigned k = 0; k <= CW_RULE_NOTIFY_IN; k++)
+	for (unsigned k = 0; k <= CW_RULE_NOTIFY_PAIRS; k++)
 		fprintf(stderr, " %u:%u", k, kinds[k]);
 	fprintf(stderr, "; %d wrong\n", bad);
 	assert_int_equal(bad, 0);

@@ -7,7 +7,8 @@
 # the same address with SO_REUSEPORT and the kernel puts it in the
 # service's group (same uid): it accepts a share of the connections clients
 # outside the tree make to the service, and reads what they send. Private
-# netns. The command must get none of them.
+# netns. The command must get none of them; its own reuseport group (two
+# listeners of the command on a free port) must still work.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
@@ -73,4 +74,18 @@ if [ "${s:-0}" -gt 0 ]; then
 	esc_bypass "under verify the command took $s of 40 connections made to the service outside the tree on 127.0.0.1:8443 ($(grep stolen: "$OUT")); outcome $(json_get "$R" 'd["outcome"]["kind"]')"
 fi
 esc_log "under verify: $(head -2 "$OUT" | tr '\n' ' ')"
+
+# The tree's own reuseport group still works: two listeners of the command
+# on one free port (a pre-fork server's workers) are not refused.
+cat >"$T/own.py" <<'PY'
+import socket
+ls = []
+for _ in range(2):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    s.bind(("127.0.0.1", 8444)); s.listen(8); ls.append(s)
+print("OWN GROUP OK")
+PY
+under verify -- "$PY" "$T/own.py"
+grep -q "OWN GROUP OK" "$OUT" || fail "two reuseport listeners of the command itself were refused: $(cat "$OUT")"
 exit 0

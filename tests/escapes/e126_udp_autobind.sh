@@ -7,17 +7,21 @@
 # the autobind happens, and recvfrom is passed in the kernel: a port open to
 # the network (host_visible_binding, denied by every profile but observe)
 # without a bind. (a) IPv4; (b) IPv6 (sendto ::1 binds [::]:PORT, dual
-# stack). Private netns: the "outside host" is a socket on 203.0.113.7
-# (on lo), started by the test outside capwatch.
+# stack); (c) IPv6 socket, sendto(::ffff:127.0.0.1), a v4-mapped loopback
+# destination (binds [::]:PORT too). Private netns: the "outside host" is
+# a socket on 203.0.113.7 (on lo), started by the test outside capwatch.
+# Under capwatch the send itself must still work: the socket is bound to
+# the loopback address of the destination's kind instead.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
 
 cat >"$T/ab.py" <<'PY'
 import socket, sys
-fam = socket.AF_INET6 if sys.argv[2] == "6" else socket.AF_INET
+fam = socket.AF_INET6 if sys.argv[2] in ("6", "6m") else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
-s.sendto(b"hello", ("::1" if fam == socket.AF_INET6 else "127.0.0.1", 9))
+dst = {"4": "127.0.0.1", "6": "::1", "6m": "::ffff:127.0.0.1"}[sys.argv[2]]
+s.sendto(b"hello", (dst, 9))
 print("bound", s.getsockname(), flush=True)
 with open(sys.argv[1] + ".tmp", "w") as f:
     f.write(str(s.getsockname()[1]))
@@ -49,11 +53,15 @@ run() { # run BARE|PROFILE FAMILY
 	grep -q "RECEIVED b'C2-FROM-OUTSIDE'" "$_o"
 }
 bad=
-for fam in 4 6; do
+for fam in 4 6 6m; do
 	run bare $fam || esc_control_failed "bare IPv$fam: $(cat "$O/bare.out")"
 	if run verify $fam; then
 		bad="$bad; (IPv$fam) after sendto(loopback) the command's socket is $(grep bound "$OUT") and received a datagram from 203.0.113.7 under verify (outcome $(json_get "$R" 'd["outcome"]["kind"]'))"
 	fi
+	# The send went (the script printed its address) from a loopback-bound socket.
+	grep -Eq "^bound \('(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)'" "$OUT" ||
+		fail "(IPv$fam) the loopback send did not happen under verify: $(cat "$OUT")"
+	esc_log "IPv$fam under verify: $(grep bound "$OUT")"
 done
 [ -z "$bad" ] || esc_bypass "${bad#; }"
 exit 0
