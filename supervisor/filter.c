@@ -106,6 +106,12 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		/* One rule per value of the set, on the low 32 bits. */
 		for (unsigned i = 0; i < s->nvals && rc == 0; i++)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->vals[i]));
+		/* ... and one per ioctl type not passed in the kernel: (u32)arg
+		 * & 0xff00 == TYPE << 8 (a masked compare, low word only). */
+		for (unsigned t = 0; s->type_allow && t < 256 && rc == 0; t++)
+			if (!(s->type_allow[t / 64] & (1ull << (t % 64))))
+				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						      SCMP_CMP64(s->arg, SCMP_CMP_MASKED_EQ, 0xff00u, (uint64_t)t << 8));
 		return rc;
 	case CW_RULE_NOTIFY_PAIRS:
 		/* One rule per pair: two compares of two different arguments,

@@ -62,6 +62,10 @@ struct cw_syscall {
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
 	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN; CW_RULE_NOTIFY_PAIRS: pairs */
 	uint8_t nvals;            /* values (NOTIFY_IN) or pairs (NOTIFY_PAIRS) */
+	/* CW_RULE_NOTIFY_IN of ioctl: the command "types" (bits 8-15 of the
+	 * low word) passed in the kernel; every other type is notified too.
+	 * All zero: only VALS are notified. */
+	const uint64_t *type_allow; /* 4 words: a bit per type */
 };
 
 /* Every number the filter decides one by one; a number at or above it
@@ -84,6 +88,9 @@ void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, 
 					       ioprio_set, kcmp, process_madvise, process_mrelease,
 					       migrate_pages, move_pages, get_robust_list */
 void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its command */
+/* Decide an unrestricted syscall on its number and FLAGS (recorded), and
+ * answer: CONTINUE when allowed, else DENY_ERR (0: the decision's errno). */
+void cw_escape_finish(struct cw_notif *n, long long flags, int deny_err);
 void cw_handle_unlisted(struct cw_notif *n);/* proc.c: syscalls with no row (ENOSYS) */
 
 /* The handler a notification for NR goes to: the row's, cw_handle_unlisted

@@ -126,6 +126,27 @@ static const uint32_t cw_setsockopt_pairs[] = {
 	1 /* SOL_SOCKET */, 62 /* SO_BINDTOIFINDEX */,
 };
 
+/* ioctl command types (bits 8-15) passed in the kernel, but for the
+ * commands above: terminals and the generic file ones ('T'), sockets
+ * (0x89), the file systems' own ('f' ext4 and VFS flags, 'X' xfs and
+ * FS_IOC_FS[GS]ETXATTR, 0x94 btrfs, FICLONE, FIDEDUPERANGE), devices a
+ * decided open gave (block 0x12, loop 'L', kvm 0xAE, vhost 0xAF, drm 'd',
+ * sound 'A' and 'U', video and vt 'V', input 'E', 'K' consoles, rtc 'p',
+ * watchdog 'W'), and namespace and pidfd descriptors (0xB7, 0xFF). Any
+ * other type is notified: refused on a regular file or directory (an
+ * unknown ioctl there is a change no decision covers), passed on anything
+ * else (ioctl.c). */
+#define TYPE_BIT(t) (1ull << ((t) % 64))
+static const uint64_t cw_ioctl_types[4] = {
+	[0] = TYPE_BIT(0x12) | TYPE_BIT(0x24),
+	[1] = TYPE_BIT(0x41) | TYPE_BIT(0x45) | TYPE_BIT(0x4b) | TYPE_BIT(0x4c) | TYPE_BIT(0x54) |
+	      TYPE_BIT(0x55) | TYPE_BIT(0x56) | TYPE_BIT(0x57) | TYPE_BIT(0x58) | TYPE_BIT(0x64) |
+	      TYPE_BIT(0x66) | TYPE_BIT(0x70),
+	[2] = TYPE_BIT(0x89) | TYPE_BIT(0x94) | TYPE_BIT(0xAE) | TYPE_BIT(0xAF) | TYPE_BIT(0xB7),
+	[3] = TYPE_BIT(0xFF),
+};
+#undef TYPE_BIT
+
 #define CW_ESCAPE_PERSONALITY (ADDR_NO_RANDOMIZE | MMAP_PAGE_ZERO | ADDR_COMPAT_LAYOUT | \
 			       READ_IMPLIES_EXEC | ADDR_LIMIT_32BIT | ADDR_LIMIT_3GB)
 
@@ -173,7 +194,8 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * keeps it in tty mode): input to the user's shell after we exit.
 	 * The same row decides the other ioctls by what they do (ioctl.c). */
 	[__NR_ioctl] = { "ioctl", cw_handle_ioctl, CW_RULE_NOTIFY_IN, 1, 0, 0, 0,
-			 cw_ioctl_cmds, sizeof(cw_ioctl_cmds) / sizeof(cw_ioctl_cmds[0]) },
+			 cw_ioctl_cmds, sizeof(cw_ioctl_cmds) / sizeof(cw_ioctl_cmds[0]),
+			 cw_ioctl_types },
 	/* Mounts and namespaces change what a path means; the new mount API
 	 * (open_tree + move_mount) can bind-mount without mount(2). */
 	ESCAPE(mount),

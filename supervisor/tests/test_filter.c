@@ -321,6 +321,11 @@ static const struct tcase cases[] = {
 	{ "arch 0", ALLP, 0, 0, { 0 }, KILL_ },
 	/* ioctl: TIOCSTI only, on the low 32 bits of cmd (K6) */
 	{ "ioctl TCGETS", ALLP, X86, __NR_ioctl, { 0, TCGETS, 0x7ffc0000 }, ALLOW_ },
+	{ "ioctl FS_IOC_GETFLAGS ('f')", ALLP, X86, __NR_ioctl, { 3, 0x80086601, 0 }, ALLOW_ },
+	{ "ioctl FICLONE (0x94)", ALLP, X86, __NR_ioctl, { 3, 0x40049409, 4 }, ALLOW_ },
+	{ "ioctl vfat's type 'r'", ALLP, X86, __NR_ioctl, { 3, 0x40047211, 0 }, NOTIF_ },
+	{ "ioctl type 'r', upper half set", ALLP, X86, __NR_ioctl, { 3, (1ull << 32) | 0x40047211, 0 }, NOTIF_ },
+	{ "ioctl f2fs (0xf5)", ALLP, X86, __NR_ioctl, { 3, 0x8004f50c, 0 }, NOTIF_ },
 	{ "ioctl FIONREAD", ALLP, X86, __NR_ioctl, { 0, FIONREAD, 0x7ffc0000 }, ALLOW_ },
 	{ "ioctl TIOCSTI", ALLP, X86, __NR_ioctl, { 0, TIOCSTI, 0x7ffc0000 }, NOTIF_ },
 	{ "ioctl 1<<32|TIOCSTI", ALLP, X86, __NR_ioctl, { 0, HI | TIOCSTI, 0x7ffc0000 }, NOTIF_ },
@@ -489,6 +494,11 @@ static uint32_t model(enum prof p, const struct cw_syscall *s, const uint64_t ar
 		for (unsigned i = 0; i < s->nvals; i++)
 			if (lo == s->vals[i])
 				return NOTIF_;
+		if (s->type_allow) {
+			unsigned t = (lo >> 8) & 0xff;
+			if (!(s->type_allow[t / 64] & (1ull << (t % 64))))
+				return NOTIF_;
+		}
 		return ALLOW_;
 	case CW_RULE_NOTIFY_PAIRS:
 		for (unsigned i = 0; i < s->nvals; i++)
@@ -553,6 +563,11 @@ static size_t interesting(const struct cw_syscall *s, uint64_t *v, size_t max)
 				PUT((uint32_t)(s->vals[k] + d));
 				PUT(HI | (uint32_t)(s->vals[k] + d));
 			}
+		/* every type byte, with and without the upper half */
+		for (uint32_t t = 0; s->type_allow && t < 256; t += 7) {
+			PUT((t << 8) | 0x01);
+			PUT(HI | (t << 8) | 0x42);
+		}
 		break;
 	case CW_RULE_NOTIFY_UNLISTED:
 		for (uint64_t f = 0; f < 70; f++) {

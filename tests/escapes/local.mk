@@ -165,7 +165,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e122_pidfd_dir_swap.sh \
 	tests/escapes/e121_ip_source_route.sh \
 	tests/escapes/e126_udp_autobind.sh \
-	tests/escapes/e125_reuseport_steal.sh
+	tests/escapes/e125_reuseport_steal.sh \
+	tests/escapes/e133_fat_attributes.sh
 
 ESCAPES_KNOWN_OPEN =
 

@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
 	tests/integration/caches.sh \
+	tests/integration/ioctl_unknown.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
