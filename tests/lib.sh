@@ -23,6 +23,13 @@ in_netns() {
 	unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
 	unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh "$@"
 }
+# in_netns_addr CMD...: the same, with 192.0.2.10 (TEST-NET-1, inside this
+# namespace only) on lo as well: a local address that is not loopback, for
+# binds that are host_visible_binding.
+in_netns_addr() {
+	unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
+	unshare -n sh -c 'ip link set lo up 2>/dev/null; ip addr add 192.0.2.10/32 dev lo 2>/dev/null; exec "$@"' sh "$@"
+}
 
 # ---- helpers for the integration tests (tests/integration/) ----
 

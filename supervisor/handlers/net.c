@@ -1631,6 +1631,51 @@ static void handle_socket(struct cw_notif *n)
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }
 
+/* A server bound to the wildcard (0.0.0.0, ::; Python's create_server(("",
+ * port)), a client's source_address=("", port)) is visible to the host's
+ * network: host_visible_binding, which verify denies, and a test suite
+ * then hangs in accept(). When the profile refuses the wildcard but allows
+ * loopback, capwatch binds the copy it performs on the loopback address of
+ * the family instead (issue 17 item 10): the host stays invisible and the
+ * tree's own clients, which connect to 127.0.0.1 or ::1, reach the server.
+ * getsockname then says 127.0.0.1; a dual-stack "::" server gets ::1 and
+ * no IPv4. The decision and the record are those of the loopback bind,
+ * with a note. */
+static void bind_wildcard_on_loopback(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_decision d;
+	cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &d);
+	if (d.verdict == CW_ALLOW)
+		return;
+	struct sockaddr_storage lo = addr;
+	if (lo.ss_family == AF_INET) {
+		((struct sockaddr_in *)&lo)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else if (lo.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&lo;
+		bool mapped = IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
+		s6->sin6_addr = in6addr_loopback;
+		if (mapped) { /* ::ffff:0.0.0.0 -> ::ffff:127.0.0.1 */
+			memset(&s6->sin6_addr, 0, sizeof(s6->sin6_addr));
+			s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+			s6->sin6_addr.s6_addr[12] = 127;
+			s6->sin6_addr.s6_addr[15] = 1;
+		}
+	} else {
+		return;
+	}
+	struct cw_op op = ev->op;
+	op.addr = (const struct sockaddr *)&lo;
+	cw_policy_decide(n->run->profile, &n->run->ctx, &op, &d);
+	if (d.verdict != CW_ALLOW)
+		return; /* loopback refused too: the wildcard's denial stands */
+	addr = lo;
+	char text[80];
+	cw_addr_format((const struct sockaddr *)&addr, addrlen, text, sizeof(text));
+	cw_run_note(n->run, n->tgid, "info",
+		    "a bind to the wildcard address is performed on %s: the profile denies "
+		    "host_visible_binding and allows isolated_loopback", text);
+}
+
 void cw_handle_net(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -1704,6 +1749,8 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	ev.op.addr = (const struct sockaddr *)&addr;
 	ev.op.addrlen = addrlen;
+	if (ev.op.kind == CW_OP_BIND && !n->run->observe && cw_addr_classify(ev.op.addr, addrlen) == CW_ADDR_ANY)
+		bind_wildcard_on_loopback(n, &ev);
 	if (addr.ss_family == AF_NETLINK && ev.op.kind != CW_OP_LISTEN &&
 	    !(cap_eff(n->tid) & (1ull << 12 /* CAP_NET_ADMIN */))) {
 		/* On a NETLINK_ROUTE socket (checked on a duplicate now, and

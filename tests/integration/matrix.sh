@@ -38,7 +38,9 @@ try:
 	elif op == "loopback":
 		s = socket.socket(); s.connect(("127.0.0.1", 9))
 	elif op == "bind":
-		s = socket.socket(); s.bind(("0.0.0.0", 0)); s.listen(1)
+		# a local address that is not loopback (the wildcard is bound
+		# on loopback under a profile that allows loopback only)
+		s = socket.socket(); s.bind(("192.0.2.10", 0)); s.listen(1)
 	elif op == "external":
 		s = socket.socket(); s.settimeout(5); s.connect(("203.0.113.7", 80))
 	elif op == "signal":
@@ -57,7 +59,7 @@ row() {
 	for prof in readonly verify repair observe; do
 		want=$1; shift
 		n=$((n + 1))
-		in_netns setsid -w timeout -k 5 60 "$CAPWATCH" --profile $prof --report "$O/m$n.json" \
+		in_netns_addr setsid -w timeout -k 5 60 "$CAPWATCH" --profile $prof --report "$O/m$n.json" \
 			-- "$CW_PY" op.py $op $arg >"$O/m$n.out" </dev/null 2>/dev/null
 		got=$(cat "$O/m$n.out")
 		case $want in
