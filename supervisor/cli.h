@@ -38,6 +38,8 @@ struct cw_options {
 	long max_procs;               /* --max-procs N, 0 = default (4096) */
 	int verbosity;                /* -1 quiet, 0 default, 1.. verbose */
 	char **command;               /* argv of the command, NULL-terminated */
+	bool from_request;            /* run for exec --request: its outcome
+					 says what was denied (no stderr summary) */
 	int keep_fds[CW_MAX_KEEP_FDS];/* --keep-fd N (N > 2) */
 	size_t nkeep_fds;
 	/* Descriptors above 2 capwatch was started with (fds.h), taken by

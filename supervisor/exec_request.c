@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "supervisor/exec_request.h"
+#include "profile.h"
 #include "supervisor/cli.h"
 #include "supervisor/log.h"
 #include "supervisor/run.h"
@@ -131,6 +132,16 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 	if (j) {
 		if (!nonempty_string(j))
 			return bad(file, "profile", "expected a built-in profile name or a profile file");
+		/* A name that is neither a built-in profile nor a file is an
+		 * invalid request (nothing on stdout), not a failed run. */
+		cw_profile *bp = NULL;
+		if (!strchr(j->valuestring, '/') && cw_profile_builtin(j->valuestring, &bp) != 0 &&
+		    access(j->valuestring, F_OK) < 0) {
+			fprintf(stderr, "capwatch: %s: profile: unknown profile \"%s\" (built-in profiles: none, "
+				"readonly, verify, repair, observe; or a profile file)\n", file, j->valuestring);
+			return CW_EXIT_FAILURE;
+		}
+		cw_profile_free(bp);
 		push(&r->argv, "--profile");
 		push(&r->argv, j->valuestring);
 	}
@@ -319,6 +330,7 @@ static void child(struct request *r, int out, int err, int rep)
 		fflush(logf);
 	if (st != CW_CLI_CONTINUE)
 		_exit(st == 0 ? CW_EXIT_FAILURE : st);
+	opts.from_request = true;
 	_exit(cw_run_main(&opts));
 }
 

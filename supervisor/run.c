@@ -800,7 +800,7 @@ static void compute_outcome(struct cw_run *run, struct outcome *o)
  * log escapes what the scope holds. */
 static void say_denials(const struct cw_run *run, const struct outcome *o)
 {
-	if (!run->denials || !o->denial || run->opts->verbosity < 0)
+	if (!run->denials || !o->denial || run->opts->verbosity < 0 || run->opts->from_request)
 		return;
 	const struct cw_decision *d = o->denial;
 	char where[64];

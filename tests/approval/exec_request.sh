@@ -143,6 +143,8 @@ bad b6 'capabilities\[0\].kind' '{"origin": "a", "mode": "captured", "command": 
 bad b7 workingDirectory '{"origin": "a", "mode": "captured", "command": {"name": "true"}, "workingDirectory": "rel"}'
 bad b8 colour '{"origin": "a", "mode": "captured", "command": {"name": "true"}, "colour": 1}'
 bad b9 'env.A=B' '{"origin": "a", "mode": "captured", "command": {"name": "true"}, "env": {"A=B": "x"}}'
+# valid by the schema, but naming no profile there is (issue 17 item 14)
+bad np1 profile '{"origin": "a", "mode": "captured", "profile": "nosuch", "command": {"name": "true"}}'
 
 "$CW_PY" "$top_srcdir/tests/approval/schema_check.py" "$SD" "$O"/*.outcome.json || fail "outcomes do not match outcome.schema.json"
 # request.schema.json agrees with capwatch: the b* requests are invalid, the others valid
