@@ -717,6 +717,17 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 			p->start = t;
 			p->has_start = true;
 		}
+		/* A fork runs its parent's program until it execs: name it so
+		 * (explain and the HTML export showed "?" for such children). */
+		if (!p->exe && p->ppid > 0) {
+			snprintf(key, sizeof(key), "%d", p->ppid);
+			e = cw_sset_get(&r->pidmap, key, false);
+			if (e && r->procs[e->aux].exe) {
+				p->exe = strdup(r->procs[e->aux].exe);
+				if (!p->exe)
+					return -ENOMEM;
+			}
+		}
 		return 0;
 	}
 	if (!strcmp(type, "exec")) {

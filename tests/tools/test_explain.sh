@@ -98,4 +98,18 @@ has "$T/out" "... and "
 [ "$(wc -l <"$T/out")" -le 200 ] || fail "explain printed $(wc -l <"$T/out") lines for a big trace"
 run_cw "$T/out" "$T/err" explain --all "$T/big.jsonl"
 [ "$(grep -c '^  seq ' "$T/out")" -eq 50 ] || fail "--all shows every denial"
+
+# A child that forks without exec runs its parent's program: explain names
+# it so, not "?" (issue 17 item 14).
+cat >"$T/fk.jsonl" <<'EOF2'
+{"type":"header","schema":"capwatch.trace/v1","version":1,"profile":"verify","roots":["/w"],"command":{"name":"python3","args":[]},"kernel":"x","start":"2026-12-01T00:00:00Z"}
+{"type":"spawn","seq":1,"time":0.001,"pid":100,"ppid":1,"tid":100,"via":"fork"}
+{"type":"exec","seq":2,"time":0.002,"pid":100,"ppid":1,"exe":"/usr/bin/python3.11","argv":["python3"],"preload":"unknown"}
+{"type":"spawn","seq":3,"time":0.003,"pid":101,"ppid":100,"tid":101,"via":"fork"}
+{"type":"exit","seq":4,"time":0.004,"pid":101,"code":0}
+{"type":"exit","seq":5,"time":0.005,"pid":100,"code":0}
+EOF2
+run_cw "$T/out" "$T/err" explain "$T/fk.jsonl"
+has "$T/out" "101 /usr/bin/python3.11"
+hasnt "$T/out" "101 ?"
 exit 0
