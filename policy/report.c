@@ -45,6 +45,7 @@ struct denial_rec {
 	cw_cap_kind cap;
 	cw_verdict verdict;
 	cw_source source;
+	cw_next_action next_action;
 	double time;
 	bool enforced;
 };
@@ -384,6 +385,7 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 	d->cap = dec->cap;
 	d->verdict = dec->verdict;
 	d->source = dec->source;
+	d->next_action = dec->next_action;
 	d->time = dr->time;
 	d->enforced = dr->enforced;
 	if (!(d->scope = strndup(dec->scope, sizeof(dec->scope))) ||
@@ -927,6 +929,9 @@ static cJSON *denial_obj(struct rctx *c, const struct denial_rec *d)
 	add_bytes(c, o, "rule", d->rule);
 	add_bytes(c, o, "reason", d->reason);
 	add_str(c, o, "source", cw_source_name(d->source));
+	/* each denial's own next step (issue 17 item 11): the headline's is
+	 * the first denial's, which may not be the one that matters */
+	add_str(c, o, "nextAction", cw_next_action_name(d->next_action));
 	add_num(c, o, "time", usec(d->time));
 	chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
 	if (d->host)
@@ -1235,6 +1240,7 @@ static int spill_denial(cw_report *r, const struct cw_denial_record *dr)
 	v.cap = dec->cap;
 	v.verdict = dec->verdict;
 	v.source = dec->source;
+	v.next_action = dec->next_action;
 	v.time = dr->time;
 	v.enforced = dr->enforced;
 	frag = print_item(&c, denial_obj(&c, &v));

@@ -238,7 +238,8 @@ net_case bind-lo verify OK bind-lo
 report_assert "$O/bind-lo.json" "not denials()"
 net_case udp verify EPERM udp
 report_assert "$O/udp.json" "kind(denial['capability']) == 'external_network'" \
-	"denial['capability']['scope'] == '203.0.113.7:53'" "denial['nextAction'] == 'request_approval'"
+	"denial['capability']['scope'] == '203.0.113.7:53'" "denial['nextAction'] == 'request_approval'" \
+	"all(x['nextAction'] == 'request_approval' for x in denials('external_network'))"
 net_case udp-obs observe ENETUNREACH udp
 net_case v6 verify EPERM v6
 report_assert "$O/v6.json" "kind(denial['capability']) == 'external_network'" \
