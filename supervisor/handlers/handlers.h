@@ -88,9 +88,10 @@ void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, 
 					       ioprio_set, kcmp, process_madvise, process_mrelease,
 					       migrate_pages, move_pages, get_robust_list */
 void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its command */
-/* Decide an unrestricted syscall on its number and FLAGS (recorded), and
- * answer: CONTINUE when allowed, else DENY_ERR (0: the decision's errno). */
-void cw_escape_finish(struct cw_notif *n, long long flags, int deny_err);
+/* Decide an unrestricted syscall on its number (or SCOPE, when not NULL)
+ * and FLAGS (recorded), and answer: CONTINUE when allowed, else DENY_ERR
+ * (0: the decision's errno). Registers only: CONTINUE is exact. */
+void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, int deny_err);
 void cw_handle_unlisted(struct cw_notif *n);/* proc.c: syscalls with no row (ENOSYS) */
 
 /* The handler a notification for NR goes to: the row's, cw_handle_unlisted

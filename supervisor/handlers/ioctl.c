@@ -229,7 +229,7 @@ void cw_handle_ioctl(struct cw_notif *n)
 	for (size_t i = 0; i < sizeof(known_fs) / sizeof(known_fs[0]); i++)
 		known |= (unsigned long)sf.f_type == known_fs[i];
 	if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && !known) {
-		cw_escape_finish(n, (long long)cmd, ENOTTY);
+		cw_escape_finish(n, NULL, (long long)cmd, ENOTTY);
 		return;
 	}
 	cw_notif_continue(n);

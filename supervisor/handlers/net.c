@@ -135,23 +135,7 @@ static void handle_setsockopt(struct cw_notif *n)
 		cw_notif_continue(n); /* registers only: exact */
 		return;
 	}
-	struct cw_event ev;
-	cw_event_init(&ev, n->syscall);
-	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
-	ev.op.syscall = name;
-	ev.flags = optname;
-	ev.has_flags = true;
-	if (!cw_notif_valid(n)) {
-		n->answered = true;
-		return;
-	}
-	if (cw_event_decide(n, &ev)) {
-		enforce_continue(n, &ev);
-	} else {
-		ev.d.err = EPERM;
-		cw_event_deny(n, &ev);
-	}
-	cw_event_record(n, &ev);
+	cw_escape_finish(n, name, optname, EPERM);
 }
 
 /* ---- the tree's own inet sockets; ports held outside (e125) ----

@@ -462,11 +462,13 @@ static bool setid_is_noop(struct cw_notif *n)
  * FLAGS, the only things the decision uses (the filter matched them), so
  * CONTINUE under a profile that allows unrestricted is exact. A denial
  * answers DENY_ERR (0: the decision's own errno). */
-void cw_escape_finish(struct cw_notif *n, long long flags, int deny_err)
+void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, int deny_err)
 {
 	struct cw_event ev;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_ESCAPE_SYSCALL;
+	if (scope)
+		ev.op.syscall = scope;
 	ev.flags = flags;
 	ev.has_flags = true;
 	if (!cw_notif_valid(n)) {
@@ -495,7 +497,7 @@ void cw_handle_escape(struct cw_notif *n)
 	/* A second listener: say what the kernel says when one is already in
 	 * the chain (ours is), so that a nested capwatch knows it is nested
 	 * rather than forbidden. */
-	cw_escape_finish(n, (long long)n->req->data.args[nr == __NR_seccomp || nr == __NR_ioctl ? 1 : 0],
+	cw_escape_finish(n, NULL, (long long)n->req->data.args[nr == __NR_seccomp || nr == __NR_ioctl ? 1 : 0],
 		      nr == __NR_seccomp ? EBUSY : 0);
 }
 
@@ -506,5 +508,5 @@ void cw_handle_escape(struct cw_notif *n)
  * allows unrestricted (or --observe) lets it run. */
 void cw_handle_unlisted(struct cw_notif *n)
 {
-	cw_escape_finish(n, (long long)n->req->data.args[0], ENOSYS);
+	cw_escape_finish(n, NULL, (long long)n->req->data.args[0], ENOSYS);
 }
