@@ -467,7 +467,7 @@ static void add_invocation(struct sarif *x, cJSON *run)
 		}
 		free(argv);
 	}
-	if (cwd) {
+	if (cwd && cwd[0] == '/') {
 		char *u = pct("file://", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
 
 		o = cJSON_AddObjectToObject(inv, "workingDirectory");
@@ -514,6 +514,16 @@ static void add_invocation(struct sarif *x, cJSON *run)
 		add_notification(inv, "error", x->run.st.summary ?
 				 "The trace has corrupt or cut-short lines: these results are partial." :
 				 "The trace has no summary line: the run did not finish, these results are partial.");
+	}
+	/* A command denied before it started has no operation in the trace
+	 * (only the summary counts it): say where the denial is. */
+	if (!rep && x->run.summary && cw_j_u64(x->run.summary, "denials", 0) > x->run.ndenials) {
+		char t[256];
+
+		snprintf(t, sizeof(t), "The trace summary counts %llu denials but records %zu%s; the report has them all.",
+			 (unsigned long long)cw_j_u64(x->run.summary, "denials", 0), x->run.ndenials,
+			 kind && !strcmp(kind, "policy_denied") ? " (the command was denied before it started)" : "");
+		add_notification(inv, "warning", t);
 	}
 	if (kind && !strcmp(kind, "enforcement_degraded"))
 		add_notification(inv, "warning", "Enforcement was degraded: some operations were not supervised.");

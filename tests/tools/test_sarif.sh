@@ -249,6 +249,22 @@ if [ "$CW" = "$CAPWATCH" ]; then
 		has "$T/real-$src.sarif" '"exitCode":	3'
 		mt_validate "$T/real-$src.sarif"
 	done
+	# denied before it started: the report has the denial, the trace only
+	# counts it (the log says so)
+	set +e
+	"$CAPWATCH" --profile none --report "$T/p.json" --trace "$T/p.jsonl" -- true >"$T/out1" 2>"$T/err1"
+	rc=$?
+	set -e
+	[ "$rc" -eq 126 ] || { cat "$T/err1" >&2; fail "profile none: exit $rc, expected 126"; }
+	run_cw "$T/p-r.sarif" "$T/err" export --format sarif "$T/p.json"
+	expect_rc 0 "export sarif of a policy_denied report"
+	check "$T/p-r.sarif" "$T/p.json"
+	has "$T/p-r.sarif" '"ruleId":	"none:process_spawn:default"'
+	mt_validate "$T/p-r.sarif"
+	run_cw "$T/p-t.sarif" "$T/err" export --format sarif "$T/p.jsonl"
+	expect_rc 0 "export sarif of a policy_denied trace"
+	has "$T/p-t.sarif" "the command was denied before it started"
+	mt_validate "$T/p-t.sarif"
 	cd "$T"
 	# a network denial, in a namespace of our own (no route off the box)
 	if unshare -n true 2>/dev/null; then
