@@ -449,6 +449,10 @@ static void free_records(struct cw_tdenial *v, size_t n)
 		free(d->site);
 		free(d->decision);
 		free(d->reason);
+		free(d->scope_bytes);
+		free(d->program);
+		free(d->next_action);
+		free(d->source);
 	}
 	free(v);
 }
@@ -633,6 +637,12 @@ static int add_record(struct cw_tdenial **v, size_t *n, size_t *cap, const cJSON
 	d->reason = dupn(cw_j_str(ev, "reason"));
 	d->decision = dupn(cw_j_str(ev, "decision"));
 	d->site = site_text(ev);
+	d->scope_bytes = cw_j_bytes(ev, "scope");
+	d->program = cw_j_bytes(ev, "program");
+	/* the trace says next_action and source_of_decision ("source" is the
+	 * interception layer there); a report record says "source" */
+	d->next_action = dupn(cw_j_str(ev, "next_action"));
+	d->source = dupn(cw_j_str(ev, "source_of_decision"));
 	d->enforced = cw_j_bool(ev, "enforced", true);
 	return 0;
 }
@@ -903,7 +913,11 @@ static int run_from_report(struct cw_run *r, cJSON *doc)
 			d->cap = dupn(cw_j_str(cap, "kind"));
 			if (!d->scope)
 				d->scope = dupn(cw_j_str(cap, "scope"));
+			if (!d->scope_bytes)
+				d->scope_bytes = cw_j_bytes(cap, "scope");
 		}
+		if (!d->source)
+			d->source = dupn(cw_j_str(it, "source"));
 		k = d->cap ? cw_cap_from_name(d->cap) : -1;
 		if (k >= 0 && k < CW_CAP__COUNT)
 			r->kind_denials[k]++;

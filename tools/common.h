@@ -130,6 +130,10 @@ struct cw_tdenial {
 	double time;
 	int pid;
 	char *syscall, *cap, *scope, *rule, *host, *site, *decision, *reason;
+	char *scope_bytes;      /* the exact bytes of the scope ("scope_hex"), or NULL */
+	char *program;          /* report: the denying program (exact bytes), or NULL */
+	char *next_action;      /* "change_command", ...; NULL when not recorded */
+	char *source;           /* "configured_policy", "approval", ...; or NULL */
 	bool enforced;
 };
 

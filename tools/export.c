@@ -21,10 +21,12 @@
 
 #include "policy/jbuf.h"
 #include "tools/common.h"
+#include "tools/export_sarif.h"
 #include "tools/tools.h"
 
 static const char usage_text[] =
 	"Usage: capwatch export --format chrome|html [-o FILE] TRACE.jsonl\n"
+	"       capwatch export --format sarif [--flagged] [-o FILE] TRACE.jsonl|REPORT.json\n"
 	"\n"
 	"Write the recorded run as a picture, to stdout or FILE:\n"
 	"  chrome  Chrome trace-event JSON for chrome://tracing or ui.perfetto.dev:\n"
@@ -32,10 +34,17 @@ static const char usage_text[] =
 	"          as instant events, process lifetimes as complete events, denials\n"
 	"          named \"DENIED ...\" in category \"denial\";\n"
 	"  html    one self-contained HTML page (no external resources): summary,\n"
-	"          process tree, timeline with denials marked, denials table.\n"
+	"          process tree, timeline with denials marked, denials table;\n"
+	"  sarif   a SARIF 2.1.0 log for code scanning (e.g. GitHub upload-sarif):\n"
+	"          one result per denial (level error; warning when observe mode\n"
+	"          did not enforce it), the deciding rule as ruleId, the scope as the\n"
+	"          location when it is a path, nextAction in result.properties.\n"
+	"          Reads a trace or a report.\n"
 	"\n"
 	"Options:\n"
-	"  --format chrome|html  output format (required)\n"
+	"  --format chrome|html|sarif  output format (required)\n"
+	"  --flagged             sarif: flagged allows as results too (level note;\n"
+	"                        only a trace records them)\n"
 	"  -o, --output FILE     write to FILE instead of stdout\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -594,12 +603,13 @@ int cw_tool_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "flagged", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = NULL, *out = NULL, *file;
 	FILE *o = stdout;
-	bool created = false;
+	bool created = false, flagged = false;
 	int c, r, ret = 0;
 
 	optind = 0;
@@ -608,6 +618,7 @@ int cw_tool_export(int argc, char **argv)
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'o': out = optarg; break;
+		case 'F': flagged = true; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default:
 			cw_tool_msg("export: unknown or incomplete option \"%s\" (see capwatch export --help)",
@@ -615,12 +626,16 @@ int cw_tool_export(int argc, char **argv)
 			return CW_TOOL_EXIT_USAGE;
 		}
 	}
-	if (!format || (strcmp(format, "chrome") && strcmp(format, "html"))) {
-		cw_tool_msg("export: --format chrome or --format html is required (see capwatch export --help)");
+	if (!format || (strcmp(format, "chrome") && strcmp(format, "html") && strcmp(format, "sarif"))) {
+		cw_tool_msg("export: --format chrome, html or sarif is required (see capwatch export --help)");
 		return CW_TOOL_EXIT_USAGE;
 	}
 	if (argc - optind != 1) {
 		cw_tool_msg("export: expected one TRACE.jsonl (see capwatch export --help)");
+		return CW_TOOL_EXIT_USAGE;
+	}
+	if (flagged && strcmp(format, "sarif")) {
+		cw_tool_msg("export: --flagged applies to --format sarif only");
 		return CW_TOOL_EXIT_USAGE;
 	}
 	file = argv[optind];
@@ -636,7 +651,12 @@ int cw_tool_export(int argc, char **argv)
 			return CW_TOOL_EXIT_USAGE;
 		}
 	}
-	r = !strcmp(format, "chrome") ? export_chrome(file, o) : export_html(file, o);
+	if (!strcmp(format, "chrome"))
+		r = export_chrome(file, o);
+	else if (!strcmp(format, "html"))
+		r = export_html(file, o);
+	else
+		r = cw_export_sarif(file, o, flagged);
 	if (r < 0)
 		ret = r == -ENOMEM ? CW_TOOL_EXIT_USAGE : CW_TOOL_EXIT_BADINPUT;
 	if (fflush(o) != 0 || ferror(o)) {

@@ -4,7 +4,7 @@
 # already in capwatch_SOURCES); other programs linking them add it.
 CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
 	tools/replay.c tools/explain.c tools/learn.c tools/diff.c \
-	tools/export.c tools/profiles.c
+	tools/export.c tools/export_sarif.h tools/export_sarif.c tools/profiles.c
 
 # Helper scripts:
 dist_noinst_SCRIPTS += tools/install-deps

@@ -22,7 +22,7 @@ tests_tools_test_common_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIB
 CW_TOOLS_TESTS = \
 	tests/tools/test_replay.sh tests/tools/test_explain.sh \
 	tests/tools/test_learn.sh tests/tools/test_diff.sh \
-	tests/tools/test_export.sh tests/tools/test_profiles.sh \
+	tests/tools/test_export.sh tests/tools/test_sarif.sh tests/tools/test_profiles.sh \
 	tests/tools/test_badinput.sh tests/tools/test_e2e.sh \
 	tests/tools/html_chromium.sh
 TESTS += $(CW_TOOLS_TESTS)
