@@ -1087,14 +1087,20 @@ static int read_times(struct cw_notif *n, int nr, uint64_t addr, struct timespec
  * 1 when this case is left to the kernel (CONTINUE). */
 /* The xattr name of the current setxattr/fsetxattr, read once at the
  * decision (privilege_made) and used by the call capwatch performs, so
- * that a name rewritten in between changes nothing. -1: not read. */
+ * that a name rewritten in between changes nothing: CUR_XATTR_READ says it
+ * was read, CUR_XATTR_LEN is its length or the read's -errno, which the
+ * performed call then answers (a name that could not be read at the
+ * decision must not be read again at the call). */
 static char cur_xattr[XATTR_NAME_MAX + 1];
 static ssize_t cur_xattr_len = -1;
+static bool cur_xattr_read;
 
 /* NAME = the xattr name at args[1]: the decided copy when there is one. */
 static ssize_t xattr_name(struct cw_notif *n, char name[XATTR_NAME_MAX + 1])
 {
-	if (cur_xattr_len >= 0) {
+	if (cur_xattr_read) {
+		if (cur_xattr_len < 0)
+			return cur_xattr_len;
 		memcpy(name, cur_xattr, (size_t)cur_xattr_len + 1);
 		return cur_xattr_len;
 	}
@@ -1510,8 +1516,9 @@ static const char *privilege_made(struct cw_notif *n, int nr, mode_t obj_mode)
 	case __NR_lsetxattr:
 	case __NR_fsetxattr:
 		cur_xattr_len = cw_mem_read_string(n->tid, arg_u64(n, 1), cur_xattr, sizeof(cur_xattr));
+		cur_xattr_read = true;
 		if (cur_xattr_len < 0)
-			return NULL; /* the call reports the fault */
+			return NULL; /* the performed call answers this error */
 		return strcmp(cur_xattr, "security.capability") == 0 ? "file capabilities" : NULL;
 	default:
 		return NULL;
@@ -1560,6 +1567,7 @@ void cw_handle_fs(struct cw_notif *n)
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = (cw_op_kind)l->kind;
 	cur_xattr_len = -1;
+	cur_xattr_read = false;
 	cw_secret_ids_start(n->run); /* before any name changes (secret_ids.h) */
 	if (nr == __NR_renameat2 && (arg_u64(n, 4) & RENAME_EXCHANGE))
 		ev.op.exchange = true;
