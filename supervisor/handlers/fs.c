@@ -1489,6 +1489,75 @@ void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op
 		close(steal_fd(&cur_fd));
 }
 
+/* The last component of a path as written ("." or ".." or other), trailing
+ * slashes aside: 1 for ".", 2 for "..", 0 otherwise. */
+static int dot_last(const char *raw)
+{
+	size_t l = strlen(raw);
+	while (l > 1 && raw[l - 1] == '/')
+		l--;
+	size_t b = l;
+	while (b > 0 && raw[b - 1] != '/')
+		b--;
+	if (l - b == 1 && raw[b] == '.')
+		return 1;
+	if (l - b == 2 && raw[b] == '.' && raw[b + 1] == '.')
+		return 2;
+	return 0;
+}
+
+/* A call whose path ends in "." or ".." (the fuzzer's finding): the
+ * resolved path names the directory itself, but the kernel never removes,
+ * renames or creates it under that name: unlink says EISDIR (ENOTDIR when
+ * what precedes is no directory), rmdir EINVAL or ENOTEMPTY, rename EBUSY,
+ * mkdir/mknod/symlink/link EEXIST. Returns that errno, 0 when the call
+ * goes on as usual (metadata calls act on the directory itself). */
+static int dot_path_errno(struct cw_notif *n, int nr, const struct layout *l)
+{
+	int d1 = l->path >= 0 ? dot_last(raw1) : 0;
+	int d2 = l->path2 >= 0 ? dot_last(raw2) : 0;
+	if (!d1 && !d2)
+		return 0;
+	/* What precedes the dot must be a directory (the walk normalized
+	 * "f/." to "f"). */
+	const char *paths[2] = { d1 ? res1.path : NULL, d2 ? res2.path : NULL };
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		if (!paths[i])
+			continue;
+		int e = cw_stat_long(paths[i], &st, true);
+		if (e < 0)
+			return -e == ENOTDIR ? ENOTDIR : ENOENT;
+		if (!S_ISDIR(st.st_mode))
+			return ENOTDIR;
+	}
+	switch (nr) {
+	case __NR_unlink:
+		return EISDIR;
+	case __NR_unlinkat:
+		if (arg_int(n, 2) & AT_REMOVEDIR)
+			return d1 == 1 ? EINVAL : ENOTEMPTY;
+		return EISDIR;
+	case __NR_rmdir:
+		return d1 == 1 ? EINVAL : ENOTEMPTY;
+	case __NR_rename:
+	case __NR_renameat:
+	case __NR_renameat2:
+		return EBUSY;
+	case __NR_mkdir:
+	case __NR_mkdirat:
+	case __NR_mknod:
+	case __NR_mknodat:
+	case __NR_symlink:
+	case __NR_symlinkat:
+	case __NR_link:
+	case __NR_linkat:
+		return EEXIST;
+	default:
+		return 0;
+	}
+}
+
 /* A write that makes a privilege for later (red team e130): the setuid
  * bit, the setgid bit on a file, file capabilities (security.capability).
  * no_new_privs keeps them from the tree, not from whoever runs the file
@@ -1686,6 +1755,16 @@ void cw_handle_fs(struct cw_notif *n)
 	 * (before it moves, when it does). */
 	if (ev.op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev.op.path))
 		cw_secret_ids_note(n->run, ev.op.path);
+	/* A path ending in "." or "..": what the kernel says, nothing done. */
+	if (!fd_op && !n->run->observe) {
+		int de = dot_path_errno(n, nr, l);
+		if (de) {
+			cw_notif_error(n, de);
+			if (cur_fd >= 0)
+				close(steal_fd(&cur_fd));
+			return;
+		}
+	}
 	/* The setuid bit, file capabilities...: a privilege for later. */
 	{
 		struct stat fst;

@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	tests/integration/git_verify.sh \
 	tests/integration/caches.sh \
 	tests/integration/ioctl_unknown.sh \
+	tests/integration/dotpaths.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
