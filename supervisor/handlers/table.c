@@ -127,19 +127,18 @@ static const uint32_t cw_setsockopt_pairs[] = {
 };
 
 /* ioctl command types (bits 8-15) passed in the kernel, but for the
- * commands above: terminals and the generic file ones ('T'), sockets
- * (0x89), the file systems' own ('f' ext4 and VFS flags, 'X' xfs and
- * FS_IOC_FS[GS]ETXATTR, 0x94 btrfs, FICLONE, FIDEDUPERANGE), devices a
- * decided open gave (block 0x12, loop 'L', kvm 0xAE, vhost 0xAF, drm 'd',
- * sound 'A' and 'U', video and vt 'V', input 'E', 'K' consoles, rtc 'p',
- * watchdog 'W'), and namespace and pidfd descriptors (0xB7, 0xFF). Any
- * other type is notified: refused on a regular file or directory (an
- * unknown ioctl there is a change no decision covers), passed on anything
- * else (ioctl.c). */
+ * commands above: terminals and the generic file ones ('T'), the VFS's
+ * own (0x00 FIGETBSZ, 0x15 FS_IOC_GETFSUUID), sockets (0x89), the file
+ * systems' ('f' ext4 and VFS flags, 'X' xfs and FS_IOC_FS[GS]ETXATTR, 0x94
+ * btrfs, FICLONE, FIDEDUPERANGE), devices a decided open gave (block 0x12,
+ * loop 'L', kvm 0xAE, vhost 0xAF, drm 'd', sound 'A' and 'U', video and vt
+ * 'V', input 'E', 'K' consoles, rtc 'p', watchdog 'W', random 'R'), and
+ * namespace and pidfd descriptors (0xB7, 0xFF). Any other type is notified
+ * and refused (ioctl.c). */
 #define TYPE_BIT(t) (1ull << ((t) % 64))
 static const uint64_t cw_ioctl_types[4] = {
-	[0] = TYPE_BIT(0x12) | TYPE_BIT(0x24),
-	[1] = TYPE_BIT(0x41) | TYPE_BIT(0x45) | TYPE_BIT(0x4b) | TYPE_BIT(0x4c) | TYPE_BIT(0x54) |
+	[0] = TYPE_BIT(0x00) | TYPE_BIT(0x12) | TYPE_BIT(0x15) | TYPE_BIT(0x24),
+	[1] = TYPE_BIT(0x41) | TYPE_BIT(0x45) | TYPE_BIT(0x4b) | TYPE_BIT(0x4c) | TYPE_BIT(0x52) | TYPE_BIT(0x54) |
 	      TYPE_BIT(0x55) | TYPE_BIT(0x56) | TYPE_BIT(0x57) | TYPE_BIT(0x58) | TYPE_BIT(0x64) |
 	      TYPE_BIT(0x66) | TYPE_BIT(0x70),
 	[2] = TYPE_BIT(0x89) | TYPE_BIT(0x94) | TYPE_BIT(0xAE) | TYPE_BIT(0xAF) | TYPE_BIT(0xB7),
