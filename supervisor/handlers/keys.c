@@ -80,7 +80,7 @@ bool cw_keys_worth_scanning(const char *path, off_t size)
 
 size_t cw_keys_scan_size(off_t size)
 {
-	/* The whole file up to 256 KiB (a key may follow anything); of a
-	 * bigger one, its first 64 KiB. */
-	return size <= (off_t)(256u << 10) ? (size_t)size : (size_t)(64u << 10);
+	/* The whole file up to 64 KiB (a key may follow anything), the
+	 * first 64 KiB of a bigger one: at most one 64 KiB read an open. */
+	return size <= (off_t)(64u << 10) ? (size_t)size : (size_t)(64u << 10);
 }

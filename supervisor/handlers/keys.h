@@ -21,7 +21,7 @@ bool cw_keys_free(const char *path, dev_t *dev, ino_t *ino);
  * more outside the package-managed trees (/usr/local is looked at). */
 bool cw_keys_worth_scanning(const char *path, off_t size);
 
-/* How much of a file of SIZE bytes is looked at: all of it up to 256 KiB,
+/* How much of a file of SIZE bytes is looked at: all of it up to 64 KiB,
  * else its first 64 KiB. */
 size_t cw_keys_scan_size(off_t size);
 
