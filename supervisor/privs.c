@@ -34,11 +34,7 @@ static const uint64_t docker_default =
 	BIT(CAP_NET_BIND_SERVICE) | BIT(CAP_SYS_CHROOT) |
 	BIT(CAP_MKNOD) | BIT(CAP_AUDIT_WRITE) | BIT(CAP_SETFCAP);
 
-struct caps {
-	uint64_t eff, perm, inh;
-};
-
-static int caps_get(struct caps *c)
+int cw_caps_get(struct cw_caps *c)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
@@ -51,7 +47,7 @@ static int caps_get(struct caps *c)
 	return 0;
 }
 
-static int caps_set(const struct caps *c)
+int cw_caps_set(const struct cw_caps *c)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {
@@ -85,8 +81,8 @@ void cw_privs_prepare(struct cw_run *run, struct cw_privs *p)
 	p->keep_all = run->observe || cw_profile_default(run->profile, CW_CAP_UNRESTRICTED) == CW_ALLOW;
 	p->root = geteuid() == 0;
 	p->last_cap = read_last_cap();
-	struct caps c = { 0, 0, 0 };
-	if (caps_get(&c) < 0)
+	struct cw_caps c = { 0, 0, 0 };
+	if (cw_caps_get(&c) < 0)
 		memset(&c, 0, sizeof(c));
 	p->can_setpcap = c.eff & BIT(CAP_SETPCAP);
 	p->can_sysadmin = c.eff & BIT(CAP_SYS_ADMIN);
@@ -150,13 +146,13 @@ uint32_t cw_privs_child(const struct cw_privs *p, int *err_caps, int *err_ns)
 
 	/* 4. Permitted, effective, inheritable: intersected with the plan
 	 * (lowering needs no privilege). */
-	struct caps c;
-	int r = caps_get(&c);
+	struct cw_caps c;
+	int r = cw_caps_get(&c);
 	if (r == 0) {
 		c.perm &= p->keep;
 		c.eff &= p->keep;
 		c.inh &= p->keep;
-		r = caps_set(&c);
+		r = cw_caps_set(&c);
 	}
 	if (r == 0)
 		applied |= CW_PRIV_CAPS;

@@ -55,6 +55,14 @@ struct cw_privs {
 	char note[256];           /* why something is absent ("" when all applied) */
 };
 
+/* The calling thread's capability sets (capget/capset, version 3):
+ * 0 or -errno. Async-signal-safe. */
+struct cw_caps {
+	uint64_t eff, perm, inh;
+};
+int cw_caps_get(struct cw_caps *c);
+int cw_caps_set(const struct cw_caps *c);
+
 /* In the parent, before fork. */
 void cw_privs_prepare(struct cw_run *run, struct cw_privs *p);
 

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
-#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -1318,28 +1317,22 @@ static int netlink_route_op(struct cw_notif *n, int d)
  * CAP_NET_BIND_SERVICE or CAP_NET_RAW give. The permitted set is kept, so
  * the effective one comes back. Unknown capabilities of the command: none. */
 struct caps_saved {
-	struct __user_cap_data_struct d[2];
+	struct cw_caps c;
 	bool lowered;
 };
 
 static void caps_lower(const struct cw_notif *n, struct caps_saved *sv)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	sv->lowered = false;
-	if (syscall(SYS_capget, &h, sv->d) < 0)
+	if (cw_caps_get(&sv->c) < 0)
 		return;
-	uint64_t eff = sv->d[0].effective | (uint64_t)sv->d[1].effective << 32;
 	struct cw_target_status st;
 	uint64_t theirs = cw_target_status(n->tid, &st) == 0 ? st.cap_eff : 0;
-	uint64_t want = eff & theirs;
-	if (want == eff)
+	struct cw_caps low = sv->c;
+	low.eff &= theirs;
+	if (low.eff == sv->c.eff)
 		return;
-	struct __user_cap_data_struct d[2];
-	memcpy(d, sv->d, sizeof(d));
-	d[0].effective = (uint32_t)want;
-	d[1].effective = (uint32_t)(want >> 32);
-	h = (struct __user_cap_header_struct){ _LINUX_CAPABILITY_VERSION_3, 0 };
-	if (syscall(SYS_capset, &h, d) == 0)
+	if (cw_caps_set(&low) == 0)
 		sv->lowered = true;
 }
 
@@ -1347,10 +1340,9 @@ static void caps_restore(struct caps_saved *sv)
 {
 	if (!sv->lowered)
 		return;
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	if (syscall(SYS_capset, &h, sv->d) < 0)
-		cw_warn("restoring capwatch's capabilities after a network call failed: %s",
-			strerror(errno));
+	int e = cw_caps_set(&sv->c);
+	if (e < 0)
+		cw_warn("restoring capwatch's capabilities after a network call failed: %s", strerror(-e));
 	sv->lowered = false;
 }
 
