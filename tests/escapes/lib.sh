@@ -117,16 +117,7 @@ bare() {
 # under PROFILE [CAPWATCH-OPTS...] -- CMD...: the attack under capwatch.
 # Report in $R, trace in $TR, output in $OUT, exit status in $rc.
 under() {
-	_prof=$1; shift
-	N=$((N + 1))
-	R=$O/report$N.json TR=$O/trace$N.jsonl OUT=$O/cw$N.out
-	_opts=
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do _opts="$_opts $1"; shift; done
-	[ "${1:-}" = "--" ] && shift
-	# shellcheck disable=SC2086
-	timeout -k 5 "${ESC_TIMEOUT:-120}" "$CAPWATCH" --profile "$_prof" --report "$R" \
-		--trace "$TR" $_opts -- "$@" >"$OUT" 2>&1
-	rc=$?
+	under_any "$@"
 	[ "$rc" = 124 ] && [ ! -s "$R" ] && { cat "$OUT" >&2; fail "capwatch did not finish within the time limit"; }
 	[ -s "$R" ] || { cat "$OUT" >&2; fail "capwatch wrote no report (exit $rc)"; }
 	return 0
