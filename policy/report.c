@@ -91,7 +91,7 @@ struct cw_report {
 	struct strvec args, roots;
 
 	bool has_enf;
-	char *backend, *level, *downgrade;
+	char *backend, *backend_reason, *level, *downgrade;
 	bool degraded;
 	struct strvec layers;
 
@@ -247,6 +247,7 @@ void cw_report_free(cw_report *r)
 	strvec_free(&r->args);
 	strvec_free(&r->roots);
 	free(r->backend);
+	free(r->backend_reason);
 	free(r->level);
 	free(r->downgrade);
 	strvec_free(&r->layers);
@@ -325,6 +326,10 @@ int cw_report_set_run(cw_report *r, const char *profile, const char *command,
 
 int cw_report_set_enforcement(cw_report *r, const struct cw_enforcement *e)
 {
+	free(r->backend_reason);
+	r->backend_reason = NULL;
+	if (e->backend_reason && dup_str(&r->backend_reason, e->backend_reason))
+		return -ENOMEM;
 	if (dup_str(&r->backend, e->backend) || dup_str(&r->level, e->level) ||
 	    dup_str(&r->downgrade, e->downgrade_reason) ||
 	    strvec_set(&r->layers, e->layers, SIZE_MAX))
@@ -900,6 +905,8 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 			add_str(c, e, "downgradeReason", r->has_enf && r->downgrade ? r->downgrade : "");
 		}
 		add_bytes_arr(c, e, "layers", r->has_enf ? &r->layers : &none);
+		if (r->has_enf && r->backend_reason)
+			add_str(c, e, "backendReason", r->backend_reason);
 	}
 	arr = chk(c, cJSON_AddArrayToObject(o, "changes"));
 	for (i = 0; arr && !c->min && i < r->nchgs; i++) {

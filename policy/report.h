@@ -31,6 +31,7 @@ struct cw_enforcement {
 	const char *downgrade_reason; /* "" when not degraded */
 	const char *const *layers;   /* active layers, NULL-terminated, e.g.
 					{"seccomp-bpf","seccomp-unotify","ptrace","landlock-abi7"} */
+	const char *backend_reason;  /* why this back end (--backend auto), or NULL */
 };
 int cw_report_set_enforcement(cw_report *r, const struct cw_enforcement *e);
 

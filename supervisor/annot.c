@@ -42,6 +42,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/notify.h"
 #include "supervisor/ptrace.h"
+#include "supervisor/kernel.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
@@ -500,6 +501,8 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	 * shell that runs "exit 3") is often reaped before its hello is read.
 	 * A sender outside the tree can only have the channel if a member
 	 * passed it on, and then can only mislabel that member's events. */
+	if (cred && cred->pid > 0 && run->kernel && !cw_tracker_find(run, cred->pid))
+		cw_kernel_sync(run); /* its fork may still be queued */
 	if (!cred || cred->pid <= 0 || !cw_tracker_find(run, cred->pid)) {
 		/* No kernel-attested sender of the tree: nothing to attach
 		 * it to. */
@@ -547,7 +550,12 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	pid_t tid = h.tid;
 	if (tid != pid) {
 		struct cw_proc *t = cw_tracker_find(run, tid);
-		if (!t || t->tgid != pid) {
+		/* The kernel back end lists processes, not threads: a thread
+		 * of PID is one of its /proc/PID/task entries. */
+		char tp[64];
+		snprintf(tp, sizeof(tp), "/proc/%d/task/%d", (int)pid, (int)tid);
+		bool thread_of = t ? t->tgid == pid : run->kernel && tid > 0 && access(tp, F_OK) == 0;
+		if (!thread_of) {
 			flag_bad(run, pid, b, "claims a thread of another process");
 			return;
 		}

@@ -35,6 +35,7 @@ enum {
 	OPT_APPROVAL_TIMEOUT,
 	OPT_NO_LANDLOCK,
 	OPT_MAX_PROCS,
+	OPT_BACKEND,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "keep-scratch", no_argument, NULL, OPT_KEEP_SCRATCH },
 	{ "no-landlock", no_argument, NULL, OPT_NO_LANDLOCK },
 	{ "max-procs", required_argument, NULL, OPT_MAX_PROCS },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "verbose", no_argument, NULL, OPT_VERBOSE },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -107,6 +109,10 @@ static const char help_text[] =
 	"                            (suffix s, m, h or d allowed); exit 124\n"
 	"      --max-procs N         at most N processes and threads in the tree\n"
 	"                            (a cgroup's pids.max; default 4096)\n"
+	"      --backend auto|kernel|portable\n"
+	"                            how the tree is supervised: kernel (root: cgroup,\n"
+	"                            fanotify, proc connector) or portable (ptrace);\n"
+	"                            auto (default) takes kernel where it works\n"
 	"      --no-landlock         no Landlock backstop on the command (debugging)\n"
 	"      --keep-fd N           pass inherited descriptor N (> 2) to the command,\n"
 	"                            decided like an open of what it refers to\n"
@@ -345,6 +351,19 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 		}
 		case OPT_OBSERVE:
 			o->observe = true;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "auto") == 0)
+				o->backend = CW_BACKEND_AUTO;
+			else if (strcmp(optarg, "kernel") == 0)
+				o->backend = CW_BACKEND_KERNEL;
+			else if (strcmp(optarg, "portable") == 0)
+				o->backend = CW_BACKEND_PORTABLE;
+			else {
+				usage_error(err, "--backend: not auto, kernel or portable: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
 			break;
 		case OPT_ENV_PASS:
 			if (!valid_env_name(optarg)) {

@@ -36,6 +36,7 @@ struct cw_options {
 	bool keep_scratch;
 	bool no_landlock;             /* --no-landlock: no kernel backstop (debugging) */
 	long max_procs;               /* --max-procs N, 0 = default (4096) */
+	enum cw_backend_choice { CW_BACKEND_AUTO = 0, CW_BACKEND_KERNEL, CW_BACKEND_PORTABLE } backend;
 	int verbosity;                /* -1 quiet, 0 default, 1.. verbose */
 	char **command;               /* argv of the command, NULL-terminated */
 	bool from_request;            /* run for exec --request: its outcome

@@ -18,6 +18,7 @@
 #include "supervisor/launch.h"
 #include "supervisor/annot.h"
 #include "supervisor/fds.h"
+#include "supervisor/kernel.h"
 #include "supervisor/landlock.h"
 #include "supervisor/limits.h"
 #include "supervisor/privs.h"
@@ -50,6 +51,7 @@ static const char *const step_names[] = {
 	[CW_STEP_SECCOMP] = "seccomp(SECCOMP_SET_MODE_FILTER)",
 	[CW_STEP_EXEC] = "execve",
 	[CW_STEP_LANDLOCK] = "landlock_restrict_self",
+	[CW_STEP_MOUNTNS] = "a mount namespace for the kernel back end",
 };
 
 static ssize_t full_write(int fd, const void *buf, size_t n)
@@ -117,6 +119,16 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	 * and the --keep-fd descriptors the profile allowed (fds.h). */
 	cw_annot_child();
 	cw_fds_child(run);
+
+	/* The kernel back end watches the mounts of a namespace of the
+	 * tree's own (kernel.h): made while the child may still. */
+	if (run->backend && strcmp(run->backend, "kernel") == 0) {
+		int ke = cw_kernel_child();
+		if (ke < 0) {
+			errno = -ke;
+			child_fail(st, CW_STEP_MOUNTNS);
+		}
+	}
 
 	/* Least privilege: what the command keeps of capwatch's
 	 * capabilities, and namespaces of its own (privs.h). */
@@ -268,8 +280,19 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		return e;
 	}
 
-	run->tracker_ops = &cw_tracker_ptrace;
-	int r = run->tracker_ops->attach(run, pid);
+	int r;
+	if (run->backend && strcmp(run->backend, "kernel") == 0) {
+		run->tracker_ops = &cw_tracker_kernel;
+		r = run->tracker_ops->attach(run, pid);
+		if (r < 0) {
+			cw_err("the kernel back end could not start: %s", strerror(-r));
+			child_reap_failed(run);
+			return r;
+		}
+	} else {
+		run->tracker_ops = &cw_tracker_ptrace;
+		r = run->tracker_ops->attach(run, pid);
+	}
 	if (r < 0) {
 		/* Already traced (a debugger, a nested capwatch) or forbidden:
 		 * run with seccomp alone and say so in the report. */
@@ -296,7 +319,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 	if (r < 0 || m.step != CW_STEP_OK) {
 		if (r == 0)
 			cw_err("setting up the command failed at %s: %s",
-			       m.step > 0 && m.step <= CW_STEP_LANDLOCK ? step_names[m.step] : "?",
+			       m.step > 0 && m.step <= CW_STEP_MOUNTNS ? step_names[m.step] : "?",
 			       strerror(m.value));
 		else
 			cw_err("the command's setup did not complete (%s)", strerror(-r));
@@ -327,6 +350,10 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		cw_err("pidfd_getfd of the seccomp listener: %s", strerror(errno));
 		child_reap_failed(run);
 		return e;
+	}
+	if (run->tracker_ops == &cw_tracker_kernel && (r = cw_kernel_ready(run)) < 0) {
+		child_reap_failed(run);
+		return r;
 	}
 	if (full_write(gofd, &c, 1) != 1) {
 		int e = -errno;

@@ -28,6 +28,7 @@ enum cw_child_step {
 	CW_STEP_SECCOMP,
 	CW_STEP_EXEC,
 	CW_STEP_LANDLOCK,
+	CW_STEP_MOUNTNS,
 };
 #define CW_CHILD_EXIT_BASE 70 /* _exit(70 + step) */
 

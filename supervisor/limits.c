@@ -18,6 +18,7 @@
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+#include "supervisor/kernel.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -307,6 +308,7 @@ static int kill_members(void)
 
 void cw_limits_kill(void)
 {
+	cw_kernel_kill_cgroup(); /* the kernel back end's group, if any */
 	if (!cg_dir[0])
 		return;
 	if (cg_version != 2 || write_file(cg_dir, "cgroup.kill", "1") < 0)

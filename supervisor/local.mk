@@ -18,6 +18,7 @@ capwatch_SOURCES = \
 	supervisor/watchdog.h supervisor/watchdog.c \
 	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
+	supervisor/kernel.h supervisor/kernel.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/secret_ids.h supervisor/secret_ids.c \
 	supervisor/annot.h supervisor/annot.c \

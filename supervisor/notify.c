@@ -26,12 +26,15 @@
 #include "supervisor/colocate.h"
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
+#include "supervisor/kernel.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/watchdog.h"
+
+#define CW_SOURCE_TAG0 100u /* registered sources: tags 100... */
 
 #ifndef SECCOMP_IOCTL_NOTIF_ADDFD
 #error "linux/seccomp.h too old: SECCOMP_IOCTL_NOTIF_ADDFD missing"
@@ -69,6 +72,24 @@ static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The notification thread's own descriptor of the listener: the run may
  * close (and reuse) its number once the loop is over. */
 static int notify_fd = -1;
+
+void cw_loop_lock(void)
+{
+	pthread_mutex_lock(&run_lock);
+}
+
+void cw_loop_unlock(void)
+{
+	pthread_mutex_unlock(&run_lock);
+}
+
+int cw_loop_add_source(struct cw_run *run, int fd, uint32_t events, cw_source_fn fn)
+{
+	if (run->nsources == CW_ARRAY_SIZE(run->sources))
+		return -ENOSPC;
+	run->sources[run->nsources++] = (struct cw_loop_source){ .fd = fd, .events = events, .fn = fn };
+	return 0;
+}
 static _Atomic bool loop_over;
 
 int cw_notify_init(struct cw_run *run)
@@ -305,6 +326,8 @@ static void handle_notification(struct cw_run *run)
 		cw_notif_error(&n, ENOSYS);
 		return;
 	}
+	if (run->kernel && !cw_tracker_find(run, n.tid))
+		cw_kernel_sync(run); /* its fork may be queued on the connector */
 	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
 	handle(&n);
 	if (!n.answered) {
@@ -443,6 +466,15 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			return -errno;
 	}
 
+	/* The back end's own sources (kernel.c: the proc connector, the
+	 * cgroup's events), tagged by their index above the fixed ones. */
+	for (size_t i = 0; i < run->nsources; i++) {
+		e.events = run->sources[i].events;
+		e.data.u32 = CW_SOURCE_TAG0 + (uint32_t)i;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, run->sources[i].fd, &e) < 0)
+			return -errno;
+	}
+
 	pthread_mutex_lock(&run_lock); /* never released once the loop is over */
 	if (run->listener >= 0) {
 		/* Every signal stays blocked in it (inherited): they are the
@@ -536,6 +568,14 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 				uint64_t x;
 				if (read(tfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
 					cw_debug("watchdog eventfd: %s", strerror(errno));
+				break;
+			}
+			default: {
+				uint32_t src = evs[i].data.u32 - CW_SOURCE_TAG0;
+				if (src < run->nsources) {
+					run->sources[src].fn(run, run->sources[src].fd, evs[i].events);
+					chld = true; /* an exit may have emptied the tree */
+				}
 				break;
 			}
 			}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "supervisor/ptrace.h"
 #include "supervisor/annot.h"
+#include "supervisor/kernel.h"
 #include "supervisor/limits.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
@@ -71,7 +72,7 @@ struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid)
 	return NULL;
 }
 
-static struct cw_proc *proc_add(struct cw_run *run, pid_t pid)
+struct cw_proc *cw_tracker_add(struct cw_run *run, pid_t pid)
 {
 	struct cw_tracker *t = run->tracker;
 	if ((t->nprocs + 1) * 2 > t->index_cap && index_grow(t) < 0)
@@ -101,13 +102,34 @@ static struct cw_proc *proc_add(struct cw_run *run, pid_t pid)
 	return p;
 }
 
-static void proc_dead(struct cw_run *run, struct cw_proc *p)
+void cw_tracker_dead(struct cw_run *run, struct cw_proc *p)
 {
 	if (p->alive) {
 		p->alive = false;
 		p->end = cw_run_time(run);
 		run->tracker->nalive--;
 	}
+}
+
+void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv)
+{
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (!p || !p->alive) {
+		cw_tracker_free_argv(argv);
+		return;
+	}
+	cw_tracker_free_argv(p->pending_argv);
+	p->pending_argv = argv;
+}
+
+size_t cw_tracker_count(const struct cw_run *run)
+{
+	return run->tracker ? run->tracker->nprocs : 0;
+}
+
+struct cw_proc *cw_tracker_at(const struct cw_run *run, size_t i)
+{
+	return run->tracker && i < run->tracker->nprocs ? run->tracker->procs[i] : NULL;
 }
 
 int cw_tracker_new(struct cw_run *run)
@@ -118,7 +140,7 @@ int cw_tracker_new(struct cw_run *run)
 	return 0;
 }
 
-static void free_argv(char **argv)
+void cw_tracker_free_argv(char **argv)
 {
 	if (!argv)
 		return;
@@ -137,8 +159,9 @@ void cw_tracker_free(struct cw_run *run)
 		while (p) {
 			struct cw_proc *prev = p->prev_image;
 			free(p->exe);
-			free_argv(p->argv);
+			cw_tracker_free_argv(p->argv);
 			free(p->pending_exec);
+			cw_tracker_free_argv(p->pending_argv);
 			free(p);
 			p = prev;
 		}
@@ -172,6 +195,8 @@ bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid)
 {
 	if (pid <= 0)
 		return false;
+	if (run->tracker_ops == &cw_tracker_kernel)
+		return cw_kernel_in_tree(run, pid);
 	struct cw_proc *p = cw_tracker_find(run, pid);
 	if (p && p->alive)
 		return true;
@@ -223,7 +248,7 @@ void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppi
 }
 
 /* /proc/PID/cmdline split at NUL bytes. */
-static char **read_cmdline(pid_t pid)
+char **cw_tracker_read_cmdline(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
@@ -271,7 +296,7 @@ static char **read_cmdline(pid_t pid)
 		if (i == len || buf[i] == '\0') {
 			argv[k] = strndup(buf + s, i - s);
 			if (!argv[k]) {
-				free_argv(argv);
+				cw_tracker_free_argv(argv);
 				return NULL;
 			}
 			k++;
@@ -281,7 +306,7 @@ static char **read_cmdline(pid_t pid)
 	return argv;
 }
 
-static char *read_exe(pid_t pid)
+char *cw_tracker_read_exe(pid_t pid)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
@@ -316,7 +341,7 @@ static bool names_image(const char *name, const struct stat *st)
 	       ns.st_ino == st->st_ino;
 }
 
-static bool approved_image(const struct cw_proc *p, const struct stat *st)
+bool cw_tracker_approved(const struct cw_proc *p, const struct stat *st)
 {
 	for (unsigned i = 0; i < p->napproved && i < CW_ARRAY_SIZE(p->approved); i++)
 		if (p->approved[i].dev == st->st_dev && p->approved[i].ino == st->st_ino)
@@ -376,7 +401,7 @@ static void kill_unidentified(struct cw_run *run, struct cw_proc *p, const struc
 	}
 }
 
-static void trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via)
+void cw_tracker_trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via)
 {
 	run->events++;
 	cw_trace_spawn_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid, p->pid, via);
@@ -410,7 +435,7 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 	 * pid cannot have been reused while the parent sits in this stop).
 	 * Adding another one would wait forever for an exit already seen. */
 	if (!c || (!c->alive && !c->unannounced))
-		c = proc_add(run, npid);
+		c = cw_tracker_add(run, npid);
 	if (!c)
 		return;
 	c->unannounced = false;
@@ -423,7 +448,7 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 		/* A fork child runs the parent's image until it execs. */
 		if (parent->exe && !c->exe)
 			c->exe = strdup(parent->exe);
-		trace_spawn(run, c, event == PTRACE_EVENT_FORK ? "fork" :
+		cw_tracker_trace_spawn(run, c, event == PTRACE_EVENT_FORK ? "fork" :
 				    event == PTRACE_EVENT_VFORK ? "vfork" : "clone");
 	}
 	/* --max-procs without a pids cgroup: killed here when over it */
@@ -431,7 +456,7 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 }
 
 /* Does PID hold a seccomp listener descriptor? */
-static bool holds_listener(pid_t pid)
+bool cw_tracker_holds_listener(pid_t pid)
 {
 	char dir[64], link[384], target[64];
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
@@ -454,25 +479,11 @@ static bool holds_listener(pid_t pid)
 	return found;
 }
 
-/* The exec stop: the new image has not run an instruction yet. Record what
- * the kernel actually executed, and check it against the policy: the
- * notification-time check read memory the target could rewrite; this one
- * reads the kernel's own record (kernel-notes K21). */
-static void on_exec(struct cw_run *run, struct cw_proc *p)
+/* A process runs a new program (its exec happened): the previous image
+ * gets its own record, the process_spawn deferred at the notification is
+ * counted, and exe and argv are read back from /proc and traced. */
+void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 {
-	unsigned long former = 0;
-	if (ptrace(PTRACE_GETEVENTMSG, p->pid, 0, &former) == 0 && (pid_t)former != p->pid) {
-		/* A non-leader thread exec'd and took over the leader's pid. */
-		struct cw_proc *f = cw_tracker_find(run, (pid_t)former);
-		if (f)
-			proc_dead(run, f);
-	}
-	if (p->pid == run->child && !run->child_execed && holds_listener(p->pid)) {
-		/* Whoever holds the listener can answer for capwatch (K14). */
-		kill(p->pid, SIGKILL);
-		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
-		return;
-	}
 	if (p->execed) {
 		/* The pid runs a new program (a script's "exec python ...", a
 		 * shell's last command): the previous one gets its own record,
@@ -485,6 +496,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 			old->exited = false;
 			old->signal = 0;
 			old->pending_exec = NULL;
+			old->pending_argv = NULL;
 			p->prev_image = old;
 			p->exe = NULL;
 			p->argv = NULL;
@@ -492,18 +504,29 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		}
 	}
 	p->execed = true;
-	if (p->pending_exec) {
-		cw_report_count_capability(run->report, CW_CAP_PROCESS_SPAWN, p->pending_exec, CW_ALLOW);
-		free(p->pending_exec);
-		p->pending_exec = NULL;
-	}
+	char *decided = p->pending_exec; /* the path the notification decided */
+	p->pending_exec = NULL;
+	if (decided)
+		cw_report_count_capability(run->report, CW_CAP_PROCESS_SPAWN, decided, CW_ALLOW);
 	free(p->exe);
-	/* What the kernel mapped, by descriptor first; its name second. */
-	struct stat img;
-	int id_err = stat_exe(p->pid, &img);
-	p->exe = read_exe(p->pid);
-	free_argv(p->argv);
-	p->argv = read_cmdline(p->pid);
+	p->exe = cw_tracker_read_exe(p->pid);
+	if (!p->exe && decided) {
+		/* Gone before it could be read (the kernel back end sees the
+		 * exec after the fact): the name its notification decided. */
+		p->exe = decided;
+		decided = NULL;
+	}
+	free(decided);
+	cw_tracker_free_argv(p->argv);
+	p->argv = cw_tracker_read_cmdline(p->pid);
+	if ((!p->argv || !p->argv[0]) && p->pending_argv) {
+		/* Already gone (a zombie has no cmdline): as notified. */
+		cw_tracker_free_argv(p->argv);
+		p->argv = p->pending_argv;
+		p->pending_argv = NULL;
+	}
+	cw_tracker_free_argv(p->pending_argv);
+	p->pending_argv = NULL;
 	if (p->pid == run->child)
 		run->child_execed = true;
 	p->preload = cw_annot_exec(run, p->pid);
@@ -511,6 +534,31 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	cw_trace_exec_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid,
 			    p->exe, (const char *const *)p->argv, p->preload);
 	cw_run_trace_emit(run);
+}
+
+/* The exec stop: the new image has not run an instruction yet. Record what
+ * the kernel actually executed, and check it against the policy: the
+ * notification-time check read memory the target could rewrite; this one
+ * reads the kernel's own record (kernel-notes K21). */
+static void on_exec(struct cw_run *run, struct cw_proc *p)
+{
+	unsigned long former = 0;
+	if (ptrace(PTRACE_GETEVENTMSG, p->pid, 0, &former) == 0 && (pid_t)former != p->pid) {
+		/* A non-leader thread exec'd and took over the leader's pid. */
+		struct cw_proc *f = cw_tracker_find(run, (pid_t)former);
+		if (f)
+			cw_tracker_dead(run, f);
+	}
+	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
+		/* Whoever holds the listener can answer for capwatch (K14). */
+		kill(p->pid, SIGKILL);
+		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
+		return;
+	}
+	/* What the kernel mapped, by descriptor first; its name second. */
+	struct stat img;
+	int id_err = stat_exe(p->pid, &img);
+	cw_tracker_record_exec(run, p);
 
 	/* The image is identified by its device and inode. Its name is
 	 * decided on only when it still names that very file (a name may be
@@ -518,7 +566,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	 * Without a usable name, the image must be one that an exec
 	 * notification allowed; anything else is killed now, before its
 	 * first instruction (it never fails open). */
-	bool allowed_by_id = id_err == 0 && approved_image(p, &img);
+	bool allowed_by_id = id_err == 0 && cw_tracker_approved(p, &img);
 	p->napproved = 0;
 	if (id_err < 0) {
 		char why[128];
@@ -557,6 +605,21 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	}
 }
 
+void cw_tracker_exited(struct cw_run *run, struct cw_proc *p, int status)
+{
+	if (!p->alive)
+		return; /* seen already (the kernel back end hears of it twice) */
+	cw_tracker_dead(run, p);
+	p->exited = WIFEXITED(status);
+	p->code = p->exited ? WEXITSTATUS(status) : 0;
+	p->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	if (!p->is_thread) {
+		run->events++;
+		cw_trace_exit_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->code, p->signal);
+		cw_run_trace_emit(run);
+	}
+}
+
 static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -567,7 +630,7 @@ static void on_status(struct cw_run *run, pid_t pid, int status)
 	struct cw_proc *p = cw_tracker_find(run, pid);
 	if (!p || !p->alive) {
 		/* Its own stop arrived before the parent's fork event. */
-		p = proc_add(run, pid);
+		p = cw_tracker_add(run, pid);
 		if (!p)
 			return;
 		p->unannounced = true;
@@ -576,15 +639,7 @@ static void on_status(struct cw_run *run, pid_t pid, int status)
 	}
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		proc_dead(run, p);
-		p->exited = WIFEXITED(status);
-		p->code = p->exited ? WEXITSTATUS(status) : 0;
-		p->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		if (!p->is_thread) {
-			run->events++;
-			cw_trace_exit_write(&run->tj, ++run->seq, cw_run_time(run), pid, p->code, p->signal);
-			cw_run_trace_emit(run);
-		}
+		cw_tracker_exited(run, p, status);
 		if (pid == run->child) {
 			run->child_exited = true;
 			run->child_status = status;
@@ -645,7 +700,7 @@ static int ptrace_attach(struct cw_run *run, pid_t child)
 		    PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, child, 0, (void *)opts) < 0)
 		return -errno;
-	struct cw_proc *p = proc_add(run, child);
+	struct cw_proc *p = cw_tracker_add(run, child);
 	if (!p)
 		return -ENOMEM;
 	p->ppid = getpid();
@@ -666,7 +721,7 @@ static void ptrace_reap(struct cw_run *run)
 			for (size_t i = 0; i < t->nprocs; i++)
 				if (t->procs[i]->alive) {
 					cw_debug("pid %d: no exit seen, gone", (int)t->procs[i]->pid);
-					proc_dead(run, t->procs[i]);
+					cw_tracker_dead(run, t->procs[i]);
 				}
 			return;
 		}
@@ -703,7 +758,7 @@ const struct cw_tracker_ops cw_tracker_ptrace = {
 
 static int waitonly_attach(struct cw_run *run, pid_t child)
 {
-	struct cw_proc *p = proc_add(run, child);
+	struct cw_proc *p = cw_tracker_add(run, child);
 	if (!p)
 		return -ENOMEM;
 	p->ppid = getpid();
@@ -748,7 +803,7 @@ static void report_one(struct cw_run *run, const struct cw_proc *p);
 
 bool cw_tracker_defer_exec(struct cw_run *run, pid_t tgid, const char *scope)
 {
-	if (run->tracker_ops != &cw_tracker_ptrace)
+	if (run->tracker_ops != &cw_tracker_ptrace && run->tracker_ops != &cw_tracker_kernel)
 		return false;
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	if (!p || !p->alive)

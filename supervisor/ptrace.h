@@ -5,6 +5,7 @@
  * normal case: fork/clone/exec events, every descendant known) and wait-only
  * (degraded: ptrace could not be attached, only the first child is known). */
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct cw_run;
@@ -26,6 +27,9 @@ struct cw_proc {
 	bool execed;        /* exe/argv come from its own exec, not from fork */
 	char *pending_exec; /* scope of an allowed execve notification, counted
 			       as process_spawn used only at the exec stop */
+	char **pending_argv; /* its argv as the notification read it (owned):
+				the record when /proc has none any more (the
+				kernel back end sees execs after the fact) */
 	struct cw_proc *prev_image; /* earlier programs this pid exec'd (owned),
 				       newest first: one report record each */
 	const char *preload; /* static string: "present" | "absent" | "unknown";
@@ -52,6 +56,7 @@ struct cw_tracker_ops {
 
 extern const struct cw_tracker_ops cw_tracker_ptrace;
 extern const struct cw_tracker_ops cw_tracker_waitonly;
+extern const struct cw_tracker_ops cw_tracker_kernel; /* supervisor/kernel.c */
 
 int cw_tracker_new(struct cw_run *run);
 void cw_tracker_free(struct cw_run *run);
@@ -69,4 +74,27 @@ void cw_tracker_report(struct cw_run *run);
 /* The thread group and parent of TID (from the table, else /proc). */
 void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid);
 
+
+/* --- the process table, for the trackers (ptrace.c, kernel.c) --- */
+/* A new live entry for PID (a process until told otherwise), or NULL. */
+struct cw_proc *cw_tracker_add(struct cw_run *run, pid_t pid);
+/* P is gone (its end time is now). */
+void cw_tracker_dead(struct cw_run *run, struct cw_proc *p);
+/* P ended with wait STATUS: recorded and traced (once). */
+void cw_tracker_exited(struct cw_run *run, struct cw_proc *p, int status);
+/* P's exec happened: record and trace it (cw_tracker_record_exec). */
+void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p);
+void cw_tracker_trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via);
+/* Did an exec notification of P allow the file ST is? */
+bool cw_tracker_approved(const struct cw_proc *p, const struct stat *st);
+/* Does PID hold a seccomp listener descriptor (K14)? */
+bool cw_tracker_holds_listener(pid_t pid);
+char **cw_tracker_read_cmdline(pid_t pid);
+char *cw_tracker_read_exe(pid_t pid);
+void cw_tracker_free_argv(char **argv);
+/* ARGV (owned, NULL-terminated) is what TGID's allowed exec passes. */
+void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv);
+/* Every entry, in order of appearance (threads included). */
+size_t cw_tracker_count(const struct cw_run *run);
+struct cw_proc *cw_tracker_at(const struct cw_run *run, size_t i);
 #endif

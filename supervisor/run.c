@@ -24,6 +24,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/approval.h"
 #include "supervisor/hosts.h"
+#include "supervisor/kernel.h"
 #include "supervisor/fds.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/filter.h"
@@ -640,6 +641,42 @@ static bool put_report(struct cw_run *run)
 	return false;
 }
 
+/* The back end as the report and the trace name it. */
+static const char *backend_name(const struct cw_run *run)
+{
+	return run->backend && strcmp(run->backend, "kernel") == 0 ? "seccomp-unotify+cgroup+fanotify"
+								     : "seccomp-unotify+ptrace";
+}
+
+/* --backend: the kernel back end where asked for or (auto) where this
+ * machine allows it, else the portable one; the reason goes in the
+ * report. Returns false when the kernel one was required and cannot be. */
+static bool choose_backend(struct cw_run *run)
+{
+	char why[200] = "";
+	run->backend = "portable";
+	if (run->opts->backend == CW_BACKEND_PORTABLE) {
+		snprintf(run->backend_reason, sizeof(run->backend_reason), "--backend portable");
+		return true;
+	}
+	int e = seccomp_mode() == 2 ? -EBUSY : cw_kernel_probe(run, why, sizeof(why));
+	if (e == -EBUSY && !why[0])
+		snprintf(why, sizeof(why), "capwatch itself runs under a seccomp filter (nested)");
+	if (e == 0) {
+		run->backend = "kernel";
+		snprintf(run->backend_reason, sizeof(run->backend_reason), "%s",
+			 run->opts->backend == CW_BACKEND_KERNEL ? "--backend kernel"
+								 : "auto: root, cgroup v2, fanotify and the proc connector are available");
+		return true;
+	}
+	if (run->opts->backend == CW_BACKEND_KERNEL) {
+		cw_err("--backend kernel: %s", why);
+		return false;
+	}
+	snprintf(run->backend_reason, sizeof(run->backend_reason), "auto: kernel back end unavailable: %s", why);
+	return true;
+}
+
 /* Returns false when a report was asked for and none valid could be
  * written (capwatch then exits 125, contract section 1). */
 static void set_enforcement(struct cw_run *run)
@@ -654,6 +691,8 @@ static void set_enforcement(struct cw_run *run)
 	}
 	if (run->tracker_ops == &cw_tracker_ptrace)
 		layers[nl++] = "ptrace";
+	if (run->tracker_ops == &cw_tracker_kernel)
+		layers[nl++] = cw_kernel_layers();
 	if (run->child > 0 && run->privs.layer[0])
 		layers[nl++] = run->privs.layer;
 	if (run->child > 0 && run->privs.layer_ns[0])
@@ -667,7 +706,8 @@ static void set_enforcement(struct cw_run *run)
 		layers[nl++] = lim;
 	layers[nl] = NULL;
 	struct cw_enforcement enf = {
-		.backend = "seccomp-unotify+ptrace",
+		.backend = backend_name(run),
+		.backend_reason = run->backend_reason[0] ? run->backend_reason : NULL,
 		.level = run->observe ? "observe" : "enforce",
 		.degraded = run->degraded,
 		.downgrade_reason = run->degraded ? run->downgrade_reason : "",
@@ -1040,6 +1080,10 @@ int cw_run_main(const struct cw_options *opts)
 		goto oom;
 
 	set_run(run, run->profile_name ? run->profile_name : opts->profile);
+	if (!choose_backend(run)) {
+		snprintf(err_reason, sizeof(err_reason), "--backend kernel is not available here");
+		goto setup_failed;
+	}
 
 	if (run->trace_fd >= 0) {
 		struct utsname u;
@@ -1051,7 +1095,7 @@ int cw_run_main(const struct cw_options *opts)
 			.command = opts->command[0], .args = (const char *const *)opts->command + 1,
 			.kernel = u.release, .start = start, .scratch = run->scratch, .home = run->ctx.home,
 			.protected_files = run->ctx.protected_files, .nprotected = run->ctx.nprotected,
-			.backend = "seccomp-unotify+ptrace", .level = run->observe ? "observe" : "enforce",
+			.backend = backend_name(run), .level = run->observe ? "observe" : "enforce",
 		};
 		cw_trace_header_write(&run->tj, &h);
 		cw_run_trace_emit(run);
@@ -1239,6 +1283,7 @@ setup_failed:
 	status = CW_EXIT_FAILURE;
 out:
 	cw_watchdog_stop();
+	cw_kernel_teardown(run);
 	cw_limits_teardown();
 	remove_scratch(run);
 	free(prog.filter);

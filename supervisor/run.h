@@ -18,6 +18,14 @@
 struct cw_tracker;
 struct cw_tracker_ops;
 struct cw_changes;
+struct cw_kernel;
+struct cw_run;
+/* An event source of the loop registered by a back end (notify.h). */
+struct cw_loop_source {
+	int fd;
+	uint32_t events;
+	void (*fn)(struct cw_run *run, int fd, uint32_t events);
+};
 
 struct cw_run {
 	/* --- configuration, fixed before the command starts --- */
@@ -80,6 +88,12 @@ struct cw_run {
 	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */
 
 	struct cw_changes *changes;
+	/* --- the back end --- */
+	const char *backend;          /* "portable" or "kernel" */
+	char backend_reason[256];     /* why auto chose it */
+	struct cw_kernel *kernel;     /* kernel.c's state, NULL for portable */
+	struct cw_loop_source sources[4];
+	size_t nsources;
 };
 
 /* Seconds since the run started. */

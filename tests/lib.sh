@@ -3,6 +3,13 @@ set -u
 : "${top_srcdir:?run through make check}"
 : "${top_builddir:?run through make check}"
 CAPWATCH=${CAPWATCH:-$top_builddir/capwatch}
+# CW_BACKEND=kernel|portable: every run of capwatch uses that back end
+# (the default, auto, takes kernel as root where the machine allows it).
+if [ -n "${CW_BACKEND:-}" ] && [ -z "${CAPWATCH_REAL:-}" ]; then
+	CAPWATCH_REAL=$CAPWATCH
+	CAPWATCH=$top_srcdir/tests/cw-backend
+	export CAPWATCH_REAL CW_BACKEND
+fi
 PYTHON3=${PYTHON3:-python3}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -14,6 +15,8 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
 #include "supervisor/ptrace.h"
+#include "supervisor/kernel.h"
+#include "supervisor/util.h"
 
 /* The page size for reads of the target's memory (4 KiB pages are the
  * smallest x86_64 has: a read that stops at a 4 KiB boundary never runs
@@ -28,6 +31,7 @@ static char raw[PATH_MAX];
 static struct cw_resolved res;
 static char argv_buf[ARGV_BYTES];
 static const char *argv_ptrs[ARGV_MAX + 1];
+static bool argv_complete; /* read up to its NULL */
 
 /* The pointer array as far as one read gets: up to ARGV_MAX + 1 slots,
  * not past the end of the page the array starts in (the next page may be
@@ -92,6 +96,7 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 {
 	size_t used = 0, k = 0;
 	uint64_t ptrs[ARGV_MAX + 1];
+	argv_complete = addr == 0;
 	size_t have = 0, at = 0;
 	while (addr && k < ARGV_MAX) {
 		if (at == have) {
@@ -101,6 +106,8 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 				break;
 		}
 		uint64_t p = ptrs[at++];
+		if (!p)
+			argv_complete = true;
 		if (!p || used >= sizeof(argv_buf))
 			break;
 		ssize_t len = read_arg(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
@@ -111,6 +118,66 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 	}
 	argv_ptrs[k] = NULL;
 }
+
+/* The whole argv at ADDR for the record (the kernel back end's exec
+ * record when the process is gone before /proc could be read): whole
+ * strings until a little over what the trace keeps (it marks the cut).
+ * NULL when nothing could be read. */
+#define FULL_ARGV_BYTES (128u * 1024u + 4096u)
+static char **read_full_argv(struct cw_notif *n, uint64_t addr)
+{
+	if (argv_complete) {
+		/* The usual case: the first read had it all. */
+		size_t k = 0;
+		while (argv_ptrs[k])
+			k++;
+		char **v = calloc(k + 1, sizeof(*v));
+		for (size_t i = 0; v && i < k; i++)
+			if (!(v[i] = strdup(argv_ptrs[i]))) {
+				cw_tracker_free_argv(v);
+				return NULL;
+			}
+		return v;
+	}
+	size_t cap = 256, k = 0, bytes = 0;
+	char **v = calloc(cap + 1, sizeof(*v));
+	char *s = malloc(PATH_MAX * 4);
+	uint64_t ptrs[512];
+	size_t have = 0, at = 0;
+	while (v && s && addr && bytes < FULL_ARGV_BYTES) {
+		if (at == have) {
+			have = read_ptrs(n->tid, addr + k * sizeof(uint64_t), ptrs, CW_ARRAY_SIZE(ptrs));
+			at = 0;
+			if (have == 0)
+				break;
+		}
+		uint64_t p = ptrs[at++];
+		if (!p)
+			break;
+		ssize_t len = cw_mem_read_string(n->tid, p, s, PATH_MAX * 4);
+		if (len < 0)
+			break;
+		if (k == cap) {
+			char **nv = realloc(v, (cap * 2 + 1) * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		if (!(v[k] = strdup(s)))
+			break;
+		v[++k] = NULL;
+		bytes += (size_t)len;
+	}
+	free(s);
+	if (v && k == 0) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+static uint64_t cur_argv_addr;
 
 /* An allowed exec: remember what the decided path names now (device and
  * inode), for the exec stop, which identifies the image the kernel loaded
@@ -137,6 +204,13 @@ static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 	}
 	if (ok && S_ISREG(st.st_mode))
 		cw_tracker_approve_image(n->run, n->tgid, st.st_dev, st.st_ino);
+	if (n->run->kernel) {
+		/* The kernel back end hears of the exec after the fact: what
+		 * an earlier exec of this process left queued is read first,
+		 * then this one's argv is kept for its record. */
+		cw_kernel_sync(n->run);
+		cw_tracker_pending_argv(n->run, n->tgid, read_full_argv(n, cur_argv_addr));
+	}
 }
 
 static void enforce_exec(struct cw_notif *n, struct cw_event *ev)
@@ -189,7 +263,8 @@ void cw_handle_exec(struct cw_notif *n)
 		cw_notif_error(n, ENOENT);
 		return;
 	}
-	read_argv(n, arg_u64(n, at ? 2 : 1));
+	cur_argv_addr = arg_u64(n, at ? 2 : 1);
+	read_argv(n, cur_argv_addr);
 
 	ev.op.kind = CW_OP_EXEC;
 	ev.op.path = res.path;

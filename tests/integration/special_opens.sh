@@ -94,7 +94,8 @@ trace_assert "$O/fifo.jsonl" "len([e for e in ops(resolved='$W/p') if e['verifie
 # Another process's opener-checked /proc file (environ: the kernel checks
 # the opener, and capwatch is the tracer): refused; its status is not.
 cw --profile readonly --report "$O/sib.json" --trace "$O/sib.jsonl" -- sh -c \
-	'sleep 5 & p=$!; head -1 /proc/$p/status; cat /proc/$p/environ >/dev/null && echo environ-read; kill $p' >"$O/sib.out" 2>&1
+	'sleep 5 & p=$!; i=0; c=; while [ "$c" != sleep ] && [ $i -lt 100000 ]; do read c </proc/$p/comm; i=$((i+1)); done
+	 head -1 /proc/$p/status; cat /proc/$p/environ >/dev/null && echo environ-read; kill $p' >"$O/sib.out" 2>&1
 grep -q '^Name:.*sleep' "$O/sib.out" || fail "sibling status: $(cat "$O/sib.out")"
 grep -q environ-read "$O/sib.out" && fail "another process's environ was opened for the target by capwatch"
 trace_assert "$O/sib.jsonl" "[e for e in ops(resolved=R(r'/proc/[0-9]+/environ')) if e['verified'] and e.get('errno') == 'EACCES']"

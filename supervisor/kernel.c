@@ -1,0 +1,876 @@
+/* The kernel back end: cgroup v2 membership, the proc connector and
+ * fanotify exec permission events instead of ptrace (kernel.h). */
+#include "config.h"
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/fanotify.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <unistd.h>
+#include "supervisor/kernel.h"
+#include "supervisor/annot.h"
+#include "supervisor/limits.h"
+#include "supervisor/notify.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/run.h"
+#include "supervisor/log.h"
+#include "supervisor/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+struct cw_kernel {
+	char cg_dir[512];     /* the run's cgroup, absolute */
+	char cg_line[560];    /* its /proc/PID/cgroup line: "0::/..." */
+	bool cg_made;         /* created here (removed at the end) */
+	int cg_events;        /* cgroup.events, for "populated" */
+	int cn;               /* proc connector socket */
+	int fan;              /* fanotify group */
+	int sentinel_w;       /* write end of the sentinel's pipe */
+	pid_t sentinel;
+	pthread_t fan_thread;
+	bool fan_started;
+	unsigned long marks, mark_failures;
+	unsigned long exec_events, exec_denied, lost;
+	/* The exec whose interpreter comes next, per process: the device and
+	 * inode of the PT_INTERP of the image allowed last (ld.so is opened
+	 * for exec after the program, in the same execve). */
+	struct interp { pid_t tgid; dev_t dev; ino_t ino; } interp[64];
+	unsigned ninterp;
+};
+
+/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread calls
+ * while the loop may be stuck: an O_WRONLY descriptor of cgroup.kill, set
+ * before any thread starts and never changed until the end (documented
+ * file-level state: it must be reachable without the run). */
+static int cg_kill_fd = -1;
+
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The cgroup v2 mount and capwatch's own group in it. */
+static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
+{
+	const char *cands[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	mnt[0] = '\0';
+	for (size_t i = 0; i < CW_ARRAY_SIZE(cands); i++) {
+		struct statfs sf;
+		if (statfs(cands[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
+			snprintf(mnt, nm, "%s", cands[i]);
+			break;
+		}
+	}
+	if (!mnt[0])
+		return -ENOENT;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -errno;
+	char line[1024];
+	int r = -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::", 3) == 0) {
+			size_t l = strlen(line + 3);
+			r = l < no ? 0 : -ENAMETOOLONG;
+			if (r == 0)
+				memcpy(own, line + 3, l + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* The proc connector's socket. It exists only in the initial network
+ * namespace: capwatch run inside `unshare -n` (as its tests are) opens it
+ * there, through PID 1's namespace, for the socket call only. */
+static int connector_open(void)
+{
+	int s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	if (s < 0 && (errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT)) {
+		_cleanup_close_ int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		_cleanup_close_ int init = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0 || init < 0 || setns(init, CLONE_NEWNET) < 0)
+			return -EPROTONOSUPPORT;
+		s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+		int e = errno;
+		if (setns(self, CLONE_NEWNET) < 0) {
+			/* Never go on in the wrong namespace. */
+			cw_err("cannot return to capwatch's network namespace: %s", strerror(errno));
+			abort();
+		}
+		errno = e;
+	}
+	if (s < 0)
+		return -errno;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+		close(s);
+		return e;
+	}
+	/* Room for a burst of forks: a lost event is recovered from the
+	 * cgroup, but a lost exit status is not. */
+	int big = 8 << 20;
+	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
+		struct nlmsghdr h;
+		struct __attribute__((packed)) {
+			struct cn_msg m;
+			enum proc_cn_mcast_op op;
+		} b;
+	} msg;
+	memset(&msg, 0, sizeof(msg));
+	msg.h.nlmsg_len = sizeof(msg);
+	msg.h.nlmsg_type = NLMSG_DONE;
+	msg.b.m.id.idx = CN_IDX_PROC;
+	msg.b.m.id.val = CN_VAL_PROC;
+	msg.b.m.len = sizeof(enum proc_cn_mcast_op);
+	msg.b.op = PROC_CN_MCAST_LISTEN;
+	if (send(s, &msg, sizeof(msg), 0) < 0) {
+		int e = -errno;
+		close(s);
+		return e;
+	}
+	return s;
+}
+
+int cw_kernel_probe(struct cw_run *run, char *why, size_t n)
+{
+	(void)run;
+	char mnt[256], own[512];
+	if (geteuid() != 0) {
+		snprintf(why, n, "needs root (CAP_SYS_ADMIN for fanotify and the proc connector)");
+		return -EPERM;
+	}
+	if (cgroup2_root(mnt, sizeof(mnt), own, sizeof(own)) < 0) {
+		snprintf(why, n, "no cgroup v2 hierarchy mounted");
+		return -ENOENT;
+	}
+	char probe[900];
+	snprintf(probe, sizeof(probe), "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	if (access(probe, W_OK) < 0) {
+		snprintf(why, n, "the cgroup v2 group %s is not writable (%s)", probe, strerror(errno));
+		return -EACCES;
+	}
+	int f = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC);
+	if (f < 0) {
+		int e = errno;
+		snprintf(why, n, "fanotify permission events unavailable (%s)", strerror(e));
+		return -e;
+	}
+	close(f);
+	int s = connector_open();
+	if (s < 0) {
+		snprintf(why, n, "the proc connector is unavailable (%s)", strerror(-s));
+		return s;
+	}
+	close(s);
+	return 0;
+}
+
+/* --- the sentinel: kills the cgroup when capwatch is gone --- */
+
+static int sentinel_start(struct cw_kernel *k)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(p[0]);
+		close(p[1]);
+		return e;
+	}
+	if (pid == 0) {
+		/* Nothing but the pipe and cgroup.kill. A byte is a clean end;
+		 * end of file without one is capwatch's death. */
+		prctl(PR_SET_NAME, "capwatch-sentinel", 0, 0, 0);
+		sigset_t all;
+		sigfillset(&all);
+		sigdelset(&all, SIGKILL);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		close(p[1]);
+		char c;
+		ssize_t r;
+		while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (r <= 0 && cg_kill_fd >= 0) {
+			if (write(cg_kill_fd, "1", 1) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	k->sentinel_w = p[1];
+	k->sentinel = pid;
+	return 0;
+}
+
+/* --- membership --- */
+
+bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
+{
+	const struct cw_kernel *k = run->kernel;
+	if (!k || pid <= 0)
+		return false;
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	if (p && p->alive)
+		return true;
+	/* Not (yet) heard of: the cgroup is the authority. A process cannot
+	 * leave it (moving needs a write to a cgroup.procs, which the
+	 * handlers decide like any write outside the workspace). */
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *line = buf; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		size_t l = strlen(k->cg_line);
+		if (strncmp(line, k->cg_line, l) == 0 && (line[l] == '\0' || line[l] == '/'))
+			return true;
+		line = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* --- the proc connector --- */
+
+static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_tgid)
+{
+	if (child != child_tgid)
+		return; /* a thread: its process is what the report lists */
+	struct cw_proc *pp = cw_tracker_find(run, parent);
+	if (!pp || !pp->alive) {
+		/* A fork seen before its parent: decide by the cgroup. */
+		if (!cw_kernel_in_tree(run, child))
+			return;
+	}
+	struct cw_proc *c = cw_tracker_find(run, child);
+	if (c && c->alive)
+		return;
+	c = cw_tracker_add(run, child);
+	if (!c)
+		return;
+	c->ppid = parent;
+	if (pp && pp->exe)
+		c->exe = strdup(pp->exe);
+	cw_tracker_trace_spawn(run, c, "fork");
+	cw_limits_new_task(run, child, cw_tracker_count(run));
+}
+
+static void on_exec(struct cw_run *run, pid_t tgid)
+{
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (!p || !p->alive) {
+		if (!cw_kernel_in_tree(run, tgid))
+			return;
+		p = cw_tracker_add(run, tgid);
+		if (!p)
+			return;
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (n > 0) {
+			buf[n] = '\0';
+			char *rp = strrchr(buf, ')');
+			char st;
+			int ppid;
+			if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2)
+				p->ppid = ppid;
+		}
+	}
+	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
+		kill(p->pid, SIGKILL);
+		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
+		return;
+	}
+	cw_tracker_record_exec(run, p);
+}
+
+static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
+{
+	if (pid != tgid)
+		return;
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	if (!p || !p->alive)
+		return;
+	cw_tracker_exited(run, p, (int)code);
+}
+
+/* Everything queued on the connector, without waiting. */
+static void connector_drain(struct cw_run *run)
+{
+	struct cw_kernel *k = run->kernel;
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+	for (;;) {
+		ssize_t len = recv(k->cn, buf, sizeof(buf), MSG_DONTWAIT);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == ENOBUFS) {
+			/* Events were dropped: the exits among them are lost;
+			 * membership stays right (the cgroup decides). */
+			if (k->lost++ == 0)
+				cw_run_note(run, 0, "warning", "the proc connector dropped events: some "
+					    "processes may lack their fork, exec or exit record");
+			continue;
+		}
+		if (len <= 0)
+			return;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
+				continue;
+			struct cn_msg *m = NLMSG_DATA(h);
+			if (m->id.idx != CN_IDX_PROC || m->len < sizeof(struct proc_event) -
+								 sizeof(((struct proc_event *)0)->event_data))
+				continue;
+			struct proc_event *e = (struct proc_event *)m->data;
+			switch (e->what) {
+			case PROC_EVENT_FORK:
+				on_fork(run, e->event_data.fork.parent_tgid, e->event_data.fork.child_pid,
+					e->event_data.fork.child_tgid);
+				break;
+			case PROC_EVENT_EXEC:
+				on_exec(run, e->event_data.exec.process_tgid);
+				break;
+			case PROC_EVENT_EXIT:
+				on_exit_event(run, e->event_data.exit.process_pid,
+					      e->event_data.exit.process_tgid, e->event_data.exit.exit_code);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+void cw_kernel_sync(struct cw_run *run)
+{
+	if (run->kernel && run->tracker_ops == &cw_tracker_kernel)
+		connector_drain(run);
+}
+
+static void on_connector(struct cw_run *run, int fd, uint32_t events)
+{
+	(void)fd;
+	(void)events;
+	connector_drain(run);
+}
+
+static bool cgroup_populated(const struct cw_kernel *k)
+{
+	char buf[256];
+	ssize_t n = pread(k->cg_events, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false; /* the group is gone */
+	buf[n] = '\0';
+	const char *s = strstr(buf, "populated ");
+	return !s || s[10] != '0';
+}
+
+static void on_cgroup_events(struct cw_run *run, int fd, uint32_t events)
+{
+	(void)fd;
+	(void)events;
+	/* The tree may be empty now: the loop's test reads the file. */
+	connector_drain(run);
+}
+
+/* --- execs, decided on the file opened (fanotify) --- */
+
+/* The PT_INTERP of the ELF file open at FD, as its device and inode (as
+ * capwatch sees the path: the tree's mounts are copies of capwatch's).
+ * false when it has none. */
+static bool elf_interp(int fd, struct stat *out)
+{
+	unsigned char eh[64];
+	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, ELFMAG, SELFMAG) != 0)
+		return false;
+	uint64_t phoff;
+	unsigned phentsize, phnum;
+	bool is64 = eh[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		phoff = h.e_phoff, phentsize = h.e_phentsize, phnum = h.e_phnum;
+	} else if (eh[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		phoff = h.e_phoff, phentsize = h.e_phentsize, phnum = h.e_phnum;
+	} else {
+		return false;
+	}
+	if (phnum == 0 || phnum > 128 || phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
+	    phentsize > 256)
+		return false;
+	for (unsigned i = 0; i < phnum; i++) {
+		unsigned char ph[256];
+		if (pread(fd, ph, phentsize, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)phentsize)
+			return false;
+		uint64_t off, size;
+		uint32_t type;
+		if (is64) {
+			Elf64_Phdr p;
+			memcpy(&p, ph, sizeof(p));
+			type = p.p_type, off = p.p_offset, size = p.p_filesz;
+		} else {
+			Elf32_Phdr p;
+			memcpy(&p, ph, sizeof(p));
+			type = p.p_type, off = p.p_offset, size = p.p_filesz;
+		}
+		if (type != PT_INTERP)
+			continue;
+		char name[PATH_MAX];
+		if (size < 2 || size > sizeof(name))
+			return false;
+		if (pread(fd, name, size, (off_t)off) != (ssize_t)size || name[size - 1] != '\0')
+			return false;
+		return name[0] == '/' && stat(name, out) == 0;
+	}
+	return false;
+}
+
+static struct interp *interp_slot(struct cw_kernel *k, pid_t tgid, bool make)
+{
+	for (unsigned i = 0; i < k->ninterp; i++)
+		if (k->interp[i].tgid == tgid)
+			return &k->interp[i];
+	if (!make)
+		return NULL;
+	if (k->ninterp == CW_ARRAY_SIZE(k->interp)) {
+		memmove(&k->interp[0], &k->interp[1], sizeof(k->interp[0]) * (k->ninterp - 1));
+		k->ninterp--;
+	}
+	return &k->interp[k->ninterp++];
+}
+
+static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, struct cw_decision *d)
+{
+	run->denials++;
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	struct cw_denial_record dr = {
+		.pid = pid, .program = p && p->exe ? p->exe : path, .syscall = "execve", .d = d,
+		.time = cw_run_time(run), .enforced = !run->observe,
+	};
+	cw_report_add_denial(run->report, &dr);
+	if (!run->have_denial && !run->observe) {
+		run->have_denial = true;
+		run->first_denial = *d;
+	}
+	/* The command's own exec (its #! interpreter, say): it never ran. */
+	if (!run->observe && pid == run->child && !run->child_execed)
+		run->start_denied = true;
+	cw_run_note(run, pid, "warning", "exec of %s %s at the file the kernel opened (%s)", path,
+		    run->observe ? "would be denied" : "denied", d->rule);
+}
+
+/* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY. */
+static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m)
+{
+	struct cw_kernel *k = run->kernel;
+	pid_t tgid = m->pid;
+	k->exec_events++;
+	struct stat st;
+	if (m->fd < 0 || fstat(m->fd, &st) < 0)
+		return FAN_DENY;
+	char lp[64], path[PATH_MAX];
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
+	ssize_t len = readlink(lp, path, sizeof(path) - 1);
+	path[len > 0 ? len : 0] = '\0';
+
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	struct interp *ip = interp_slot(k, tgid, false);
+	bool allowed = false;
+	if (ip && ip->dev == st.st_dev && ip->ino == st.st_ino) {
+		/* The ELF interpreter of the image allowed just before: part
+		 * of that program (the portable back end never decides it). */
+		ip->tgid = 0;
+		return FAN_ALLOW;
+	}
+	if (p && cw_tracker_approved(p, &st)) {
+		/* The very file the exec notification decided. */
+		allowed = true;
+	} else {
+		/* Another file: a script's interpreter, or a name changed
+		 * since the notification. Decided by its name when the name
+		 * still names it; else nothing allowed it. */
+		struct stat ns;
+		bool named = len > 0 && path[0] == '/' && stat(path, &ns) == 0 && ns.st_dev == st.st_dev &&
+			     ns.st_ino == st.st_ino;
+		struct cw_decision d;
+		if (named) {
+			struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = path };
+			cw_policy_decide(run->profile, &run->ctx, &op, &d);
+			allowed = d.verdict == CW_ALLOW;
+		} else {
+			memset(&d, 0, sizeof(d));
+			d.verdict = d.profile_verdict = CW_DENY;
+			d.cap = CW_CAP_PROCESS_SPAWN;
+			snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev),
+				 minor(st.st_dev), (unsigned long long)st.st_ino);
+			snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
+			snprintf(d.reason, sizeof(d.reason), "the file the kernel opened for exec has no name "
+				 "that names it, and no allowed exec named it");
+			d.next_action = CW_NEXT_CHANGE_COMMAND;
+			d.source = CW_SOURCE_PLATFORM_SANDBOX;
+			d.err = EPERM;
+		}
+		if (!allowed) {
+			k->exec_denied++;
+			record_exec_denial(run, tgid, named ? path : d.scope, &d);
+			if (!run->observe)
+				return FAN_DENY;
+		}
+	}
+	struct stat is;
+	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is)) {
+		ip = interp_slot(k, tgid, true);
+		ip->tgid = tgid;
+		ip->dev = is.st_dev;
+		ip->ino = is.st_ino;
+	}
+	return FAN_ALLOW;
+}
+
+static void *fan_thread(void *arg)
+{
+	struct cw_run *run = arg;
+	struct cw_kernel *k = run->kernel;
+	pid_t self = getpid();
+	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	for (;;) {
+		ssize_t len = read(k->fan, buf, sizeof(buf));
+		if (len < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (len <= 0)
+			return NULL;
+		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
+		for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
+			struct fanotify_response r = { .fd = m->fd, .response = FAN_ALLOW };
+			bool mark = false;
+			if (m->vers != FANOTIFY_METADATA_VERSION) {
+				r.response = FAN_DENY;
+			} else if (m->pid != self && (m->mask & FAN_OPEN_EXEC_PERM)) {
+				/* capwatch's own events never wait for the lock:
+				 * a handler holding it may be what caused them. */
+				cw_loop_lock();
+				if (!cw_tracker_find(run, m->pid))
+					connector_drain(run);
+				if (cw_kernel_in_tree(run, m->pid)) {
+					r.response = decide_exec(run, m);
+					/* Allowed for what the file is: the next exec of
+					 * it needs no event, until it is modified. */
+					mark = r.response == FAN_ALLOW && !run->observe;
+				}
+				cw_loop_unlock();
+			}
+			if (m->fd >= 0) {
+				while (write(k->fan, &r, sizeof(r)) < 0 && errno == EINTR)
+					;
+				if (mark && fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK,
+							  FAN_OPEN_EXEC_PERM, m->fd, NULL) < 0)
+					cw_debug("fanotify ignore mark: %s", strerror(errno));
+				close(m->fd);
+			}
+		}
+	}
+}
+
+/* Unescape a mountinfo field (\040 for a space...) in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
+		    r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* Mark every mount of the child's mount namespace. */
+static int mark_mounts(struct cw_run *run)
+{
+	struct cw_kernel *k = run->kernel;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)run->child);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	/* The mount that holds its root first (in a chroot, no mountinfo
+	 * line names it "/"). */
+	char rootp[64];
+	snprintf(rootp, sizeof(rootp), "/proc/%d/root/", (int)run->child);
+	int root_err = 0;
+	if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD, rootp) < 0)
+		root_err = -errno;
+	else
+		k->marks++;
+	while (getline(&line, &cap, f) > 0) {
+		/* id parent major:minor root mountpoint ... */
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+		for (int i = 0; tok && i < 4; i++)
+			tok = strtok_r(NULL, " ", &save);
+		if (!tok)
+			continue;
+		unescape(tok);
+		char target[PATH_MAX + 64];
+		int l = snprintf(target, sizeof(target), "/proc/%d/root%s", (int)run->child, tok);
+		if (l < 0 || (size_t)l >= sizeof(target))
+			continue;
+		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD,
+				  target) == 0) {
+			k->marks++;
+		} else {
+			/* Hidden under another mount, or a kind fanotify cannot
+			 * watch: nothing can be exec'd from what the tree cannot
+			 * reach, and the rest is counted. */
+			k->mark_failures++;
+			cw_debug("fanotify mark %s: %s", tok, strerror(errno));
+		}
+	}
+	free(line);
+	fclose(f);
+	return root_err;
+}
+
+int cw_kernel_child(void)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	/* The host's mounts still arrive (slave); none of the tree's leave. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && errno != EINVAL)
+		return -errno; /* EINVAL: a chroot whose "/" is no mount (copies stay peers) */
+	return 0;
+}
+
+int cw_kernel_ready(struct cw_run *run)
+{
+	struct cw_kernel *k = run->kernel;
+	int r = mark_mounts(run);
+	if (r < 0) {
+		cw_err("fanotify cannot watch the command's root mount: %s", strerror(-r));
+		return r;
+	}
+	int e = pthread_create(&k->fan_thread, NULL, fan_thread, run);
+	if (e != 0)
+		return -e;
+	pthread_detach(k->fan_thread);
+	k->fan_started = true;
+	cw_debug("kernel back end: %lu mounts watched (%lu could not be)", k->marks, k->mark_failures);
+	return 0;
+}
+
+/* --- the tracker's operations --- */
+
+static int kernel_attach(struct cw_run *run, pid_t child)
+{
+	struct cw_kernel *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->cg_events = k->cn = k->fan = k->sentinel_w = -1;
+	run->kernel = k;
+	char mnt[256], own[512];
+	int r = cgroup2_root(mnt, sizeof(mnt), own, sizeof(own));
+	if (r < 0)
+		return r;
+	const char *rel = strcmp(own, "/") == 0 ? "" : own;
+	int l1 = snprintf(k->cg_dir, sizeof(k->cg_dir), "%s%s/capwatch-%d", mnt, rel, (int)getpid());
+	int l2 = snprintf(k->cg_line, sizeof(k->cg_line), "0::%s/capwatch-%d", rel, (int)getpid());
+	if (l1 < 0 || (size_t)l1 >= sizeof(k->cg_dir) || l2 < 0 || (size_t)l2 >= sizeof(k->cg_line))
+		return -ENAMETOOLONG;
+	/* The limits module may have made this very group (a v2 pids
+	 * controller): then the child is in it already. */
+	if (mkdir(k->cg_dir, 0755) == 0)
+		k->cg_made = true;
+	else if (errno != EEXIST)
+		return -errno;
+	char num[32];
+	snprintf(num, sizeof(num), "%d", (int)child);
+	if ((r = write_text(k->cg_dir, "cgroup.procs", num)) < 0)
+		return r;
+	char p[700];
+	snprintf(p, sizeof(p), "%s/cgroup.events", k->cg_dir);
+	k->cg_events = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "%s/cgroup.kill", k->cg_dir);
+	cg_kill_fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (k->cg_events < 0 || cg_kill_fd < 0)
+		return -errno;
+	if ((k->cn = connector_open()) < 0)
+		return k->cn;
+	k->fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (k->fan < 0)
+		return -errno;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	if ((r = sentinel_start(k)) < 0)
+		return r;
+	struct cw_proc *c = cw_tracker_add(run, child);
+	if (!c)
+		return -ENOMEM;
+	c->ppid = getpid();
+	if ((r = cw_loop_add_source(run, k->cn, EPOLLIN, on_connector)) < 0 ||
+	    (r = cw_loop_add_source(run, k->cg_events, EPOLLPRI, on_cgroup_events)) < 0)
+		return r;
+	return 0;
+}
+
+static void kernel_reap(struct cw_run *run)
+{
+	connector_drain(run);
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG | WUNTRACED | WCONTINUED);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid <= 0)
+			break;
+		if (WIFSTOPPED(status)) {
+			if (pid == run->child && run->tty_mode && run->stop_requested) {
+				/* The terminal stopped the job: capwatch stops too
+				 * (the shell waits for capwatch). */
+				run->stop_requested = false;
+				cw_run_trace_flush(run);
+				raise(SIGSTOP);
+			}
+			continue;
+		}
+		if (WIFCONTINUED(status))
+			continue;
+		struct cw_proc *p = cw_tracker_find(run, pid);
+		if (p && p->alive)
+			cw_tracker_exited(run, p, status);
+		if (pid == run->child) {
+			run->child_exited = true;
+			run->child_status = status;
+		}
+	}
+}
+
+static size_t kernel_alive(const struct cw_run *run)
+{
+	const struct cw_kernel *k = run->kernel;
+	if (!k || k->cg_events < 0)
+		return 0;
+	if (cgroup_populated(k))
+		return 1;
+	/* Empty: whatever the table still thinks alive missed its exit. */
+	for (size_t i = 0; i < cw_tracker_count(run); i++) {
+		struct cw_proc *p = cw_tracker_at(run, i);
+		if (p->alive)
+			cw_tracker_dead((struct cw_run *)run, p);
+	}
+	return 0;
+}
+
+static void kernel_kill_all(struct cw_run *run, int sig)
+{
+	struct cw_kernel *k = run->kernel;
+	if (sig == SIGKILL) {
+		cw_kernel_kill_cgroup();
+	} else if (k) {
+		char p[700];
+		snprintf(p, sizeof(p), "%s/cgroup.procs", k->cg_dir);
+		FILE *f = fopen(p, "re");
+		int pid;
+		while (f && fscanf(f, "%d", &pid) == 1)
+			kill(pid, sig);
+		if (f)
+			fclose(f);
+	}
+	if (!run->tty_mode && run->child > 0 && !run->child_exited)
+		kill(-run->child, sig);
+}
+
+const struct cw_tracker_ops cw_tracker_kernel = {
+	.name = "kernel",
+	.attach = kernel_attach,
+	.reap = kernel_reap,
+	.alive = kernel_alive,
+	.kill_all = kernel_kill_all,
+};
+
+void cw_kernel_kill_cgroup(void)
+{
+	if (cg_kill_fd >= 0 && pwrite(cg_kill_fd, "1", 1, 0) < 0)
+		cw_debug("cgroup.kill: %s", strerror(errno));
+}
+
+void cw_kernel_teardown(struct cw_run *run)
+{
+	struct cw_kernel *k = run->kernel;
+	if (!k)
+		return;
+	if (k->sentinel_w >= 0) {
+		/* A clean end: the sentinel goes without killing. */
+		if (write(k->sentinel_w, "x", 1) < 0)
+			cw_debug("sentinel: %s", strerror(errno));
+		close(k->sentinel_w);
+		k->sentinel_w = -1;
+		if (k->sentinel > 0)
+			waitpid(k->sentinel, NULL, 0);
+	}
+	if (k->cg_dir[0]) {
+		for (int i = 0; i < 200; i++) {
+			cw_kernel_kill_cgroup();
+			if (rmdir(k->cg_dir) == 0 || errno == ENOENT || errno != EBUSY)
+				break;
+			usleep(10000);
+		}
+	}
+	if (k->cn >= 0)
+		close(k->cn);
+	/* The rest stays until the process ends: the fanotify thread may be
+	 * reading its group, and the loop's sources name these. */
+}
+
+const char *cw_kernel_layers(void)
+{
+	return "cgroup-v2+fanotify-exec+proc-connector";
+}

@@ -1,0 +1,45 @@
+#ifndef CAPWATCH_KERNEL_H
+#define CAPWATCH_KERNEL_H
+/* The kernel back end (--backend kernel): the tree without ptrace.
+ *
+ *  - membership: a cgroup v2 group of the run's own (cgroup.kill ends it,
+ *    cgroup.events says when it is empty); capwatch is the subreaper of
+ *    the orphans;
+ *  - forks, execs and exits of every member, grandchildren included: the
+ *    proc connector (netlink, root, the initial network namespace);
+ *  - execs decided on the file the kernel really opened: fanotify
+ *    FAN_OPEN_EXEC_PERM on the mounts of a mount namespace of the tree's
+ *    own (no event for the rest of the machine), with an ignore mark on
+ *    each allowed inode until it is modified;
+ *  - a sentinel process kills the cgroup when capwatch dies (ptrace's
+ *    exit-kill for this back end: the command never outlives its
+ *    supervisor).
+ * Everything else (writes, network, process control...) is the seccomp
+ * listener's and its handlers', exactly as with the portable back end. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+struct cw_run;
+
+/* Can this machine and this capwatch run the kernel back end? 0, or
+ * -errno with WHY (one phrase) filled. No lasting effect. */
+int cw_kernel_probe(struct cw_run *run, char *why, size_t n);
+/* In the child, before it drops its capabilities: a mount namespace of
+ * its own whose mounts fanotify watches. 0 or -errno (async-signal-safe). */
+int cw_kernel_child(void);
+/* In capwatch once the child is set up (it waits for its last "go"):
+ * mark its mounts and start deciding execs. 0 or -errno. */
+int cw_kernel_ready(struct cw_run *run);
+/* Is PID a member of the run's cgroup? */
+bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid);
+/* Read what the proc connector has queued (forks, execs, exits): called
+ * with the run's lock held by whoever meets a process it does not know. */
+void cw_kernel_sync(struct cw_run *run);
+/* SIGKILL the whole cgroup (async-signal-safe: the watchdog thread and
+ * the limits module call it; a no-op without the kernel back end). */
+void cw_kernel_kill_cgroup(void);
+/* The end of the run: stop the sentinel, remove the cgroup. */
+void cw_kernel_teardown(struct cw_run *run);
+/* Counters for the report's layer list. */
+const char *cw_kernel_layers(void);
+#endif
