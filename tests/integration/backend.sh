@@ -1,0 +1,108 @@
+#!/bin/sh
+# The two back ends (issue 15): --backend kernel|portable|auto, named in
+# the report with the reason; the kernel one tracks the tree without ptrace
+# (exit statuses of grandchildren and orphans, a fork that never execs),
+# refuses to start where it cannot run, and its sentinel ends the tree when
+# capwatch itself is killed.
+. "$top_srcdir/tests/lib.sh"
+cw_require_binary
+cw_workdir
+cd "$W" || fail "cd $W"
+
+# 1. portable, by name.
+cw --backend portable --report "$O/p.json" -- true
+expect_rc 0 "--backend portable"
+report_assert "$O/p.json" "outcome['enforcement']['backend'] == 'seccomp-unotify+ptrace'" \
+	"outcome['enforcement']['backendReason'] == '--backend portable'" \
+	"'ptrace' in outcome['enforcement']['layers']"
+
+# 2. auto: the report says which and why.
+cw --report "$O/a.json" -- true
+expect_rc 0 "--backend auto"
+report_assert "$O/a.json" "outcome['enforcement']['backendReason'].startswith('auto')" \
+	"outcome['enforcement']['backend'] in ('seccomp-unotify+ptrace', 'seccomp-unotify+cgroup+fanotify')"
+
+# 3. An unknown name is a usage error naming the option.
+cw --backend turbo -- true 2>"$O/u.err"
+expect_rc 125 "--backend turbo"
+grep -q -- '--backend' "$O/u.err" || fail "the usage error does not name --backend: $(cat "$O/u.err")"
+
+# 4. Where the kernel back end cannot run, asking for it fails (125), one
+# line naming why; auto falls back and says why.
+user=nobody
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id "$user" >/dev/null 2>&1 &&
+	setpriv --reuid "$(id -u $user)" --regid "$(id -g $user)" --clear-groups test -x "$CAPWATCH"; then
+	# (reports through a descriptor this shell opened: $O is root's)
+	cd /tmp || fail "cd /tmp"
+	setpriv --reuid "$(id -u $user)" --regid "$(id -g $user)" --clear-groups --inh-caps=-all \
+		"$CAPWATCH" --backend kernel -- true 2>"$O/n.err"
+	rc=$?
+	expect_rc 125 "--backend kernel as $user"
+	[ "$(wc -l <"$O/n.err")" = 1 ] && grep -q '^capwatch: --backend kernel: needs root' "$O/n.err" ||
+		fail "not one line naming why: $(cat "$O/n.err")"
+	setpriv --reuid "$(id -u $user)" --regid "$(id -g $user)" --clear-groups --inh-caps=-all \
+		"$CAPWATCH" --report-fd 3 -- true 3>"$O/n2.json" 2>/dev/null
+	rc=$?
+	expect_rc 0 "auto as $user"
+	report_assert "$O/n2.json" "outcome['enforcement']['backend'] == 'seccomp-unotify+ptrace'" \
+		"outcome['enforcement']['backendReason'].startswith('auto: kernel back end unavailable: needs root')"
+	cd "$W" || fail "cd $W"
+fi
+
+# The rest needs the kernel back end.
+"$CAPWATCH" --backend kernel --report "$O/k0.json" -- true 2>"$O/k0.err" ||
+	skip "no kernel back end here: $(cat "$O/k0.err")"
+report_assert "$O/k0.json" "outcome['enforcement']['backend'] == 'seccomp-unotify+cgroup+fanotify'" \
+	"'ptrace' not in outcome['enforcement']['layers']" "not outcome['enforcement']['degraded']"
+
+# 5. Exit statuses without ptrace: a grandchild, a fork that never execs,
+# an orphan that outlives its parent (capwatch waits for it, then reports).
+cw --backend kernel --profile verify --report "$O/t.json" --trace "$O/t.jsonl" -- sh -c \
+	'sh -c "exit 7"; (exit 3); (sleep 0.3; echo orphan > orphan.txt; exit 9) & exit 0'
+expect_rc 0 "the tree"
+[ "$(cat orphan.txt 2>/dev/null)" = orphan ] || fail "capwatch ended before the orphan did"
+report_assert "$O/t.json" "outcome['kind'] == 'success'" \
+	"[p['exit']['code'] for p in d['processes'] if p['argv'] == ['sh', '-c', 'exit 7']] == [7]" \
+	"3 in [p['exit']['code'] for p in d['processes'] if p.get('exit')]" \
+	"9 in [p['exit']['code'] for p in d['processes'] if p.get('exit')]" \
+	"all(p.get('exit') for p in d['processes'])"
+trace_assert "$O/t.jsonl" "len([e for e in ev if e['type'] == 'spawn']) >= 3" \
+	"execs('/usr/bin/sleep')[0]['argv'] == ['sleep', '0.3']"
+
+# 6. A denial decided on the file opened for exec: a #! interpreter the
+# profile does not allow fails the exec (the script never runs it).
+printf '#!%s\n' "$W/interp" >script
+cp /bin/sh interp
+chmod +x script interp
+cat >"$T/noint.json" <<EOF
+{"name": "noint", "extends": "verify", "capabilities": {"process_spawn": {"deny": ["$W/interp"]}}}
+EOF
+cw --backend kernel --profile "$T/noint.json" --report "$O/i.json" -- sh -c './script; echo "rc=$?"' >"$O/i.out" 2>/dev/null
+expect_rc 0 "a denied interpreter"
+grep -q '^rc=126$' "$O/i.out" || fail "the exec through a denied interpreter did not fail: $(cat "$O/i.out")"
+report_assert "$O/i.json" "outcome['kind'] == 'enforcement_denied'" "denials('process_spawn', '$W/interp')"
+
+# 7. capwatch killed outright: the sentinel ends the tree (setsid'd too).
+rm -f pids
+"$CAPWATCH" --backend kernel --profile verify -- sh -c 'setsid sleep 300 & echo "$$ $!" > pids; wait' \
+	</dev/null >/dev/null 2>&1 &
+cwpid=$!
+i=0
+while [ ! -s pids ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s pids ] || { kill -9 "$cwpid"; fail "the command did not start"; }
+kill -9 "$cwpid"
+wait "$cwpid" 2>/dev/null
+i=0
+gone=no
+while [ $i -lt 200 ]; do
+	alive=0
+	for p in $(cat pids); do kill -0 "$p" 2>/dev/null && alive=1; done
+	[ $alive = 0 ] && { gone=yes; break; }
+	sleep 0.05
+	i=$((i + 1))
+done
+if [ $gone = no ]; then
+	for p in $(cat pids); do kill -9 "$p" 2>/dev/null; done
+	fail "the tree outlived its killed supervisor"
+fi
+exit 0
