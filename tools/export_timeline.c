@@ -6,10 +6,11 @@
  * 10,000 SVG elements. The script (tools/timeline.js, embedded at build
  * time) gets one compact data block:
  *
- *   P  every process (up to TL_MAX_PROCS), 9 numbers each: pid, index of
+ *   P  every process (up to TL_MAX_PROCS), 10 numbers each: pid, index of
  *      the parent record (-1), program, argv, start and end in microseconds
  *      from the start of the run (end -1: still running when the trace
- *      ends), exit text, operations, denials;
+ *      ends), exit text, operations, denials, and argv without argv[0]
+ *      (the lane's label: "cc1 -quiet f1.c", not the program's path again);
  *   E  a bounded sample of the operations (TL_MAX_EVENTS), 8 numbers each:
  *      time, process index, syscall, capability, scope, decision, flags
  *      (1 denied, 2 flagged, 4 not enforced), rule;
@@ -368,15 +369,17 @@ int cw_tl_write_script(FILE *o, const struct cw_run *run, struct cw_tl *tl)
 	for (i = 0; i < nprocs; i++) {
 		const struct cw_tproc *p = &run->procs[i];
 		char *argv = p->argv ? cw_tool_argv_join(p->argv, TL_ARGV_MAX) : NULL;
+		char *args = p->argv && p->argv[0] ? cw_tool_argv_join(p->argv + 1, TL_ARGV_MAX) : NULL;
 		char ex[80];
 		long long parent = p->parent < nprocs ? (long long)p->parent : -1;
 
 		exit_text(p, ex, sizeof(ex));
-		fprintf(o, "%s%d,%lld,%lld,%lld,%lld,%lld,%lld,%lu,%lu", i ? (i % 8 ? "," : ",\n") : "",
+		fprintf(o, "%s%d,%lld,%lld,%lld,%lld,%lld,%lld,%lu,%lu,%lld", i ? (i % 8 ? "," : ",\n") : "",
 			p->pid, parent, str_ix(&t, p->exe ? p->exe : cw_tproc_name(p)), str_ix(&t, argv),
 			p->has_start ? us(run, p->start) : 0, p->has_end ? us(run, p->end) : -1,
-			str_ix(&t, ex), p->nops, p->ndenied);
+			str_ix(&t, ex), p->nops, p->ndenied, str_ix(&t, args));
 		free(argv);
+		free(args);
 	}
 	fputs("],\n\"E\":[", o);
 	for (i = 0; i < nsel; i++) {

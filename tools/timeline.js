@@ -18,7 +18,7 @@
 	var view = document.getElementById('tlview'), sp = document.getElementById('tlsp');
 	var tip = document.getElementById('tltip'), info = document.getElementById('tlinfo');
 	var lanesEl = document.getElementById('tllanes'), by = document.getElementById('tlby');
-	var S = D.S, P = D.P, E = D.E, PS = 9, ES = 8;
+	var S = D.S, P = D.P, E = D.E, PS = 10, ES = 8;
 	var NP = P.length / PS, NE = E.length / ES, SPAN = Math.max(D.span, 1);
 	var LW = 250, AX = 26, GH = 26, PH = 15, MAXH = 560, MAXG = 150, PAD = 10;
 	var C = {
@@ -302,7 +302,7 @@
 		ctx.fillRect(0, y, LW - 2, PH);
 		ctx.font = '11px ui-monospace, monospace';
 		ctx.fillStyle = P[q * PS + 8] ? C.deny : C.dim;
-		ctx.fillText(clipText(P[q * PS] + ' ' + S[P[q * PS + 3]], LW - 26 - PAD), 26, y + PH / 2);
+		ctx.fillText(clipText(P[q * PS] + ' ' + pname(q) + ' ' + S[P[q * PS + 9]], LW - 26 - PAD), 26, y + PH / 2);
 		ctx.font = '12px system-ui, sans-serif';
 	}
 

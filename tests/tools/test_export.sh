@@ -79,9 +79,9 @@ d = json.loads(m.group(1))
 ev = [json.loads(l) for l in open(sys.argv[2])]
 ops = [e for e in ev if e.get("type") == "op"]
 P, E, S = d["P"], d["E"], d["S"]
-assert len(P) == 9 * d["procs"], (len(P), d["procs"])
+assert len(P) == 10 * d["procs"], (len(P), d["procs"])
 assert len(E) == 8 * len(ops), (len(E), len(ops))
-assert all(0 <= P[i] < len(S) for k in range(0, len(P), 9) for i in (k + 2, k + 3, k + 6))
+assert all(0 <= P[i] < len(S) for k in range(0, len(P), 10) for i in (k + 2, k + 3, k + 6, k + 9))
 assert all(0 <= E[i] < len(S) for k in range(0, len(E), 8) for i in (k + 2, k + 3, k + 4, k + 5, k + 7))
 den = [k for k in range(0, len(E), 8) if E[k + 6] & 1]
 assert len(den) == 2, den
