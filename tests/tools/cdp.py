@@ -103,6 +103,10 @@ class Chromium:
             self.call(domain + ".enable")
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": self.width, "height": self.height, "deviceScaleFactor": 1, "mobile": False})
+        return self.navigate(url, timeout)
+
+    def navigate(self, url, timeout=60):
+        """Load URL in the attached page; the seconds to its load event."""
         t0 = time.monotonic()
         self.call("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired", timeout)

@@ -48,6 +48,19 @@ CC1=$(basename "$("$(command -v cc)" -print-prog-name=cc1)")
 "$PYTHON3" "$top_srcdir/tests/tools/timeline_check.py" --chromium "$CHROMIUM" $NETNS \
 	--html "$O/t.html" --trace "$O/t.jsonl" --tmp "$T/chromium" --shot "$O/build.png" \
 	--programs "make,$CC1,cat" --expand "$CC1" --denial --max-lanes 60 --max-load 10
+# odd and damaged traces: every page draws without a script error
+mkdir "$T/odd"
+for k in build build2 script bytes misc; do "$GEN" $k verify >"$T/odd/$k.jsonl"; done
+"$GEN" build verify observe >"$T/odd/observe.jsonl"
+head -1 "$T/odd/build.jsonl" >"$T/odd/header-only.jsonl"
+head -c 3000 "$O/t.jsonl" >"$T/odd/cut.jsonl"
+awk 'NR == 5 { print "{\"type\":\"op\",\"seq\":1e300,\"time\":-1e308,\"pid\":1e300,\"ppid\":1e19,\"syscall\":\"openat\",\"op\":\"open_read\",\"capability\":\"filesystem_read\",\"scope\":\"/x\",\"decision\":\"deny\",\"rule\":\"r\"}"; print "{\"type\":\"exit\",\"seq\":5,\"time\":1e999,\"pid\":100,\"code\":-1e300}"; next } { print }' \
+	"$T/odd/build.jsonl" >"$T/odd/numbers.jsonl"
+for f in "$T"/odd/*.jsonl; do
+	"$CW" export --format html "$f" -o "${f%.jsonl}.html" 2>/dev/null || fail "export html of $f"
+done
+"$PYTHON3" "$top_srcdir/tests/tools/timeline_check.py" --chromium "$CHROMIUM" $NETNS --tmp "$T/chromium2" \
+	--smoke "$T"/odd/*.html
 # keep the pictures for a look when asked (CW_KEEP_SHOTS=DIR)
 if [ -n "${CW_KEEP_SHOTS:-}" ]; then cp "$O/build.png" "$O/build-open.png" "$O/t.html" "$CW_KEEP_SHOTS/"; fi
 exit 0

@@ -3,6 +3,7 @@
     timeline_check.py --chromium EXE --html PAGE --trace TRACE --tmp DIR
                       --shot PNG --programs a,b --expand NAME
                       [--denial] [--max-lanes N] [--max-load SECONDS] [--netns]
+    timeline_check.py --chromium EXE --tmp DIR [--netns] --smoke PAGE...
 
 Loads PAGE (exported from TRACE) at 1200x900 and checks what a reader sees:
 the page loads within --max-load seconds with no script error and no fetch
@@ -14,6 +15,8 @@ trace recorded it; wheel, buttons and drags zoom and pan; a click on the
 lane of --expand lists its processes, still drawing at most --max-lanes
 lanes however many there are; lanes by parent process work. Saves the
 first screenshot to --shot and the opened one next to it (-open.png).
+With --smoke, every PAGE (e.g. from odd or damaged traces) must load and
+draw without a script error, also after opening every lane.
 """
 import argparse
 import json
@@ -89,27 +92,57 @@ def label_name(label):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chromium", required=True)
-    ap.add_argument("--html", required=True)
-    ap.add_argument("--trace", required=True)
     ap.add_argument("--tmp", required=True)
-    ap.add_argument("--shot", required=True)
-    ap.add_argument("--programs", required=True)
-    ap.add_argument("--expand", required=True)
+    ap.add_argument("--smoke", nargs="+")
+    ap.add_argument("--html")
+    ap.add_argument("--trace")
+    ap.add_argument("--shot")
+    ap.add_argument("--programs")
+    ap.add_argument("--expand")
     ap.add_argument("--denial", action="store_true")
     ap.add_argument("--max-lanes", type=int, default=200)
     ap.add_argument("--max-load", type=float, default=10)
     ap.add_argument("--netns", action="store_true")
     a = ap.parse_args()
+    os.makedirs(os.path.join(a.tmp, "home"), exist_ok=True)
+    if a.smoke:
+        br = Chromium(a.chromium, os.path.join(a.tmp, "profile"), os.path.join(a.tmp, "home"), netns=a.netns,
+                      stderr=open(os.path.join(a.tmp, "chromium.err"), "w"))
+        try:
+            smoke(br, a.smoke)
+        finally:
+            br.close()
+        return
+    if not (a.html and a.trace and a.shot and a.programs and a.expand):
+        ap.error("--html, --trace, --shot, --programs and --expand are required without --smoke")
 
     procs, execs, denials = read_trace(a.trace)
     check(bool(denials) == a.denial, "the trace has %d denials" % len(denials))
-    os.makedirs(os.path.join(a.tmp, "home"), exist_ok=True)
     br = Chromium(a.chromium, os.path.join(a.tmp, "profile"), os.path.join(a.tmp, "home"), netns=a.netns,
                   stderr=open(os.path.join(a.tmp, "chromium.err"), "w"))
     try:
         run(br, a, procs, execs, denials)
     finally:
         br.close()
+
+
+def smoke(br, pages):
+    for i, page in enumerate(pages):
+        url = "file://" + os.path.abspath(page)
+        if i == 0:
+            br.open(url)
+        else:
+            br.navigate(url)
+        check(not br.errors(), "%s: script errors: %s" % (page, br.errors()))
+        s = br.eval(STATE)
+        check(s["info"] and len(s["labels"]) == s["lanes"], "%s: not drawn: %s" % (page, s))
+        br.eval("document.getElementById('tlexp').click()")
+        br.mouse("mouseMoved", s["rect"][0] + s["rect"][2] * 0.7, s["rect"][1] + 40)
+        br.frame()
+        check(not br.errors(), "%s: script errors: %s" % (page, br.errors()))
+        check(all(u == url for u in br.requests()), "%s fetched: %s" % (page, br.requests()))
+        br.events.clear()
+    print("# %d pages drawn without a script error" % len(pages), file=sys.stderr)
 
 
 def run(br, a, procs, execs, denials):
