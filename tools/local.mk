@@ -10,6 +10,9 @@ CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
 # The HTML export's drawing code is kept as JavaScript in tools/timeline.js
 # and compiled in as one C string (tools/timeline_js.h, generated).
 BUILT_SOURCES += tools/timeline_js.h
+# (BUILT_SOURCES covers make all and make check; these cover make capwatch)
+tools/capwatch-export_timeline.$(OBJEXT) tools/tests_tools_cwtool-export_timeline.$(OBJEXT): \
+	tools/timeline_js.h
 CLEANFILES += tools/timeline_js.h
 EXTRA_DIST += tools/timeline.js
 tools/timeline_js.h: $(srcdir)/tools/timeline.js
