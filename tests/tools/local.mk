@@ -30,4 +30,4 @@ EXTRA_DIST += $(CW_TOOLS_TESTS) tests/tools/lib.sh tests/tools/cdp.py tests/tool
 
 # make check-long (tests/local.mk): the HTML timeline of 10,000 processes
 CW_TOOLS_LONG_TESTS = tests/tools/html_timeline_long.sh
-EXTRA_DIST += $(CW_TOOLS_LONG_TESTS)
+EXTRA_DIST += $(CW_TOOLS_LONG_TESTS) docs/timeline.png
