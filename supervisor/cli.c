@@ -36,6 +36,7 @@ enum {
 	OPT_NO_LANDLOCK,
 	OPT_MAX_PROCS,
 	OPT_BACKEND,
+	OPT_TRACE_FD,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
 	{ "report", required_argument, NULL, OPT_REPORT },
 	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "trace-fd", required_argument, NULL, OPT_TRACE_FD },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "approve-risk", required_argument, NULL, OPT_APPROVE_RISK },
 	{ "approve", required_argument, NULL, OPT_APPROVE },
@@ -101,6 +103,8 @@ static const char help_text[] =
 	"      --report FILE         write the JSON report to FILE\n"
 	"      --report-fd N         write the JSON report to descriptor N (N > 2)\n"
 	"      --trace FILE          write the JSONL event trace to FILE\n"
+	"      --trace-fd N          write the trace to descriptor N (N > 2) as the\n"
+	"                            run goes (a pipe to a log shipper, a FIFO)\n"
 	"  -q, --quiet               only errors from capwatch itself\n"
 	"  -v, --verbose             more diagnostics (twice: debug)\n"
 	"\n"
@@ -201,6 +205,7 @@ void cw_options_free(struct cw_options *o)
 	free(o->env_pass);
 	memset(o, 0, sizeof(*o));
 	o->report_fd = -1;
+	o->trace_fd = -1;
 	o->approval_fd = -1;
 }
 
@@ -218,6 +223,7 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 	memset(o, 0, sizeof(*o));
 	o->profile = "verify";
 	o->report_fd = -1;
+	o->trace_fd = -1;
 	o->approval_fd = -1;
 	optind = 0; /* full reset of getopt state, so the parser can run twice */
 	opterr = 0;
@@ -320,6 +326,25 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 				goto bad_empty;
 			o->trace = optarg;
 			break;
+		case OPT_TRACE_FD: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > INT_MAX) {
+				usage_error(err, "--trace-fd: not a descriptor number: \"%s\"", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			if (v <= 2) {
+				/* JSONL mixed with the command's output is no stream
+				 * a pipeline can parse */
+				usage_error(err, "--trace-fd %s: the trace never goes to stdin, stdout or stderr", optarg);
+				cw_options_free(o);
+				return CW_EXIT_FAILURE;
+			}
+			o->trace_fd = (int)v;
+			break;
+		}
 		case OPT_TIMEOUT:
 			if (parse_duration(optarg, &o->timeout) < 0) {
 				usage_error(err, "--timeout: invalid duration \"%s\"", optarg);
@@ -414,6 +439,25 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 		usage_error(err, "--report and --report-fd are exclusive%s", "");
 		cw_options_free(o);
 		return CW_EXIT_FAILURE;
+	}
+	if (o->trace && o->trace_fd >= 0) {
+		usage_error(err, "--trace and --trace-fd are exclusive%s", "");
+		cw_options_free(o);
+		return CW_EXIT_FAILURE;
+	}
+	if (o->trace_fd >= 0) {
+		/* one descriptor, one stream: capwatch takes the trace's for
+		 * itself, so nothing else may name it */
+		bool clash = o->trace_fd == o->report_fd || o->trace_fd == o->approval_fd;
+		for (size_t k = 0; k < o->nkeep_fds; k++)
+			clash |= o->trace_fd == o->keep_fds[k];
+		if (clash) {
+			char n[16];
+			snprintf(n, sizeof(n), "%d", o->trace_fd);
+			usage_error(err, "--trace-fd %s: the descriptor is named by another option too", n);
+			cw_options_free(o);
+			return CW_EXIT_FAILURE;
+		}
 	}
 	if (optind >= argc) {
 		usage_error(err, "no command given: capwatch [OPTIONS] -- COMMAND [ARG...]%s", "");

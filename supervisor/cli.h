@@ -22,6 +22,7 @@ struct cw_options {
 	const char *report;           /* --report FILE */
 	int report_fd;                /* --report-fd N, -1 when absent */
 	const char *trace;            /* --trace FILE */
+	int trace_fd;                 /* --trace-fd N, -1 when absent */
 	double timeout;               /* seconds, 0 = none */
 	const char *approve_risk;     /* --approve-risk REASON, or NULL */
 	struct cw_grant *grants;      /* --approve CAP[:SCOPE] */

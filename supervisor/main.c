@@ -17,10 +17,10 @@ int main(int argc, char **argv)
 	if (status != CW_CLI_CONTINUE)
 		return status;
 	/* The descriptors capwatch was started with, before it opens any
-	 * of its own (fds.h); the report's and the approval channel's are
-	 * capwatch's, not the command's. */
-	int own[] = { opts.report_fd, opts.approval_fd };
-	if (cw_fds_snapshot(own, 2, &opts.inherited, &opts.ninherited) < 0) {
+	 * of its own (fds.h); the report's, the trace's and the approval
+	 * channel's are capwatch's, not the command's. */
+	int own[] = { opts.report_fd, opts.trace_fd, opts.approval_fd };
+	if (cw_fds_snapshot(own, 3, &opts.inherited, &opts.ninherited) < 0) {
 		fprintf(stderr, "capwatch: out of memory\n");
 		cw_options_free(&opts);
 		return CW_EXIT_FAILURE;

@@ -924,6 +924,38 @@ static void run_free(struct cw_run *run)
 		close(run->child_pidfd);
 }
 
+/* Take descriptor FD, given with OPT, for capwatch's own output: it must
+ * be open for writing; it is moved out of the command's reach (a
+ * close-on-exec duplicate, the original closed) and, when it is a file,
+ * the file is protected. Returns the new descriptor or -errno (message
+ * printed). */
+static int take_output_fd(struct cw_run *run, int fd, const char *opt)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		cw_err("%s %d: %s", opt, fd, fl < 0 ? strerror(errno) : "descriptor is not open for writing");
+		return fl < 0 ? -errno : -EBADF;
+	}
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (own < 0) {
+		int e = errno;
+		cw_err("%s %d: %s", opt, fd, strerror(e));
+		return -e;
+	}
+	close(fd); /* the command must not inherit it */
+	char link[64], target[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", own);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0 && target[0] == '/') {
+		target[n] = '\0';
+		if (push_str(&run->protected_files, &run->nprotected, strdup(target)) < 0) {
+			close(own);
+			return -ENOMEM;
+		}
+	}
+	return own;
+}
+
 int cw_run_main(const struct cw_options *opts)
 {
 	struct cw_run r = { 0 };
@@ -1046,6 +1078,20 @@ int cw_run_main(const struct cw_options *opts)
 		}
 		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->trace)) < 0)
 			goto oom;
+	} else if (opts->trace_fd >= 0) {
+		/* --trace-fd N: a stream for a log pipeline, taken like
+		 * --report-fd (the command does not inherit it, a file behind
+		 * it is protected); its flags stay the caller's (O_APPEND) */
+		e = take_output_fd(run, opts->trace_fd, "--trace-fd");
+		if (e < 0) {
+			if (e == -ENOMEM)
+				goto oom;
+			snprintf(err_reason, sizeof(err_reason), "trace descriptor unusable");
+			goto setup_failed;
+		}
+		run->trace_fd = e;
+	}
+	if (run->trace_fd >= 0) {
 		run->tcap = TRACE_BUF;
 		run->tbuf = malloc(run->tcap);
 		if (!run->tbuf)

@@ -6,8 +6,10 @@
  * "DENIED ..." with category "denial". Written while the trace is read, so a
  * large trace costs little memory.
  *
- * html: one self-contained page (inline CSS and a few lines of inline JS, no
- * external fetches) with the process tree, a timeline and the denials.
+ * html: one self-contained page (inline CSS and one inline script, no
+ * external fetches): a summary, the timeline (tools/export_timeline.c: lanes
+ * per program on a canvas, zoom, hover; bounded for 10,000 processes), the
+ * denials, the programs, the capabilities and the process tree.
  * Every string from the trace is HTML-escaped: a path may hold "<script>". */
 #include "config.h"
 
@@ -22,6 +24,7 @@
 #include "policy/jbuf.h"
 #include "tools/common.h"
 #include "tools/export_sarif.h"
+#include "tools/export_timeline.h"
 #include "tools/tools.h"
 
 static const char usage_text[] =
@@ -34,7 +37,9 @@ static const char usage_text[] =
 	"          as instant events, process lifetimes as complete events, denials\n"
 	"          named \"DENIED ...\" in category \"denial\";\n"
 	"  html    one self-contained HTML page (no external resources): summary,\n"
-	"          process tree, timeline with denials marked, denials table;\n"
+	"          a timeline with a lane per program (zoom, hover for the operation,\n"
+	"          denials in red; stays small for 10,000 processes), the denials,\n"
+	"          the programs, the capabilities and the process tree;\n"
 	"  sarif   a SARIF 2.1.0 log for code scanning (e.g. GitHub upload-sarif):\n"
 	"          one result per denial (level error; warning when observe mode\n"
 	"          did not enforce it), the deciding rule as ruleId, the scope as the\n"
@@ -55,7 +60,8 @@ static const char usage_text[] =
 
 #define HTML_MAX_ROWS 400
 #define HTML_MAX_DENIALS 2000
-#define HTML_MAX_MARKS 5000
+/* the process tree is open on the page up to this many processes */
+#define HTML_TREE_OPEN 60
 
 /* ---- chrome ---- */
 
@@ -313,6 +319,11 @@ static void h(FILE *o, const char *s)
 	free(fx);
 }
 
+void cw_export_h(FILE *o, const char *s)
+{
+	h(o, s);
+}
+
 static const char html_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -330,27 +341,35 @@ static const char html_style[] =
 	"td{white-space:nowrap}td.m{white-space:normal;overflow-wrap:anywhere}\n"
 	"th{background:#f3f3f3}.deny{color:#b00020;font-weight:600}.dim{color:#777}\n"
 	".tree div{white-space:pre;overflow:hidden;text-overflow:ellipsis}\n"
-	"svg{border:1px solid #ddd;background:#fafafa}.bar{fill:#8ab4f8}.bar:hover{fill:#4a7fd8}"
-	".mark{stroke:#b00020;stroke-width:2}\n"
+	".flag{color:#e8710a;font-weight:600}\n"
+	/* the timeline: a canvas that stays in view while its lanes scroll
+	 * under it (only the lanes in view are drawn) */
+	".tlbar{margin:.4em 0;display:flex;gap:.4em;align-items:center;flex-wrap:wrap}"
+	".tlbar button{min-width:2.2em}\n"
+	"#tlwrap{position:relative;max-width:1400px}"
+	"#tlview{position:relative;overflow-y:auto;overflow-x:hidden;border:1px solid #ccc}\n"
+	"#tl{position:sticky;top:0;display:block;cursor:grab}#tl:focus{outline:2px solid #8ab4f8}\n"
+	"#tltip{position:absolute;z-index:2;pointer-events:none;background:#fff;border:1px solid #999;"
+	"box-shadow:0 2px 6px rgba(0,0,0,.2);padding:4px 8px;font:12px/1.35 ui-monospace,monospace;"
+	"white-space:pre;max-width:60em;overflow:hidden;text-overflow:ellipsis}\n"
+	"#tltip div{overflow:hidden;text-overflow:ellipsis}.tlhelp{margin:.3em 0 0;font-size:12px}\n"
+	"details>summary{cursor:pointer;color:#444}\n"
 	"#q{margin:.5em 0;padding:3px;width:30em}\n"
 	"</style>\n</head>\n<body>\n";
 
-static const char html_script[] =
-	"<script>\n"
+static const char html_filter_script[] =
 	"(function(){var q=document.getElementById('q');if(!q)return;\n"
 	"q.addEventListener('input',function(){var v=q.value.toLowerCase();\n"
 	"var rows=document.querySelectorAll('#denials tbody tr');\n"
 	"for(var i=0;i<rows.length;i++){rows[i].style.display="
-	"rows[i].textContent.toLowerCase().indexOf(v)<0?'none':'';}});})();\n"
-	"</script>\n";
+	"rows[i].textContent.toLowerCase().indexOf(v)<0?'none':'';}});})();\n";
 
-static void html_tree(FILE *o, struct cw_run *r, size_t *order, size_t *depths, size_t *nshown)
+static void html_tree(FILE *o, struct cw_run *r)
 {
 	size_t *stack = malloc((r->nprocs + 1) * sizeof(*stack));
 	size_t *dstack = malloc((r->nprocs + 1) * sizeof(*dstack));
 	size_t sp = 0, i, n = 0;
 
-	*nshown = 0;
 	if (!stack || !dstack)
 		goto out;
 	for (i = r->nprocs; i-- > 0;)
@@ -365,8 +384,6 @@ static void html_tree(FILE *o, struct cw_run *r, size_t *order, size_t *depths, 
 		char *args = p->argv ? cw_tool_argv_join(p->argv, 300) : NULL;
 
 		if (n < HTML_MAX_ROWS) {
-			order[n] = cur;
-			depths[n] = d;
 			fprintf(o, "<div style=\"padding-left:%zuem\">%d <b>", d > 30 ? 30 : d, p->pid);
 			h(o, p->exe ? p->exe : cw_tproc_name(p));
 			fputs("</b> ", o);
@@ -391,95 +408,26 @@ static void html_tree(FILE *o, struct cw_run *r, size_t *order, size_t *depths, 
 	if (n > HTML_MAX_ROWS)
 		fprintf(o, "<div class=\"dim\">... and %zu more processes</div>\n", n - HTML_MAX_ROWS);
 	fputs("</div>\n", o);
-	*nshown = n < HTML_MAX_ROWS ? n : HTML_MAX_ROWS;
 out:
 	free(stack);
 	free(dstack);
 }
 
-static void html_timeline(FILE *o, struct cw_run *r, const size_t *order, size_t n)
-{
-	const double W = 900, L = 160, RH = 16;
-	double span = r->has_time && r->tmax > r->tmin ? r->tmax - r->tmin : 1;
-	size_t i, marks = 0, *row_of;
-	double H = (double)n * RH + 24;
-
-	row_of = malloc((r->nprocs + 1) * sizeof(*row_of));
-	if (!row_of)
-		return;
-	for (i = 0; i < r->nprocs; i++)
-		row_of[i] = SIZE_MAX;
-	for (i = 0; i < n; i++)
-		row_of[order[i]] = i;
-	fprintf(o, "<svg width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		"aria-label=\"timeline\">\n", W + L + 10, H, W + L + 10, H);
-	fprintf(o, "<text x=\"%.0f\" y=\"12\" font-size=\"11\">0 s</text>"
-		"<text x=\"%.0f\" y=\"12\" font-size=\"11\" text-anchor=\"end\">%.3f s</text>\n", L, L + W, span);
-	for (i = 0; i < n; i++) {
-		const struct cw_tproc *p = &r->procs[order[i]];
-		double s = p->has_start ? p->start - r->tmin : 0;
-		double e = p->has_end ? p->end - r->tmin : span;
-		double y = 20 + (double)i * RH;
-
-		if (e < s)
-			e = s;
-		fprintf(o, "<text x=\"2\" y=\"%.0f\" font-size=\"11\">%d ", y + 11, p->pid);
-		{
-			char nm[40];
-
-			snprintf(nm, sizeof(nm), "%.20s", cw_tproc_name(p));
-			h(o, nm);
-		}
-		fprintf(o, "</text><rect class=\"bar\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\">"
-			"<title>", L + s / span * W, y + 2, (e - s) / span * W + 1, RH - 4);
-		h(o, p->exe ? p->exe : cw_tproc_name(p));
-		fprintf(o, " (pid %d, %.3f s)</title></rect>\n", p->pid, e - s);
-	}
-	for (i = 0; i < r->ndenials && marks < HTML_MAX_MARKS; i++) {
-		const struct cw_tdenial *d = &r->denials[i];
-		struct cw_tproc *p = cw_run_find(r, d->pid);
-		size_t row;
-		double x, y;
-
-		if (!p)
-			continue;
-		row = row_of[(size_t)(p - r->procs)];
-		if (row == SIZE_MAX)
-			continue;
-		x = L + (d->time - r->tmin) / span * W;
-		y = 20 + (double)row * RH;
-		fprintf(o, "<line class=\"mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\"><title>denied ",
-			x, x, y, y + RH);
-		h(o, d->syscall);
-		fputc(' ', o);
-		h(o, d->scope);
-		fputs("</title></line>\n", o);
-		marks++;
-	}
-	fputs("</svg>\n", o);
-	free(row_of);
-}
-
 static int export_html(const char *file, FILE *o)
 {
 	struct cw_run run;
-	size_t *order = NULL, *depths = NULL, n = 0, i;
+	struct cw_tl *tl = NULL;
+	size_t i;
 	const cJSON *oc;
 	int r, k;
 
 	cw_run_init(&run, file);
-	r = cw_run_load(&run, false);
+	r = cw_tl_load(file, &run, &tl);
 	if (r < 0) {
 		cw_run_free(&run);
 		return r;
 	}
 	cw_run_link(&run);
-	order = malloc((run.nprocs + 1) * sizeof(*order));
-	depths = malloc((run.nprocs + 1) * sizeof(*depths));
-	if (!order || !depths) {
-		r = -ENOMEM;
-		goto out;
-	}
 	fputs(html_head, o);
 	h(o, file);
 	fputs(html_style, o);
@@ -494,13 +442,11 @@ static int export_html(const char *file, FILE *o)
 			h(o, cJSON_IsString(it) ? it->valuestring : "?");
 		}
 	}
-	fputs("</code></h1>\n<table>\n<tr><th>trace</th><td class=\"m\">", o);
-	h(o, file);
-	fputs("</td></tr>\n<tr><th>profile</th><td>", o);
+	/* the facts in one row, so that the timeline is in the first screen */
+	fputs("</code></h1>\n<table class=\"sum\">\n<tr><th>profile</th><th>outcome</th><th>processes</th>"
+	      "<th>operations</th><th>denials</th><th>duration</th><th>started</th><th>trace</th></tr>\n<tr><td>", o);
 	h(o, cw_j_str(run.header, "profile"));
-	fputs("</td></tr>\n<tr><th>started</th><td>", o);
-	h(o, cw_j_str(run.header, "start"));
-	fputs("</td></tr>\n<tr><th>outcome</th><td>", o);
+	fputs("</td><td>", o);
 	oc = cJSON_GetObjectItemCaseSensitive(run.summary, "outcome");
 	if (oc) {
 		h(o, cw_j_str(oc, "state"));
@@ -508,28 +454,19 @@ static int export_html(const char *file, FILE *o)
 		h(o, cw_j_str(oc, "kind"));
 	} else
 		fputs("unknown (no summary line: the run did not finish)", o);
-	fprintf(o, "</td></tr>\n<tr><th>processes</th><td>%zu</td></tr>\n"
-		"<tr><th>operations</th><td>%lu</td></tr>\n"
-		"<tr><th>denials</th><td%s>%zu</td></tr>\n", run.nprocs, run.nops,
+	fprintf(o, "</td><td>%zu</td><td>%lu</td><td%s>%zu</td><td>", run.nprocs, run.nops,
 		run.ndenials ? " class=\"deny\"" : "", run.ndenials);
 	if (run.has_time)
-		fprintf(o, "<tr><th>duration</th><td>%.3f s</td></tr>\n", run.tmax - run.tmin);
+		fprintf(o, "%.3f s", run.tmax - run.tmin);
+	fputs("</td><td>", o);
+	h(o, cw_j_str(run.header, "start"));
+	fputs("</td><td class=\"m\">", o);
+	h(o, file);
+	fputs("</td></tr>\n</table>\n", o);
 	if (run.st.partial)
-		fputs("<tr><th>note</th><td class=\"deny\">the trace is incomplete; this picture is partial</td></tr>\n",
-		      o);
-	fputs("</table>\n<h2>Capabilities used</h2>\n<table>\n"
-	      "<tr><th>capability</th><th>uses</th><th>scopes</th><th>denied</th></tr>\n", o);
-	for (k = 0; k < CW_CAP__COUNT; k++) {
-		if (!run.uses[k])
-			continue;
-		fprintf(o, "<tr><td>%s</td><td>%lu</td><td>%zu</td><td%s>%lu</td></tr>\n", cw_cap_name(k),
-			run.uses[k], run.scopes[k].n, run.kind_denials[k] ? " class=\"deny\"" : "",
-			run.kind_denials[k]);
-	}
-	fputs("</table>\n<h2>Process tree</h2>\n", o);
-	html_tree(o, &run, order, depths, &n);
-	fputs("<h2>Timeline</h2>\n<p class=\"dim\">one row per process (in tree order); red marks are denials</p>\n", o);
-	html_timeline(o, &run, order, n);
+		fputs("<p class=\"deny\">The trace is incomplete; this picture is partial.</p>\n", o);
+	fputs("<h2>Timeline</h2>\n", o);
+	cw_tl_write_section(o, &run, tl);
 	fprintf(o, "<h2>Denials (%zu)</h2>\n", run.ndenials);
 	if (run.ndenials) {
 		fputs("<input id=\"q\" type=\"search\" placeholder=\"filter denials\" aria-label=\"filter denials\">\n"
@@ -589,11 +526,25 @@ static int export_html(const char *file, FILE *o)
 		}
 		fputs("</table>\n", o);
 	}
-	fputs(html_script, o);
-	fputs("</body>\n</html>\n", o);
-out:
-	free(order);
-	free(depths);
+	cw_tl_write_programs(o, &run);
+	fputs("<h2>Capabilities used</h2>\n<table>\n"
+	      "<tr><th>capability</th><th>uses</th><th>scopes</th><th>denied</th></tr>\n", o);
+	for (k = 0; k < CW_CAP__COUNT; k++) {
+		if (!run.uses[k])
+			continue;
+		fprintf(o, "<tr><td>%s</td><td>%lu</td><td>%zu</td><td%s>%lu</td></tr>\n", cw_cap_name(k),
+			run.uses[k], run.scopes[k].n, run.kind_denials[k] ? " class=\"deny\"" : "",
+			run.kind_denials[k]);
+	}
+	fprintf(o, "</table>\n<h2>Process tree</h2>\n<details%s><summary>%zu processes%s</summary>\n",
+		run.nprocs <= HTML_TREE_OPEN ? " open" : "", run.nprocs,
+		run.nprocs > HTML_MAX_ROWS ? " (the first 400 in tree order)" : "");
+	html_tree(o, &run);
+	fputs("</details>\n<script>\n", o);
+	r = cw_tl_write_script(o, &run, tl);
+	fputs(html_filter_script, o);
+	fputs("</script>\n</body>\n</html>\n", o);
+	cw_tl_free(tl);
 	cw_run_free(&run);
 	return r;
 }

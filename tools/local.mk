@@ -4,7 +4,25 @@
 # already in capwatch_SOURCES); other programs linking them add it.
 CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
 	tools/replay.c tools/explain.c tools/learn.c tools/diff.c \
-	tools/export.c tools/export_sarif.h tools/export_sarif.c tools/profiles.c
+	tools/export.c tools/export_sarif.h tools/export_sarif.c \
+	tools/export_timeline.h tools/export_timeline.c tools/profiles.c
+
+# The HTML export's drawing code is kept as JavaScript in tools/timeline.js
+# and compiled in as one C string (tools/timeline_js.h, generated).
+BUILT_SOURCES += tools/timeline_js.h
+# (BUILT_SOURCES covers make all and make check; these cover make capwatch)
+tools/capwatch-export_timeline.$(OBJEXT) tools/tests_tools_cwtool-export_timeline.$(OBJEXT): \
+	tools/timeline_js.h
+CLEANFILES += tools/timeline_js.h
+EXTRA_DIST += tools/timeline.js
+tools/timeline_js.h: $(srcdir)/tools/timeline.js
+	$(AM_V_GEN)$(MKDIR_P) tools && \
+	if grep -n -e '</' -e '<!--' $(srcdir)/tools/timeline.js; then \
+		echo "tools/timeline.js: the lines above would end the page's script element" >&2; exit 1; fi && \
+	$(AWK) 'BEGIN { print "/* generated from tools/timeline.js by tools/local.mk: do not edit */"; \
+		print "static const char timeline_js[] =" } \
+		{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); print "\t\"" $$0 "\\n\"" } \
+		END { print "\t\"\";" }' $(srcdir)/tools/timeline.js >$@-t && mv $@-t $@
 
 # Helper scripts:
 dist_noinst_SCRIPTS += tools/install-deps

@@ -40,6 +40,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.rc, CW_CLI_CONTINUE);
 	assert_string_equal(p.o.profile, "verify");
 	assert_int_equal(p.o.report_fd, -1);
+	assert_int_equal(p.o.trace_fd, -1);
 	assert_int_equal(p.o.nworkspaces, 0);
 	assert_false(p.o.observe);
 	assert_string_equal(p.o.command[0], "make");
@@ -79,6 +80,19 @@ static void test_all_options(void **state)
 	cw_options_free(&p.o);
 }
 
+static void test_trace_fd(void **state)
+{
+	(void)state;
+	struct parsed p;
+	parse(&p, ARGV("--trace-fd", "7", "--report-fd", "8", "--", "make"));
+	assert_int_equal(p.rc, CW_CLI_CONTINUE);
+	assert_int_equal(p.o.trace_fd, 7);
+	assert_int_equal(p.o.report_fd, 8);
+	assert_null(p.o.trace);
+	cw_options_free(&p.o);
+	assert_int_equal(p.o.trace_fd, -1);
+}
+
 static void test_command_without_dashdash(void **state)
 {
 	(void)state;
@@ -99,6 +113,7 @@ static void test_help_and_version(void **state)
 	assert_int_equal(p.rc, 0);
 	assert_non_null(strstr(p.out, "Usage: capwatch"));
 	assert_non_null(strstr(p.out, "--report-fd"));
+	assert_non_null(strstr(p.out, "--trace-fd"));
 	assert_string_equal(p.err, "");
 	parse(&p, ARGV("--version"));
 	assert_int_equal(p.rc, 0);
@@ -129,6 +144,12 @@ static void test_usage_errors(void **state)
 	expect_usage_error(ARGV("--env-pass", "A=B", "--", "true"), "A=B");
 	expect_usage_error(ARGV("--bogus", "--", "true"), "--bogus");
 	expect_usage_error(ARGV("--report", "a", "--report-fd", "3", "--", "true"), "exclusive");
+	expect_usage_error(ARGV("--trace-fd", "2", "--", "true"), "stderr");
+	expect_usage_error(ARGV("--trace-fd", "3x", "--", "true"), "3x");
+	expect_usage_error(ARGV("--trace", "t", "--trace-fd", "3", "--", "true"), "exclusive");
+	expect_usage_error(ARGV("--trace-fd", "4", "--report-fd", "4", "--", "true"), "--trace-fd 4");
+	expect_usage_error(ARGV("--keep-fd", "5", "--trace-fd", "5", "--", "true"), "--trace-fd 5");
+	expect_usage_error(ARGV("--trace-fd", "6", "--approval-fd", "6", "--", "true"), "--trace-fd 6");
 	expect_usage_error(ARGV("--", ""), "empty");
 	/* an empty argument names its option (issue 17 item 14) */
 	expect_usage_error(ARGV("--profile", "", "--", "true"), "option --profile needs");
@@ -141,6 +162,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_trace_fd),
 		cmocka_unit_test(test_command_without_dashdash),
 		cmocka_unit_test(test_help_and_version),
 		cmocka_unit_test(test_usage_errors),

@@ -23,6 +23,7 @@ INTEGRATION_TESTS = \
 	tests/integration/build.sh \
 	tests/integration/timeout.sh \
 	tests/integration/trace.sh \
+	tests/integration/trace_fd.sh \
 	tests/integration/paths.sh \
 	tests/integration/env.sh \
 	tests/integration/proc.sh \

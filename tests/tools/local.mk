@@ -24,6 +24,10 @@ CW_TOOLS_TESTS = \
 	tests/tools/test_learn.sh tests/tools/test_diff.sh \
 	tests/tools/test_export.sh tests/tools/test_sarif.sh tests/tools/test_profiles.sh \
 	tests/tools/test_badinput.sh tests/tools/test_e2e.sh \
-	tests/tools/html_chromium.sh
+	tests/tools/html_chromium.sh tests/tools/html_timeline.sh
 TESTS += $(CW_TOOLS_TESTS)
-EXTRA_DIST += $(CW_TOOLS_TESTS) tests/tools/lib.sh
+EXTRA_DIST += $(CW_TOOLS_TESTS) tests/tools/lib.sh tests/tools/cdp.py tests/tools/timeline_check.py
+
+# make check-long (tests/local.mk): the HTML timeline of 10,000 processes
+CW_TOOLS_LONG_TESTS = tests/tools/html_timeline_long.sh
+EXTRA_DIST += $(CW_TOOLS_LONG_TESTS) docs/timeline.png

@@ -60,9 +60,63 @@ P
 has "$T/s.html" "<h2>Process tree</h2>"
 has "$T/s.html" "<h2>Timeline</h2>"
 has "$T/s.html" "<h2>Denials (2)</h2>"
-has "$T/s.html" "<svg"
-# the page has exactly one inline script of ours
+has "$T/s.html" "<h2>Programs (1)</h2>"
+has "$T/s.html" '<canvas id="tl"'
+# the page has exactly one inline script of ours, which nothing in the
+# trace ends early: its data holds the names with '<' as \u003c
 [ "$(grep -c '<script>' "$T/s.html")" -eq 1 ] || fail "unexpected script elements"
+[ "$(grep -c '</script' "$T/s.html")" -eq 1 ] || fail "something ends the script element early"
+hasnt "$T/s.html" "<!--"
+has "$T/s.html" '"/ws/\u003cscript>alert(1)\u003c/script>"'
+# the data block: every process, every operation of this small trace, and
+# indices that stay inside the string table
+"$PYTHON3" - "$T/s.html" "$T/s.jsonl" <<'P' || fail "the timeline's data block"
+import json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"var CWD=(\{.*?\});\n", page, re.S)
+assert m, "no data block"
+d = json.loads(m.group(1))
+ev = [json.loads(l) for l in open(sys.argv[2])]
+ops = [e for e in ev if e.get("type") == "op"]
+P, E, S = d["P"], d["E"], d["S"]
+assert len(P) == 10 * d["procs"], (len(P), d["procs"])
+assert len(E) == 8 * len(ops), (len(E), len(ops))
+assert all(0 <= P[i] < len(S) for k in range(0, len(P), 10) for i in (k + 2, k + 3, k + 6, k + 9))
+assert all(0 <= E[i] < len(S) for k in range(0, len(E), 8) for i in (k + 2, k + 3, k + 4, k + 5, k + 7))
+den = [k for k in range(0, len(E), 8) if E[k + 6] & 1]
+assert len(den) == 2, den
+assert "/ws/<script>alert(1)</script>" in S, S
+assert "203.0.113.7:443 (\"><script>alert(3)</script>)" in S, S
+P
+
+# a trace too large to draw every operation: the page holds a bounded
+# sample with every denial, spread over the whole run
+"$GEN" big 100000 verify >"$T/big.jsonl"
+run_cw "$T/out" "$T/err" export --format html -o "$T/big.html" "$T/big.jsonl"
+expect_rc 0 "export html of a large trace"
+"$PYTHON3" - "$T/big.html" "$T/big.jsonl" <<'P' || fail "the large trace's sample"
+import json, os, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(re.search(r"var CWD=(\{.*?\});\n", page, re.S).group(1))
+E, S = d["E"], d["S"]
+times = [json.loads(l).get("time", 0) for l in open(sys.argv[2])]
+ops = sum(1 for l in open(sys.argv[2]) if '"type":"op"' in l)
+den = sum(1 for l in open(sys.argv[2]) if '"type":"op"' in l and '"decision":"allow"' not in l)
+assert sum(d["seen"]) == ops == d["ops"], (d["seen"], ops)
+assert len(E) == 8 * 20000, len(E) // 8
+assert sum(1 for k in range(0, len(E), 8) if E[k + 6] & 1) == den == d["denials"] == 100, den
+kinds = {S[E[k + 3]] for k in range(0, len(E), 8)}
+assert {"filesystem_read", "workspace_write", "external_network"} <= kinds, kinds
+t = sorted(E[k] for k in range(0, len(E), 8) if not E[k + 6] & 1)
+assert t == sorted(t) and t[0] < 0.01 * d["span"] and t[-1] > 0.99 * d["span"], (t[0], t[-1], d["span"])
+# evenly spread: no tenth of the run holds more than twice its share
+tenth = [0] * 10
+for x in t:
+    tenth[min(9, int(10 * x / d["span"]))] += 1
+assert max(tenth) < 2 * len(t) / 10, tenth
+assert os.path.getsize(sys.argv[1]) < 2_000_000, os.path.getsize(sys.argv[1])
+P
+has "$T/big.html" "The timeline draws 20000 of the 100150 operations"
 
 # bad arguments
 run_cw "$T/out" "$T/err" export --format svg "$T/s.jsonl"
