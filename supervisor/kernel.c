@@ -27,12 +27,21 @@
 #include <unistd.h>
 #include "supervisor/kernel.h"
 #include "supervisor/annot.h"
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/keys.h"
+#include "supervisor/secret_ids.h"
+#include "path.h"
 #include "supervisor/limits.h"
 #include "supervisor/notify.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+
+/* What fanotify reports on the tree's mounts: every open for exec, and
+ * every successful open (the filter lets opens without write intent
+ * through; these are decided here, on the object). */
+#define CW_FAN_MASK (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -47,7 +56,6 @@ struct cw_kernel {
 	int fan;              /* fanotify group */
 	int sentinel_w;       /* write end of the sentinel's pipe */
 	pid_t sentinel;
-	pthread_t fan_thread;
 	bool fan_started;
 	unsigned long marks, mark_failures;
 	unsigned long exec_events, exec_denied, lost;
@@ -56,6 +64,12 @@ struct cw_kernel {
 	 * for exec after the program, in the same execve). */
 	struct interp { pid_t tgid; dev_t dev; ino_t ino; } interp[64];
 	unsigned ninterp;
+	/* The kernel follows an exec open's permission event by the plain
+	 * open's (fsnotify_open_perm): that second event of an allowed exec
+	 * is part of it, not a read. Newest last. */
+	struct interp execd[64];
+	unsigned nexecd;
+	unsigned long read_events, read_denied;
 };
 
 /* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread calls
@@ -525,6 +539,11 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		/* The ELF interpreter of the image allowed just before: part
 		 * of that program (the portable back end never decides it). */
 		ip->tgid = 0;
+		if (k->nexecd == CW_ARRAY_SIZE(k->execd)) {
+			memmove(&k->execd[0], &k->execd[1], sizeof(k->execd[0]) * (k->nexecd - 1));
+			k->nexecd--;
+		}
+		k->execd[k->nexecd++] = (struct interp){ tgid, st.st_dev, st.st_ino };
 		return FAN_ALLOW;
 	}
 	if (p && cw_tracker_approved(p, &st)) {
@@ -562,6 +581,11 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 				return FAN_DENY;
 		}
 	}
+	if (k->nexecd == CW_ARRAY_SIZE(k->execd)) {
+		memmove(&k->execd[0], &k->execd[1], sizeof(k->execd[0]) * (k->nexecd - 1));
+		k->nexecd--;
+	}
+	k->execd[k->nexecd++] = (struct interp){ tgid, st.st_dev, st.st_ino };
 	struct stat is;
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is)) {
 		ip = interp_slot(k, tgid, true);
@@ -572,7 +596,116 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	return FAN_ALLOW;
 }
 
-static void *fan_thread(void *arg)
+/* Is this FAN_OPEN_PERM the plain half of an exec open just allowed? */
+static bool exec_half(struct cw_kernel *k, pid_t tgid, const struct stat *st)
+{
+	for (unsigned i = k->nexecd; i-- > 0;)
+		if (k->execd[i].tgid == tgid && k->execd[i].dev == st->st_dev && k->execd[i].ino == st->st_ino) {
+			memmove(&k->execd[i], &k->execd[i + 1], sizeof(k->execd[0]) * (k->nexecd - i - 1));
+			k->nexecd--;
+			return true;
+		}
+	return false;
+}
+
+/* One FAN_OPEN_PERM event of a member: an open without write intent (the
+ * filter passes those in the kernel; every other open is notified and
+ * handled by fs.c). Decided like fs.c decides a read, on the object the
+ * kernel opened: its name as /proc/self/fd gives it, what it is (a
+ * /proc/PID directory, a block device, another terminal), a secret under
+ * another name (same inode) and a private key under any name. Recorded
+ * like a notified open, with source "fanotify". */
+static unsigned decide_read(struct cw_run *run, const struct fanotify_event_metadata *m)
+{
+	struct cw_kernel *k = run->kernel;
+	struct stat st;
+	if (m->fd < 0 || fstat(m->fd, &st) < 0)
+		return FAN_DENY;
+	if (exec_half(k, m->pid, &st))
+		return FAN_ALLOW;
+	k->read_events++;
+	char lp[64];
+	static char path[PATH_MAX]; /* under the loop's lock */
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
+	ssize_t len = readlink(lp, path, sizeof(path) - 1);
+	if (len <= 0)
+		return FAN_DENY; /* no name at all: nothing to decide on */
+	path[len] = '\0';
+
+	struct cw_notif n = { .run = run, .req = NULL, .tid = m->pid, .syscall = "openat", .answered = true };
+	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
+	struct cw_event ev;
+	cw_event_init(&ev, "openat");
+	ev.source = "fanotify";
+	ev.op.kind = CW_OP_OPEN_READ;
+	ev.op.path = path;
+	ev.raw_path = path;
+	ev.raw_path_len = (size_t)len;
+	long ppid_file = cw_proc_private_pid(path);
+	if (ppid_file && !cw_tracker_in_tree(run, (pid_t)ppid_file)) {
+		ev.op.kind = CW_OP_PROC_ACCESS;
+		ev.op.target_pid = (int)ppid_file;
+		ev.op.target_in_tree = false;
+	}
+	cw_special_classify_read(run, m->fd, path, &st, &ev.op);
+	/* A *.pem or *.key that holds no private key is no secret. */
+	if (ev.op.kind == CW_OP_OPEN_READ && S_ISREG(st.st_mode) && st.st_size <= (off_t)(4u << 20) &&
+	    cw_path_secret_by_key_name(&run->ctx, path))
+		ev.op.key_free = cw_keys_scan_fd(m->fd, 4u << 20) == 0;
+	cw_policy_decide(run->profile, &run->ctx, &ev.op, &ev.d);
+	if (ev.d.verdict == CW_ALLOW && ev.op.kind == CW_OP_OPEN_READ && !cw_path_is_secret(&run->ctx, path)) {
+		/* Another name of a secret, or a private key by content. */
+		static char alias[PATH_MAX + 64];
+		const char *name = cw_secret_ids_find(run, &st);
+		if (name) {
+			snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
+			ev.op.alias = alias;
+		} else if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(path, st.st_size) &&
+			   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {
+			ev.op.alias = "a file holding a private key";
+		}
+		if (ev.op.alias)
+			cw_policy_decide(run->profile, &run->ctx, &ev.op, &ev.d);
+	}
+	/* "ask" has no approver here (the open waits in the kernel): a
+	 * denial whose nextAction says to ask. */
+	bool allowed = ev.d.verdict == CW_ALLOW;
+	ev.enforced = !run->observe;
+	ev.allowed = allowed || run->observe;
+	ev.verified = true; /* decided on the object the kernel opened */
+	ev.err = ev.allowed ? 0 : EPERM; /* what FAN_DENY makes the open fail with */
+	cw_annot_prepare(run, n.tgid, n.tid, n.ppid, &ev);
+	cw_event_record(&n, &ev);
+	if (ev.d.secret && !ev.op.alias)
+		cw_secret_ids_note(run, path);
+	if (!ev.allowed)
+		k->read_denied++;
+	return ev.allowed ? FAN_ALLOW : FAN_DENY;
+}
+
+/* Two threads serve the fanotify group. The reader answers capwatch's own
+ * events at once and queues the tree's; the decider takes the loop's lock
+ * and decides them. Deciding opens files (/proc, the ELF of an image...),
+ * some on the tree's mounts: their events are capwatch's own, and only a
+ * thread that never waits for anything but the group may answer those. */
+#define FANQ 8192 /* > every task of a tree at its --max-procs, one event each */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct fanotify_event_metadata ev[FANQ];
+	unsigned head, n;
+} fq = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { { 0 } }, 0, 0 };
+/* (file-level: shared by the two threads of one run, as the lock is) */
+
+static void fan_respond(int fan, int fd, unsigned response)
+{
+	struct fanotify_response r = { .fd = fd, .response = response };
+	while (write(fan, &r, sizeof(r)) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
+
+static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
 	struct cw_kernel *k = run->kernel;
@@ -586,34 +719,53 @@ static void *fan_thread(void *arg)
 			return NULL;
 		struct fanotify_event_metadata *m = (struct fanotify_event_metadata *)buf;
 		for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
-			struct fanotify_response r = { .fd = m->fd, .response = FAN_ALLOW };
-			bool mark = false;
+			if (m->fd < 0)
+				continue; /* FAN_NOFD: an overflow, nothing to answer */
 			if (m->vers != FANOTIFY_METADATA_VERSION) {
-				r.response = FAN_DENY;
-			} else if (m->pid != self && (m->mask & FAN_OPEN_EXEC_PERM)) {
-				/* capwatch's own events never wait for the lock:
-				 * a handler holding it may be what caused them. */
-				cw_loop_lock();
-				if (!cw_tracker_find(run, m->pid))
-					connector_drain(run);
-				if (cw_kernel_in_tree(run, m->pid)) {
-					r.response = decide_exec(run, m);
-					/* Allowed for what the file is: the next exec of
-					 * it needs no event, until it is modified. */
-					mark = r.response == FAN_ALLOW && !run->observe;
-				}
-				cw_loop_unlock();
+				fan_respond(k->fan, m->fd, FAN_DENY);
+				continue;
 			}
-			if (m->fd >= 0) {
-				while (write(k->fan, &r, sizeof(r)) < 0 && errno == EINTR)
-					;
-				if (mark && fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK,
-							  FAN_OPEN_EXEC_PERM, m->fd, NULL) < 0)
-					cw_debug("fanotify ignore mark: %s", strerror(errno));
-				close(m->fd);
+			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM))) {
+				fan_respond(k->fan, m->fd, FAN_ALLOW);
+				continue;
 			}
+			pthread_mutex_lock(&fq.mu);
+			if (fq.n == FANQ) {
+				/* Cannot happen within --max-procs; fail closed. */
+				pthread_mutex_unlock(&fq.mu);
+				fan_respond(k->fan, m->fd, FAN_DENY);
+				continue;
+			}
+			fq.ev[(fq.head + fq.n) % FANQ] = *m;
+			fq.n++;
+			pthread_cond_signal(&fq.cv);
+			pthread_mutex_unlock(&fq.mu);
 		}
 	}
+}
+
+static void *fan_decider(void *arg)
+{
+	struct cw_run *run = arg;
+	struct cw_kernel *k = run->kernel;
+	for (;;) {
+		pthread_mutex_lock(&fq.mu);
+		while (fq.n == 0)
+			pthread_cond_wait(&fq.cv, &fq.mu);
+		struct fanotify_event_metadata m = fq.ev[fq.head];
+		fq.head = (fq.head + 1) % FANQ;
+		fq.n--;
+		pthread_mutex_unlock(&fq.mu);
+		unsigned response = FAN_ALLOW;
+		cw_loop_lock();
+		if (!cw_tracker_find(run, m.pid))
+			connector_drain(run);
+		if (cw_kernel_in_tree(run, m.pid))
+			response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
+		cw_loop_unlock();
+		fan_respond(k->fan, m.fd, response);
+	}
+	return NULL;
 }
 
 /* Unescape a mountinfo field (\040 for a space...) in place. */
@@ -648,7 +800,7 @@ static int mark_mounts(struct cw_run *run)
 	char rootp[64];
 	snprintf(rootp, sizeof(rootp), "/proc/%d/root/", (int)run->child);
 	int root_err = 0;
-	if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD, rootp) < 0)
+	if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, CW_FAN_MASK, AT_FDCWD, rootp) < 0)
 		root_err = -errno;
 	else
 		k->marks++;
@@ -664,8 +816,7 @@ static int mark_mounts(struct cw_run *run)
 		int l = snprintf(target, sizeof(target), "/proc/%d/root%s", (int)run->child, tok);
 		if (l < 0 || (size_t)l >= sizeof(target))
 			continue;
-		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_EXEC_PERM, AT_FDCWD,
-				  target) == 0) {
+		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, CW_FAN_MASK, AT_FDCWD, target) == 0) {
 			k->marks++;
 		} else {
 			/* Hidden under another mount, or a kind fanotify cannot
@@ -698,10 +849,15 @@ int cw_kernel_ready(struct cw_run *run)
 		cw_err("fanotify cannot watch the command's root mount: %s", strerror(-r));
 		return r;
 	}
-	int e = pthread_create(&k->fan_thread, NULL, fan_thread, run);
+	pthread_t th;
+	int e = pthread_create(&th, NULL, fan_decider, run);
+	if (e == 0) {
+		pthread_detach(th);
+		e = pthread_create(&th, NULL, fan_reader, run);
+	}
 	if (e != 0)
-		return -e;
-	pthread_detach(k->fan_thread);
+		return -e; /* (a decider alone waits forever, harmlessly) */
+	pthread_detach(th);
 	k->fan_started = true;
 	cw_debug("kernel back end: %lu mounts watched (%lu could not be)", k->marks, k->mark_failures);
 	return 0;
@@ -744,6 +900,9 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 		return -errno;
 	if ((k->cn = connector_open()) < 0)
 		return k->cn;
+	/* (FAN_DENY_ERRNO would let a denial say EACCES, as under the
+	 * portable back end, but the kernel takes it only from HSM groups
+	 * and only for EIO, EAGAIN, ENOSPC, EDQUOT: a denial is EPERM.) */
 	k->fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (k->fan < 0)
 		return -errno;
@@ -872,5 +1031,5 @@ void cw_kernel_teardown(struct cw_run *run)
 
 const char *cw_kernel_layers(void)
 {
-	return "cgroup-v2+fanotify-exec+proc-connector";
+	return "cgroup-v2+fanotify-open-exec+proc-connector";
 }
