@@ -227,6 +227,7 @@ report_assert "$T/out/report.json" \
 	"outcome['enforcement']['downgradeReason'] == ''" \
 	"{'seccomp-bpf', 'seccomp-unotify', 'ptrace'} <= set(outcome['enforcement']['layers'])" \
 	"'namespaces:ipc+uts' not in outcome['enforcement']['layers']" \
+	"'ptrace-task-count' in outcome['enforcement']['layers']" \
 	"d['denials'] == []" \
 	"len(procs('make')) >= 1 and len(procs('cc1')) >= 10 and len(procs(R(r'(.*-)?ar'))) >= 1" \
 	"all('exit' in p for p in d['processes'])" \
@@ -248,7 +249,16 @@ trace_assert "$T/out/trace.jsonl" \
 	"len(execs(R(r'.*/example'))) >= 1 and len(execs(R(r'.*/minigzip'))) >= 1" \
 	"not ops(decision='deny')"
 
-# ---- 5. it enforces: readonly denies a write into the project ----
+# ---- 5. the report on a descriptor instead: podman passes fd 3 on with
+# --preserve-fds 1 (--report and --report-fd are exclusive, so the
+# entrypoint is capwatch alone).
+ctr_run fd3 --preserve-fds 1 --entrypoint capwatch -- --report-fd 3 -- sh -c 'echo on stdout' 3>"$T/fd3.json"
+[ "$rc" = 0 ] || { show fd3; fail "--report-fd 3 through --preserve-fds 1: exit $rc"; }
+[ "$(cat "$T/fd3.out")" = "on stdout" ] || fail "--report-fd 3: stdout was not the command's alone"
+"$CW_PY" "$SC" --report "$T/fd3.json" || fail "the report on fd 3 is not a valid report"
+report_assert "$T/fd3.json" "outcome['kind'] == 'success'" "d['command']['name'] == 'sh'"
+
+# ---- 6. it enforces: readonly denies a write into the project ----
 ctr_run readonly -- --profile readonly --report /out/readonly.json -- sh -c 'echo x > stamp'
 [ "$rc" = 2 ] || { show readonly; fail "readonly write: exit $rc, expected the shell's 2"; }
 [ ! -e "$Z/stamp" ] || fail "readonly: the write happened ($Z/stamp exists)"
@@ -259,7 +269,7 @@ report_assert "$T/out/readonly.json" \
 	"len(denials('workspace_write', '/src/stamp')) >= 1"
 step "readonly denial"
 
-# ---- 6. what degrades: runtime seccomp profiles that refuse one call ----
+# ---- 7. what degrades: runtime seccomp profiles that refuse one call ----
 # podman's own profile with one syscall taken out (it then fails with the
 # profile's default errno).
 PROFILE=$(podman info --format '{{.Host.Security.SECCOMPProfilePath}}')
@@ -311,5 +321,18 @@ report_assert "$T/out/noseccomp.json" \
 	"outcome['state'] == 'failed' and outcome['kind'] == 'sandbox_setup_failure'" \
 	"'exit' not in outcome" \
 	"d['processes'] == []"
+
+# Without pidfd_getfd: capwatch cannot take the listener from its child,
+# so the same (the child is killed before its exec).
+without pidfd_getfd
+ctr_run nogetfd --security-opt "seccomp=$T/seccomp-no-pidfd_getfd.json" -- \
+	--report /out/nogetfd.json -- sh -c 'echo x > stamp4'
+[ "$rc" = 125 ] || { show nogetfd; fail "without pidfd_getfd: exit $rc, expected 125"; }
+[ ! -e "$Z/stamp4" ] || fail "without pidfd_getfd: the command ran"
+sed 's/^/# without pidfd_getfd: /' "$T/nogetfd.err"
+grep -q '^capwatch: .*pidfd_getfd' "$T/nogetfd.err" || { show nogetfd; fail "without pidfd_getfd: no capwatch: line saying why"; }
+report_assert "$T/out/nogetfd.json" \
+	"outcome['kind'] == 'sandbox_setup_failure' and 'exit' not in outcome" \
+	"not used('process_spawn')"
 step "restricted runtime profiles"
 exit 0
