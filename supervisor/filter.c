@@ -156,6 +156,16 @@ int cw_filter_build(struct cw_run *run, struct sock_fprog *out)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* the child sets it itself */
 	if (rc == 0)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (rc < 0) {
+		/* libseccomp learns what the kernel has by calling seccomp(2);
+		 * where a container runtime's profile refuses that call it
+		 * falls back to API level 1, which has no KILL_PROCESS (nor
+		 * NOTIFY), and this is the first place that shows. */
+		unsigned int api = seccomp_api_get();
+		cw_err("seccomp filter attributes: %s (libseccomp API level %u%s)", strerror(-rc), api,
+		       api < 5 ? ": the seccomp() system call is refused, e.g. by a container's seccomp "
+				 "profile, or the kernel has no user notification" : "");
+	}
 	if (rc == 0 && !run->syscall_names) {
 		/* Names for the numbers with no row, for the records. */
 		run->syscall_names = calloc(CW_NSYSCALLS, sizeof(*run->syscall_names));

@@ -14,6 +14,7 @@ include $(srcdir)/tests/bench/local.mk
 include $(srcdir)/tests/preload/local.mk
 include $(srcdir)/tests/approval/local.mk
 include $(srcdir)/tests/hardening/local.mk
+include $(srcdir)/tests/container/local.mk
 
 # make check-long: the escape corpus at full length (races of 10 s each,
 # 3 s in make check) and the HTML timeline of 10,000 processes.
