@@ -25,9 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "supervisor/filter.h"
 #include "supervisor/handlers/handlers.h"
@@ -66,21 +64,6 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 		 * there under unrestricted), recorded either way. */
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	case CW_RULE_NOTIFY:
-		if (run->backend && strcmp(run->backend, "kernel") == 0 &&
-		    (nr == __NR_open || nr == __NR_openat)) {
-			/* The kernel back end decides opens without write
-			 * intent on the object, through fanotify (kernel.h):
-			 * notified only with one of these flags, one rule per
-			 * bit on the low word (open: flags are args[1]). */
-			static const uint32_t wbits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND,
-							  __O_TMPFILE };
-			unsigned fa = nr == __NR_open ? 1 : 2;
-			for (size_t i = 0; i < CW_ARRAY_SIZE(wbits) && rc == 0; i++)
-				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
-						      SCMP_CMP64(fa, SCMP_CMP_MASKED_EQ, wbits[i], wbits[i]));
-			return rc;
-		}
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	case CW_RULE_ESCAPE:
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	case CW_RULE_NOTIFY_ARG_SET:

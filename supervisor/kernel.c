@@ -27,10 +27,6 @@
 #include <unistd.h>
 #include "supervisor/kernel.h"
 #include "supervisor/annot.h"
-#include "supervisor/handlers/handlers.h"
-#include "supervisor/handlers/keys.h"
-#include "supervisor/secret_ids.h"
-#include "path.h"
 #include "supervisor/limits.h"
 #include "supervisor/notify.h"
 #include "supervisor/ptrace.h"
@@ -38,10 +34,13 @@
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 
-/* What fanotify reports on the tree's mounts: every open for exec, and
- * every successful open (the filter lets opens without write intent
- * through; these are decided here, on the object). */
-#define CW_FAN_MASK (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)
+/* What fanotify reports on the tree's mounts: every open for exec. (Not
+ * reads: fanotify has no permission event for devices, FIFOs, sockets or
+ * the files of procfs and sysfs, so a read passed in the kernel could
+ * open a block device or another process's /proc files unseen; reads stay
+ * notified, decided by fs.c and fs_special.c as with the portable back
+ * end. SECURITY.md.) */
+#define CW_FAN_MASK FAN_OPEN_EXEC_PERM
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -64,12 +63,6 @@ struct cw_kernel {
 	 * for exec after the program, in the same execve). */
 	struct interp { pid_t tgid; dev_t dev; ino_t ino; } interp[64];
 	unsigned ninterp;
-	/* The kernel follows an exec open's permission event by the plain
-	 * open's (fsnotify_open_perm): that second event of an allowed exec
-	 * is part of it, not a read. Newest last. */
-	struct interp execd[64];
-	unsigned nexecd;
-	unsigned long read_events, read_denied;
 };
 
 /* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread calls
@@ -539,11 +532,6 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		/* The ELF interpreter of the image allowed just before: part
 		 * of that program (the portable back end never decides it). */
 		ip->tgid = 0;
-		if (k->nexecd == CW_ARRAY_SIZE(k->execd)) {
-			memmove(&k->execd[0], &k->execd[1], sizeof(k->execd[0]) * (k->nexecd - 1));
-			k->nexecd--;
-		}
-		k->execd[k->nexecd++] = (struct interp){ tgid, st.st_dev, st.st_ino };
 		return FAN_ALLOW;
 	}
 	if (p && cw_tracker_approved(p, &st)) {
@@ -581,11 +569,6 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 				return FAN_DENY;
 		}
 	}
-	if (k->nexecd == CW_ARRAY_SIZE(k->execd)) {
-		memmove(&k->execd[0], &k->execd[1], sizeof(k->execd[0]) * (k->nexecd - 1));
-		k->nexecd--;
-	}
-	k->execd[k->nexecd++] = (struct interp){ tgid, st.st_dev, st.st_ino };
 	struct stat is;
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is)) {
 		ip = interp_slot(k, tgid, true);
@@ -594,93 +577,6 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		ip->ino = is.st_ino;
 	}
 	return FAN_ALLOW;
-}
-
-/* Is this FAN_OPEN_PERM the plain half of an exec open just allowed? */
-static bool exec_half(struct cw_kernel *k, pid_t tgid, const struct stat *st)
-{
-	for (unsigned i = k->nexecd; i-- > 0;)
-		if (k->execd[i].tgid == tgid && k->execd[i].dev == st->st_dev && k->execd[i].ino == st->st_ino) {
-			memmove(&k->execd[i], &k->execd[i + 1], sizeof(k->execd[0]) * (k->nexecd - i - 1));
-			k->nexecd--;
-			return true;
-		}
-	return false;
-}
-
-/* One FAN_OPEN_PERM event of a member: an open without write intent (the
- * filter passes those in the kernel; every other open is notified and
- * handled by fs.c). Decided like fs.c decides a read, on the object the
- * kernel opened: its name as /proc/self/fd gives it, what it is (a
- * /proc/PID directory, a block device, another terminal), a secret under
- * another name (same inode) and a private key under any name. Recorded
- * like a notified open, with source "fanotify". */
-static unsigned decide_read(struct cw_run *run, const struct fanotify_event_metadata *m)
-{
-	struct cw_kernel *k = run->kernel;
-	struct stat st;
-	if (m->fd < 0 || fstat(m->fd, &st) < 0)
-		return FAN_DENY;
-	if (exec_half(k, m->pid, &st))
-		return FAN_ALLOW;
-	k->read_events++;
-	char lp[64];
-	static char path[PATH_MAX]; /* under the loop's lock */
-	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
-	ssize_t len = readlink(lp, path, sizeof(path) - 1);
-	if (len <= 0)
-		return FAN_DENY; /* no name at all: nothing to decide on */
-	path[len] = '\0';
-
-	struct cw_notif n = { .run = run, .req = NULL, .tid = m->pid, .syscall = "openat", .answered = true };
-	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
-	struct cw_event ev;
-	cw_event_init(&ev, "openat");
-	ev.source = "fanotify";
-	ev.op.kind = CW_OP_OPEN_READ;
-	ev.op.path = path;
-	ev.raw_path = path;
-	ev.raw_path_len = (size_t)len;
-	long ppid_file = cw_proc_private_pid(path);
-	if (ppid_file && !cw_tracker_in_tree(run, (pid_t)ppid_file)) {
-		ev.op.kind = CW_OP_PROC_ACCESS;
-		ev.op.target_pid = (int)ppid_file;
-		ev.op.target_in_tree = false;
-	}
-	cw_special_classify_read(run, m->fd, path, &st, &ev.op);
-	/* A *.pem or *.key that holds no private key is no secret. */
-	if (ev.op.kind == CW_OP_OPEN_READ && S_ISREG(st.st_mode) && st.st_size <= (off_t)(4u << 20) &&
-	    cw_path_secret_by_key_name(&run->ctx, path))
-		ev.op.key_free = cw_keys_scan_fd(m->fd, 4u << 20) == 0;
-	cw_policy_decide(run->profile, &run->ctx, &ev.op, &ev.d);
-	if (ev.d.verdict == CW_ALLOW && ev.op.kind == CW_OP_OPEN_READ && !cw_path_is_secret(&run->ctx, path)) {
-		/* Another name of a secret, or a private key by content. */
-		static char alias[PATH_MAX + 64];
-		const char *name = cw_secret_ids_find(run, &st);
-		if (name) {
-			snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
-			ev.op.alias = alias;
-		} else if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(path, st.st_size) &&
-			   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {
-			ev.op.alias = "a file holding a private key";
-		}
-		if (ev.op.alias)
-			cw_policy_decide(run->profile, &run->ctx, &ev.op, &ev.d);
-	}
-	/* "ask" has no approver here (the open waits in the kernel): a
-	 * denial whose nextAction says to ask. */
-	bool allowed = ev.d.verdict == CW_ALLOW;
-	ev.enforced = !run->observe;
-	ev.allowed = allowed || run->observe;
-	ev.verified = true; /* decided on the object the kernel opened */
-	ev.err = ev.allowed ? 0 : EPERM; /* what FAN_DENY makes the open fail with */
-	cw_annot_prepare(run, n.tgid, n.tid, n.ppid, &ev);
-	cw_event_record(&n, &ev);
-	if (ev.d.secret && !ev.op.alias)
-		cw_secret_ids_note(run, path);
-	if (!ev.allowed)
-		k->read_denied++;
-	return ev.allowed ? FAN_ALLOW : FAN_DENY;
 }
 
 /* Two threads serve the fanotify group. The reader answers capwatch's own
@@ -725,7 +621,7 @@ static void *fan_reader(void *arg)
 				fan_respond(k->fan, m->fd, FAN_DENY);
 				continue;
 			}
-			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM))) {
+			if (m->pid == self || !(m->mask & FAN_OPEN_EXEC_PERM)) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
@@ -757,12 +653,22 @@ static void *fan_decider(void *arg)
 		fq.n--;
 		pthread_mutex_unlock(&fq.mu);
 		unsigned response = FAN_ALLOW;
+		bool mark = false;
 		cw_loop_lock();
 		if (!cw_tracker_find(run, m.pid))
 			connector_drain(run);
-		if (cw_kernel_in_tree(run, m.pid))
-			response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
+		if (cw_kernel_in_tree(run, m.pid)) {
+			response = decide_exec(run, &m);
+			/* Allowed for what the file is (a decision on the
+			 * object): its next exec needs no event until it is
+			 * modified. Not under --observe, which records every
+			 * exec it would deny. */
+			mark = response == FAN_ALLOW && !run->observe;
+		}
 		cw_loop_unlock();
+		if (mark && fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM,
+					  m.fd, NULL) < 0)
+			cw_debug("fanotify ignore mark: %s", strerror(errno));
 		fan_respond(k->fan, m.fd, response);
 	}
 	return NULL;

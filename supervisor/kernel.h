@@ -7,12 +7,10 @@
  *    the orphans;
  *  - forks, execs and exits of every member, grandchildren included: the
  *    proc connector (netlink, root, the initial network namespace);
- *  - execs and reads decided on the file the kernel really opened:
- *    fanotify FAN_OPEN_EXEC_PERM and FAN_OPEN_PERM on the mounts of a
- *    mount namespace of the tree's own (no event for the rest of the
- *    machine). The filter passes opens without write intent in the kernel
- *    (no round trip, none at all for a failed probe); fanotify asks about
- *    each one that succeeds, decided and recorded as fs.c would;
+ *  - execs decided on the file the kernel really opened: fanotify
+ *    FAN_OPEN_EXEC_PERM on the mounts of a mount namespace of the tree's
+ *    own (no event for the rest of the machine), with an ignore mark on
+ *    each allowed inode until it is modified;
  *  - a sentinel process kills the cgroup when capwatch dies (ptrace's
  *    exit-kill for this back end: the command never outlives its
  *    supervisor).

@@ -39,7 +39,6 @@ struct cw_event {
 	int dirfd; bool has_dirfd;
 	long long flags; bool has_flags;
 	const char *const *argv;
-	const char *source; /* who saw it, for the trace: NULL = "seccomp" */
 	bool allowed;   /* the answer: the operation goes ahead */
 	bool enforced;  /* the decision took effect (false under --observe) */
 	bool verified;  /* true only when the supervisor performed the operation itself */

@@ -642,22 +642,22 @@ static const char *const proc_private[] = {
  * what the sanitizer dropped). Writing any of /proc is a write outside every
  * workspace already (unrestricted), in the tree too: writing a sibling's
  * memory is how a blocked target's arguments get rewritten. */
-/* PID when P is /proc/PID/<a private file> (or its task/TID/ view). */
-long cw_proc_private_pid(const char *p)
+static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 {
+	const char *p = ev->op.path;
 	if (strncmp(p, "/proc/", 6) != 0)
-		return 0;
+		return;
 	char *end;
 	long pid = strtol(p + 6, &end, 10);
 	if (end == p + 6 || pid <= 0 || *end != '/')
-		return 0;
+		return;
 	const char *rest = end + 1;
 	if (strncmp(rest, "task/", 5) == 0) {
 		/* /proc/PID/task/TID/<file>: the thread's view of the same. */
 		char *e2;
 		strtol(rest + 5, &e2, 10);
 		if (e2 == rest + 5 || *e2 != '/')
-			return 0;
+			return;
 		rest = e2 + 1;
 	}
 	size_t nlen = strcspn(rest, "/");
@@ -665,13 +665,7 @@ long cw_proc_private_pid(const char *p)
 	for (size_t i = 0; i < CW_ARRAY_SIZE(proc_private); i++)
 		if (strlen(proc_private[i]) == nlen && memcmp(rest, proc_private[i], nlen) == 0)
 			private_file = true;
-	return private_file ? pid : 0;
-}
-
-static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
-{
-	long pid = cw_proc_private_pid(ev->op.path);
-	if (!pid)
+	if (!private_file)
 		return;
 	if (wr)
 		return; /* a write to /proc is outside every workspace: unrestricted */

@@ -96,7 +96,6 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/run.h"
 #include "supervisor/secret_ids.h"
-#include "supervisor/ptrace.h"
 #include "supervisor/log.h"
 #include "path.h"
 #include "supervisor/util.h"
@@ -916,35 +915,4 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		return;
 	}
 	open_and_answer(n, ev, &as, &o, tflags, st);
-}
-
-/* The kernel back end's read opens (kernel.c): the kernel opened the
- * object already (FD, ST; PATH is what /proc/self/fd/FD says), fanotify
- * asks whether it may. What this file decides on an object besides its
- * name, for a read: a /proc/PID directory outside the tree (a pidfd to
- * signal it) and another session's terminal are process access, a block
- * device is unrestricted. Sets OP's kind, target and alias. */
-void cw_special_classify_read(struct cw_run *run, int fd, const char *path, const struct stat *st,
-			      struct cw_op *op)
-{
-	struct statfs sfs;
-	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode)) {
-		pid_t dir_pid = proc_pid_dir(path, fd, st);
-		if (dir_pid > 0 && !cw_tracker_in_tree(run, dir_pid)) {
-			op->kind = CW_OP_PROC_ACCESS;
-			op->target_pid = (int)dir_pid;
-			op->target_in_tree = false;
-			op->alias = "the /proc directory of a process outside the tree, a pidfd to signal it";
-		}
-		return;
-	}
-	if (S_ISBLK(st->st_mode)) {
-		op->kind = CW_OP_OPEN_WRITE;
-		op->alias = "block device";
-	} else if (S_ISCHR(st->st_mode) && terminal_device(st->st_rdev) && !tree_terminal(st)) {
-		op->kind = CW_OP_PROC_ACCESS;
-		op->target_pid = -1;
-		op->target_in_tree = false;
-		op->alias = "the terminal of a session outside the tree";
-	}
 }

@@ -77,10 +77,6 @@ extern const struct cw_syscall cw_syscalls[CW_NSYSCALLS];
 void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, creat */
 void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
 void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
-struct stat;
-void cw_special_classify_read(struct cw_run *run, int fd, const char *path, const struct stat *st,
-			      struct cw_op *op); /* fs_special.c, for kernel.c's read opens */
-long cw_proc_private_pid(const char *path); /* fs.c: PID of /proc/PID/<private file>, else 0 */
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags, unsigned long long mode, bool emulable); /* fs_special.c: /proc, /sys, devices, FIFOs, O_PATH */
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket,
