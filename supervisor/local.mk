@@ -3,7 +3,7 @@
 bin_PROGRAMS += capwatch
 capwatch_SOURCES = \
 	supervisor/main.c \
-	supervisor/util.h \
+	supervisor/util.h supervisor/hashkey.h \
 	supervisor/cli.h supervisor/cli.c supervisor/cli_sub.c \
 	supervisor/log.h supervisor/log.c \
 	supervisor/profile_load.h supervisor/profile_load.c \
