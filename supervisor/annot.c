@@ -46,6 +46,7 @@
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+#include "supervisor/hashkey.h"
 #include "preload/proto.h"
 
 #ifndef CW_PKGLIBDIR
@@ -56,7 +57,7 @@
 /* Caps. */
 #define RING 1024            /* recent call annotations */
 #define NAMES 512            /* recent name -> address resolutions */
-#define BUCKETS 2048         /* rate-limit entries (pids) */
+#define BUCKETS 1024         /* rate-limit entries (pids) */
 #define BURST CW_ANNOT_BURST /* messages a pid may send at once */
 #define RATE CW_ANNOT_RATE   /* ... and per second after that (proto.h) */
 #define DRAIN_MAX 512        /* messages read per call */
@@ -113,14 +114,16 @@ struct name_rec {
 static struct name_rec *names;
 static size_t names_next;
 
+/* Per sending pid, in a keyed map (the pids are the command's to choose,
+ * by forking until it gets them). */
 struct bucket {
-	pid_t pid;
 	double tokens, last;
 	unsigned long long dropped;
 	bool noted_flood, noted_bad;
 };
-static struct bucket *buckets;
-static size_t nbuckets;
+static struct cw_hmap buckets;
+/* The key of the maps here (buckets, interp_cache). */
+static struct cw_hash_key hkey;
 
 /* Frames of the last attach (valid until the next call). */
 static char frame_text[CW_ANNOT_MAX_FRAMES][640];
@@ -225,9 +228,10 @@ int cw_annot_setup(struct cw_run *run)
 		return 0;
 	ring = calloc(RING, sizeof(*ring));
 	names = calloc(NAMES, sizeof(*names));
-	buckets = calloc(BUCKETS, sizeof(*buckets));
-	if (!ring || !names || !buckets)
+	if (!ring || !names)
 		goto oom;
+	cw_hash_key_random(&hkey);
+	cw_hmap_init(&buckets, &hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
 	/* Datagrams keep message boundaries; both ends non-blocking: the
 	 * sender never waits for us, we never wait for it. */
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0) {
@@ -323,32 +327,31 @@ void cw_annot_free(void)
 	sup_fd = child_fd = -1;
 	free(ring);
 	free(names);
-	free(buckets);
+	cw_hmap_free(&buckets);
 	ring = NULL;
 	names = NULL;
-	buckets = NULL;
 	enabled = false;
 }
 
 /* ---- rate limiting ---- */
 
+/* The bucket of PID; NULL only when memory ran out (the message is then
+ * taken as flooding: dropped, never trusted more). */
 static struct bucket *bucket_for(pid_t pid, double now)
 {
-	size_t h = ((size_t)(unsigned)pid * 2654435761u) & (BUCKETS - 1);
-	if (nbuckets >= BUCKETS / 2) {
+	struct bucket *b;
+	int r = cw_hmap_insert(&buckets, &pid, sizeof(pid), (void **)&b);
+	if (r == -ENOSPC) {
 		/* Full of pids from a fork storm: start over (more lenient,
 		 * never more memory). */
-		memset(buckets, 0, BUCKETS * sizeof(*buckets));
-		nbuckets = 0;
+		cw_hmap_clear(&buckets);
+		r = cw_hmap_insert(&buckets, &pid, sizeof(pid), (void **)&b);
 	}
-	while (buckets[h].pid && buckets[h].pid != pid)
-		h = (h + 1) & (BUCKETS - 1);
-	struct bucket *b = &buckets[h];
-	if (!b->pid) {
-		b->pid = pid;
+	if (r < 0)
+		return NULL;
+	if (r == 1) {
 		b->tokens = BURST;
 		b->last = now;
-		nbuckets++;
 	}
 	return b;
 }
@@ -517,6 +520,10 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	}
 	pid_t pid = cred->pid;
 	struct bucket *b = bucket_for(pid, now);
+	if (!b) {
+		stats.flooded++;
+		return;
+	}
 	b->tokens += (now - b->last) * RATE;
 	if (b->tokens > BURST)
 		b->tokens = BURST;
@@ -1392,7 +1399,10 @@ static int has_interp(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return has_interp_auxv(pid);
-	struct interp_ent *e = &interp_cache[((size_t)st.st_ino * 2654435761u ^ (size_t)st.st_dev) % INTERP_CACHE];
+	/* Slot by a keyed hash: a command cannot pick files that all evict
+	 * each other (a miss costs a read of auxv, no more). */
+	uint64_t id[2] = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+	struct interp_ent *e = &interp_cache[cw_siphash13(&hkey, id, sizeof(id)) % INTERP_CACHE];
 	if (same_file(e, &st))
 		return e->result;
 	int r = has_interp_auxv(pid);

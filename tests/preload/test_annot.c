@@ -85,14 +85,14 @@ static int setup(void **state)
 	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200 };
 	ring = calloc(RING, sizeof(*ring));
 	names = calloc(NAMES, sizeof(*names));
-	buckets = calloc(BUCKETS, sizeof(*buckets));
-	ring_next = names_next = nbuckets = 0;
+	cw_hmap_init(&buckets, &hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
+	ring_next = names_next = 0;
 	notes = 0;
 	notes_written = flood_notes = 0;
 	now_s = 1.0;
 	enabled = true;
 	snprintf(lib_path, sizeof(lib_path), "/nonexistent/%s", LIB_NAME);
-	return ring && names && buckets ? 0 : -1;
+	return ring && names ? 0 : -1;
 }
 
 static int teardown(void **state)
