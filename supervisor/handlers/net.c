@@ -29,6 +29,7 @@
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+#include "supervisor/hashkey.h"
 #include "path.h"
 
 #ifndef PIDFD_THREAD
@@ -137,36 +138,44 @@ static void handle_setsockopt(struct cw_notif *n)
 	cw_escape_finish(n, name, optname, EPERM);
 }
 
+/* ---- sets of sockets and socket files, by inode ----
+ *
+ * Growing sets keyed by inode numbers, which the command has a say in
+ * (it makes sockets and files at will, and port_held_outside looks one
+ * up per line of /proc/net/tcp): keyed maps (hmap.h), one key for both. */
+static struct cw_hmap tree_inet, made;
+static bool sets_ready;
+
+static void sets_init(void)
+{
+	if (sets_ready)
+		return;
+	struct cw_hash_key hk;
+	cw_hash_key_random(&hk);
+	cw_hmap_init(&tree_inet, &hk, sizeof(uint64_t), 0, 0);
+	cw_hmap_init(&made, &hk, 2 * sizeof(uint64_t), 0, 0);
+	sets_ready = true;
+}
+
 /* ---- the tree's own inet sockets; ports held outside (e125) ----
  *
  * Every inet socket capwatch bound or listened on for the tree, by sockfs
  * inode: a growing set (a socket forgotten would count as outside, which
  * refuses, never allows). */
-static ino_t *tree_inet;
-static size_t ntree_inet, atree_inet;
-
 static bool tree_inet_has(ino_t ino)
 {
-	for (size_t i = ntree_inet; i-- > 0;)
-		if (tree_inet[i] == ino)
-			return true;
-	return false;
+	uint64_t k = (uint64_t)ino;
+	return sets_ready && cw_hmap_find(&tree_inet, &k, sizeof(k));
 }
 
 static void remember_inet(int sock)
 {
 	struct stat st;
-	if (fstat(sock, &st) < 0 || tree_inet_has(st.st_ino))
+	if (fstat(sock, &st) < 0)
 		return;
-	if (ntree_inet == atree_inet) {
-		size_t na = atree_inet ? atree_inet * 2 : 64;
-		ino_t *t = realloc(tree_inet, na * sizeof(*t));
-		if (!t)
-			return;
-		tree_inet = t;
-		atree_inet = na;
-	}
-	tree_inet[ntree_inet++] = st.st_ino;
+	sets_init();
+	uint64_t k = (uint64_t)st.st_ino;
+	cw_hmap_insert(&tree_inet, &k, sizeof(k), NULL); /* ENOMEM: counts as outside */
 }
 
 static bool inet_family(sa_family_t f)
@@ -663,33 +672,21 @@ static struct bound_unix {
 } bound[1024];
 static unsigned nbound;
 
-/* Every socket file the tree created in this run (E48): a growing set,
- * unlike the ring above, since a file forgotten would turn its own
- * server into an outside one. */
-static struct made_sock { dev_t dev; ino_t ino; } *made;
-static size_t nmade, amade;
-
+/* Every socket file the tree created in this run (E48), by (dev, ino): a
+ * growing set (sets_init), unlike the ring above, since a file forgotten
+ * would turn its own server into an outside one. */
 static bool made_by_tree(const struct stat *st)
 {
-	for (size_t i = nmade; i-- > 0;)
-		if (made[i].ino == st->st_ino && made[i].dev == st->st_dev)
-			return true;
-	return false;
+	uint64_t k[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
+	return sets_ready && cw_hmap_find(&made, k, sizeof(k));
 }
 
 static void remember_made(const struct stat *st)
 {
-	if (made_by_tree(st))
-		return;
-	if (nmade == amade) {
-		size_t na = amade ? amade * 2 : 64;
-		struct made_sock *m = realloc(made, na * sizeof(*m));
-		if (!m)
-			return; /* then its server counts as outside: a denial, not a leak */
-		made = m;
-		amade = na;
-	}
-	made[nmade++] = (struct made_sock){ st->st_dev, st->st_ino };
+	sets_init();
+	uint64_t k[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
+	/* ENOMEM: then its server counts as outside: a denial, not a leak */
+	cw_hmap_insert(&made, k, sizeof(k), NULL);
 }
 
 /* E48: a pathname socket whose file the tree did not create in this run
