@@ -21,7 +21,8 @@ capwatch_SOURCES = \
 	supervisor/kernel.h supervisor/kernel.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/secret_ids.h supervisor/secret_ids.c \
-	supervisor/annot.h supervisor/annot.c \
+	supervisor/annot.h supervisor/annot_impl.h supervisor/annot.c \
+	supervisor/annot_channel.c supervisor/annot_symbols.c supervisor/annot_match.c \
 	supervisor/approval.h supervisor/approval.c \
 	supervisor/hosts.h supervisor/hosts.c \
 	supervisor/exec_request.h supervisor/exec_request.c \

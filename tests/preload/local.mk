@@ -17,7 +17,7 @@ TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
 # The receiving side's validator, rate limit, attribution and lookups,
-# driven directly (supervisor/annot.c is included; the run is stubbed).
+# driven directly (supervisor/annot*.c are included; the run is stubbed).
 check_PROGRAMS += tests/preload/test_annot
 TESTS += tests/preload/test_annot
 tests_preload_test_annot_SOURCES = tests/preload/test_annot.c
