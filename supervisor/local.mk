@@ -32,7 +32,8 @@ capwatch_SOURCES = \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
 	supervisor/handlers/fs_special.c \
-	supervisor/handlers/net.c \
+	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
+	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \
 	supervisor/handlers/keys.h supervisor/handlers/keys.c \
