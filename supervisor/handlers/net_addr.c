@@ -338,30 +338,20 @@ int cw_net_check_addr(const struct sockaddr_storage *a, uint64_t len)
 	return 0;
 }
 
-/* The path of a (checked) AF_UNIX address as a C string in OUT, which
- * holds sizeof(sun_path) + 1 bytes: the kernel's unix_mkname_bsd
- * terminates a 108-byte path that has no NUL, and stops at the first
- * NUL of a shorter one. */
-#define UNIX_NAME_MAX (sizeof(((struct sockaddr_un *)0)->sun_path) + 1)
-static void unix_name(const struct sockaddr_storage *a, socklen_t len, char out[UNIX_NAME_MAX])
+/* Unix names: policy/addr.h's extractor (cw_addr_unix_path) and builder
+ * (cw_addr_unix_set), the same as the trace's and the profile's. */
+#define UNIX_NAME_MAX (CW_UNIX_PATH_MAX + 1)
+
+static int unix_path(const struct sockaddr_storage *a, socklen_t len, char out[UNIX_NAME_MAX])
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
-	size_t off = offsetof(struct sockaddr_un, sun_path);
-	size_t n = len > off ? len - off : 0;
-	if (n > sizeof(un->sun_path))
-		n = sizeof(un->sun_path);
-	memcpy(out, un->sun_path, n);
-	out[n] = '\0';
+	return cw_addr_unix_path((const struct sockaddr *)a, len, out);
 }
 
-/* Put PATH (at most sizeof(sun_path) bytes) in the address: with its NUL
- * when it fits, without it at exactly 108 bytes, as the kernel takes it. */
 static void set_unix_path(struct sockaddr_storage *a, socklen_t *len, const char *path, size_t l)
 {
-	struct sockaddr_un *un = (struct sockaddr_un *)a;
-	memset(un->sun_path, 0, sizeof(un->sun_path));
-	memcpy(un->sun_path, path, l);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l + (l < sizeof(un->sun_path)));
+	int al = cw_addr_unix_set(a, path, l); /* L fits: checked by every caller */
+	if (al > 0)
+		*len = (socklen_t)al;
 }
 
 /* An AF_UNIX path is looked up like a file: relative to the caller's cwd,
@@ -370,18 +360,15 @@ static void set_unix_path(struct sockaddr_storage *a, socklen_t *len, const char
  * path. bind() creates the name, so its last component is not followed. */
 static int resolve_unix(struct cw_notif *n, struct cw_net_call *c, bool follow)
 {
-	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (un->sun_family != AF_UNIX || c->addrlen <= off || un->sun_path[0] == '\0')
-		return 0; /* unnamed or abstract: no file */
 	char name[UNIX_NAME_MAX];
-	unix_name(&c->addr, c->addrlen, name);
+	if (unix_path(&c->addr, c->addrlen, name) < 0)
+		return 0; /* unnamed or abstract: no file */
 	static struct cw_resolved r;
 	int e = cw_resolve_path(n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, &r);
 	if (e < 0)
 		return e;
 	size_t len = strlen(r.path);
-	if (len > sizeof(un->sun_path))
+	if (len > CW_UNIX_PATH_MAX)
 		return -EACCES; /* cannot name it in an address: fail closed */
 	set_unix_path(&c->addr, &c->addrlen, r.path, len);
 	return 0;
@@ -389,12 +376,9 @@ static int resolve_unix(struct cw_notif *n, struct cw_net_call *c, bool follow)
 
 int cw_net_missing_unix_path(const struct cw_net_call *c)
 {
-	struct sockaddr_un *un = (struct sockaddr_un *)&c->addr;
-	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (un->sun_family != AF_UNIX || c->addrlen <= off || un->sun_path[0] != '/')
-		return 0;
 	char p[UNIX_NAME_MAX];
-	unix_name(&c->addr, c->addrlen, p);
+	if (unix_path(&c->addr, c->addrlen, p) < 0 || p[0] != '/')
+		return 0;
 	struct stat st;
 	if (stat(p, &st) < 0 && (errno == ENOENT || errno == ENOTDIR))
 		return errno;
@@ -468,9 +452,7 @@ static bool same_fsids(pid_t tid)
 
 bool cw_net_is_unix_path(const struct sockaddr_storage *a, socklen_t len)
 {
-	const struct sockaddr_un *un = (const struct sockaddr_un *)a;
-	return a->ss_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
-	       un->sun_path[0] != '\0';
+	return unix_path(a, len, NULL) >= 0;
 }
 
 /* connect/sendto to a pathname socket: open the decided path O_PATH
@@ -489,11 +471,10 @@ int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 {
 	char path[UNIX_NAME_MAX];
 	*pin = -1;
-	if (!cw_net_is_unix_path(a, *len))
+	if (unix_path(a, *len, path) < 0)
 		return 0;
 	if (!same_fsids(n->tid))
 		return -EACCES;
-	unix_name(a, *len, path);
 	if (path[0] != '/')
 		return -EACCES; /* the resolver always gives an absolute path */
 	struct open_how how = {
@@ -510,11 +491,9 @@ int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 		return -ECONNREFUSED; /* what connect() says of a non-socket */
 	if (!foreign_ok && !made_by_tree(&st))
 		return -ECONNREFUSED;
-	struct sockaddr_un *un = (struct sockaddr_un *)a;
-	memset(un, 0, sizeof(*un));
-	un->sun_family = AF_UNIX;
-	int l = snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", fd);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)l + 1);
+	char self[32];
+	int l = snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	set_unix_path(a, len, self, (size_t)l);
 	*pin = steal_fd(&fd);
 	return 0;
 }
@@ -588,9 +567,8 @@ const char *cw_net_unix_alias(const struct sockaddr_storage *a, socklen_t len)
 {
 	char path[UNIX_NAME_MAX];
 	struct stat st;
-	if (!cw_net_is_unix_path(a, len))
+	if (unix_path(a, len, path) < 0)
 		return NULL;
-	unix_name(a, len, path);
 	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || made_by_tree(&st))
 		return NULL;
 	return "socket file from outside the run";
@@ -636,7 +614,8 @@ int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int s
 	char path[UNIX_NAME_MAX];
 	if (!same_fsids(n->tid))
 		return -EACCES;
-	unix_name(&c->addr, c->addrlen, path);
+	if (unix_path(&c->addr, c->addrlen, path) < 0)
+		return -EINVAL;
 	char *slash = strrchr(path, '/');
 	if (path[0] != '/' || !slash || !slash[1] || strcmp(slash + 1, ".") == 0 ||
 	    strcmp(slash + 1, "..") == 0)
