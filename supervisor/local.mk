@@ -31,7 +31,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/table.c \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
-	supervisor/handlers/fs_special.c \
+	supervisor/handlers/fs_special.h supervisor/handlers/fs_special.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
 	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
 	supervisor/handlers/exec.c \
@@ -87,3 +87,14 @@ supervisor_tests_test_net_SOURCES = supervisor/tests/test_net.c \
 	supervisor/log.c supervisor/log.h
 supervisor_tests_test_net_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 supervisor_tests_test_net_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
+
+# Secrets by content (keys.c) and how fs_special.c classifies /proc paths
+# and devices, on real files and the test's own /proc (issue 16 item 4).
+check_PROGRAMS += supervisor/tests/test_fs_special
+TESTS += supervisor/tests/test_fs_special
+supervisor_tests_test_fs_special_SOURCES = supervisor/tests/test_fs_special.c \
+	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
+	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
+	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
+supervisor_tests_test_fs_special_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
+supervisor_tests_test_fs_special_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
