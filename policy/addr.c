@@ -79,6 +79,34 @@ cw_addr_class cw_addr_classify(const struct sockaddr *sa, size_t len)
 	}
 }
 
+_Static_assert(CW_UNIX_PATH_MAX == sizeof(((struct sockaddr_un *)0)->sun_path), "sun_path");
+
+int cw_addr_unix_path(const struct sockaddr *sa, size_t len, char out[CW_UNIX_PATH_MAX + 1])
+{
+	if (cw_addr_classify(sa, len) != CW_ADDR_UNIX_PATH)
+		return -EINVAL;
+	/* classify: SUN_OFF < len <= sizeof(struct sockaddr_un) */
+	const char *n = (const char *)sa + SUN_OFF;
+	size_t nl = strnlen(n, len - SUN_OFF);
+	if (out) {
+		memcpy(out, n, nl);
+		out[nl] = '\0';
+	}
+	return (int)nl;
+}
+
+int cw_addr_unix_set(struct sockaddr_storage *ss, const char *path, size_t n)
+{
+	struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+
+	if (n > sizeof sun->sun_path)
+		return -EINVAL;
+	sun->sun_family = AF_UNIX;
+	memset(sun->sun_path, 0, sizeof sun->sun_path);
+	memcpy(sun->sun_path, path, n);
+	return (int)(SUN_OFF + n + (n < sizeof sun->sun_path));
+}
+
 /* ---- text forms ---------------------------------------------------------- */
 
 struct out {
@@ -152,10 +180,10 @@ int cw_addr_format(const struct sockaddr *sa, size_t len, char *outbuf, size_t o
 				put(&o, (const char *)n + i, 1);
 		}
 	} else if (c == CW_ADDR_UNIX_PATH) {
-		const char *n = (const char *)sa + SUN_OFF;
-		size_t nl = strnlen(n, len - SUN_OFF);
+		char n[CW_UNIX_PATH_MAX + 1];
+		int nl = cw_addr_unix_path(sa, len, n);
 		put(&o, "unix:", 5);
-		put(&o, n, nl);
+		put(&o, n, (size_t)nl);
 	} else {
 		putf(&o, "family:%u", (unsigned)sa->sa_family);
 	}
@@ -217,11 +245,10 @@ int cw_addr_parse(const char *text, struct sockaddr_storage *ss, size_t *len)
 			return 0;
 		}
 		/* 108 bytes fit without a NUL, as the kernel takes them. */
-		size_t nl = strlen(n);
-		if (nl > sizeof sun->sun_path)
-			return -EINVAL;
-		memcpy(sun->sun_path, n, nl);
-		*len = SUN_OFF + nl + (nl < sizeof sun->sun_path);
+		int l = cw_addr_unix_set(ss, n, strlen(n));
+		if (l < 0)
+			return l;
+		*len = (size_t)l;
 		return 0;
 	}
 

@@ -18,6 +18,20 @@ typedef enum cw_addr_class {
 
 cw_addr_class cw_addr_classify(const struct sockaddr *sa, size_t len);
 
+/* The one unix address extractor: the pathname of SA (LEN bytes), as the
+ * kernel takes it (unix_mkname_bsd: a 108-byte name with no NUL is
+ * terminated, a shorter one stops at its first NUL), copied into OUT (when
+ * not NULL) as a C string; returns its length, 1 to 108. -EINVAL when SA
+ * is not a unix address with a pathname: another family, unnamed,
+ * abstract (a first byte NUL), or longer than a sockaddr_un. */
+#define CW_UNIX_PATH_MAX 108 /* sizeof(sun_path) */
+int cw_addr_unix_path(const struct sockaddr *sa, size_t len, char out[CW_UNIX_PATH_MAX + 1]);
+/* And the builder: a unix address naming PATH (N bytes, at most
+ * CW_UNIX_PATH_MAX) with its NUL when it fits, without it at exactly 108
+ * bytes, as the kernel takes it. Returns the address length, or -EINVAL
+ * when PATH is too long (SS is then unchanged). */
+int cw_addr_unix_set(struct sockaddr_storage *ss, const char *path, size_t n);
+
 /* Text forms used as scopes and in the trace:
  *   "203.0.113.7:80", "[2001:db8::1]:443", "unix:/run/x.sock", "unix:@name"
  *   (abstract names with non-printable bytes are written as \xNN), "unix:"

@@ -8,6 +8,7 @@ policy_libcwpolicy_la_SOURCES = \
 	policy/profile.h policy/profile_impl.h policy/profile.c policy/builtin.c \
 	policy/policy.h policy/decide.c \
 	policy/jbuf.h policy/jbuf.c \
+	policy/hmap.h policy/hmap.c \
 	policy/trace.h policy/trace.c policy/trace_read.c \
 	policy/report.h policy/report.c
 policy_libcwpolicy_la_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

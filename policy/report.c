@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "report.h"
+#include "hmap.h"
 #include "jbuf.h"
 #include "trace.h"
 
@@ -76,11 +77,13 @@ struct change_rec {
 	char *kind, *path, *path2;
 };
 
-/* capabilitiesUsed: open addressing, linear probing, power-of-two size */
+/* capabilitiesUsed: a seeded map (hmap.h) from the key
+ * [cap][verdict][scope bytes]['\0'] to the count; cap_ent is the view of
+ * one entry the renderer sorts. */
+#define CAP_KEY_PREFIX 2
 struct cap_ent {
-	char *scope; /* NULL: empty slot */
+	const char *scope; /* into the map's copy of the key, NUL-terminated */
 	size_t scopelen;
-	uint64_t hash;
 	uint64_t count;
 	cw_cap_kind cap;
 	cw_verdict verdict;
@@ -129,9 +132,9 @@ struct cw_report {
 	struct fd_rec *fds;
 	size_t nfds, afds;
 
-	struct cap_ent *tab;
-	size_t tabn, tabcap;
-	uint64_t seed;
+	struct cw_hmap caps;          /* key: see cap_ent; value: uint64_t count */
+	char *keybuf;                 /* the key being looked up, reused */
+	size_t keycap;
 
 	bool has_outcome;
 	char *state, *kind;
@@ -226,10 +229,13 @@ cw_report *cw_report_new(void)
 
 	if (!r)
 		return NULL;
-	/* Scopes are chosen by the target, so the hash is seeded to make
-	 * deliberate collisions (a slow supervisor) hard to plan. The address
-	 * of the heap object varies per run under ASLR and costs no syscall. */
-	r->seed = (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ULL;
+	/* Scopes are chosen by the target, so the map is keyed to make
+	 * deliberate collisions (a slow supervisor) hard to plan. The
+	 * supervisor gives a random key (cw_report_set_hash_key); until then
+	 * the address of the heap object, which varies per run under ASLR
+	 * and costs no syscall. */
+	struct cw_hash_key k = { (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ULL, 0x6361707761746368ULL };
+	cw_hmap_init(&r->caps, &k, 0, sizeof(uint64_t), 0);
 	r->spill_fd = -1;
 	r->elapsed = 0;
 	return r;
@@ -303,9 +309,8 @@ void cw_report_free(cw_report *r)
 		free(r->hosts[i].rule);
 	}
 	free(r->hosts);
-	for (i = 0; i < r->tabcap; i++)
-		free(r->tab[i].scope);
-	free(r->tab);
+	cw_hmap_free(&r->caps);
+	free(r->keybuf);
 	free(r->state);
 	free(r->kind);
 	free(r);
@@ -530,53 +535,19 @@ int cw_report_add_change(cw_report *r, const char *kind, const char *path, const
 	return 0;
 }
 
-/* FNV-1a over the scope bytes, started from the per-report seed and mixed
- * with kind and verdict, then finalised (splitmix64) so that the low bits
- * used for the slot index depend on every input byte. */
-static uint64_t cap_hash(uint64_t seed, cw_cap_kind cap, cw_verdict v, const char *s, size_t n)
+int cw_report_set_hash_key(cw_report *r, const struct cw_hash_key *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	size_t i;
-
-	h = (h ^ (uint64_t)(cap + 1)) * 0x100000001b3ULL;
-	h = (h ^ (uint64_t)v) * 0x100000001b3ULL;
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h;
-}
-
-static int tab_grow(cw_report *r)
-{
-	size_t ncap = r->tabcap ? r->tabcap * 2 : 64, i, k;
-	struct cap_ent *nt;
-
-	if (ncap > SIZE_MAX / sizeof(*nt))
-		return -ENOMEM;
-	nt = calloc(ncap, sizeof(*nt));
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < r->tabcap; i++) {
-		if (!r->tab[i].scope)
-			continue;
-		for (k = r->tab[i].hash & (ncap - 1); nt[k].scope; k = (k + 1) & (ncap - 1))
-			;
-		nt[k] = r->tab[i];
-	}
-	free(r->tab);
-	r->tab = nt;
-	r->tabcap = ncap;
+	if (cw_hmap_count(&r->caps))
+		return -EBUSY;
+	r->caps.key = *key;
 	return 0;
 }
 
 int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope, cw_verdict v)
 {
-	size_t n, k;
-	uint64_t h;
+	size_t n;
+	uint64_t *count;
+	int e;
 
 	/* operations that need no capability (pseudo-devices, scratch) are
 	 * not capability uses */
@@ -585,27 +556,22 @@ int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope,
 	if (!scope)
 		scope = "";
 	n = strlen(scope);
-	if ((r->tabn + 1) * 2 > r->tabcap && tab_grow(r) < 0)
-		return -ENOMEM;
-	h = cap_hash(r->seed, cap, v, scope, n);
-	for (k = h & (r->tabcap - 1); r->tab[k].scope; k = (k + 1) & (r->tabcap - 1)) {
-		struct cap_ent *e = &r->tab[k];
+	if (n + CAP_KEY_PREFIX + 1 > r->keycap) {
+		size_t nc = n + CAP_KEY_PREFIX + 1 + 256;
+		char *nb = realloc(r->keybuf, nc);
 
-		if (e->hash == h && e->cap == cap && e->verdict == v && e->scopelen == n &&
-		    !memcmp(e->scope, scope, n)) {
-			e->count++;
-			return 0;
-		}
+		if (!nb)
+			return -ENOMEM;
+		r->keybuf = nb;
+		r->keycap = nc;
 	}
-	if (!(r->tab[k].scope = malloc(n + 1)))
-		return -ENOMEM;
-	memcpy(r->tab[k].scope, scope, n + 1);
-	r->tab[k].scopelen = n;
-	r->tab[k].hash = h;
-	r->tab[k].cap = cap;
-	r->tab[k].verdict = v;
-	r->tab[k].count = 1;
-	r->tabn++;
+	r->keybuf[0] = (char)cap;
+	r->keybuf[1] = (char)v;
+	memcpy(r->keybuf + CAP_KEY_PREFIX, scope, n + 1);
+	e = cw_hmap_insert(&r->caps, r->keybuf, n + CAP_KEY_PREFIX + 1, (void **)&count);
+	if (e < 0)
+		return e;
+	(*count)++;
 	return 0;
 }
 
@@ -1431,26 +1397,41 @@ static void put_processes(struct sink *s, struct rctx *c, const cw_report *r)
 
 static void put_caps(struct sink *s, struct rctx *c, const cw_report *r)
 {
+	struct cap_ent *ents;
 	const struct cap_ent **v;
 	bool first = true;
-	size_t i, n = 0;
+	size_t i, n = 0, pos = 0, kl;
+	const void *k;
+	void *val;
 
-	if (!r->tabn)
+	if (!cw_hmap_count(&r->caps))
 		return;
-	v = malloc(r->tabn * sizeof(*v));
-	if (!v) {
+	ents = malloc(cw_hmap_count(&r->caps) * sizeof(*ents));
+	v = malloc(cw_hmap_count(&r->caps) * sizeof(*v));
+	if (!ents || !v) {
+		free(ents);
+		free(v);
 		s->err = -ENOMEM;
 		return;
 	}
-	for (i = 0; i < r->tabcap; i++)
-		if (r->tab[i].scope)
-			v[n++] = &r->tab[i];
+	while (cw_hmap_next(&r->caps, &pos, &k, &kl, &val)) {
+		const char *key = k;
+
+		ents[n].cap = (cw_cap_kind)(unsigned char)key[0];
+		ents[n].verdict = (cw_verdict)(unsigned char)key[1];
+		ents[n].scope = key + CAP_KEY_PREFIX;
+		ents[n].scopelen = kl - CAP_KEY_PREFIX - 1;
+		memcpy(&ents[n].count, val, sizeof(ents[n].count));
+		v[n] = &ents[n];
+		n++;
+	}
 	/* sorted by kind (contract order), then scope bytes, then verdict:
 	 * the same run always renders the same document */
 	qsort(v, n, sizeof(*v), cap_ent_cmp);
 	for (i = 0; i < n && !s->err; i++)
 		put_item(s, c, cap_obj(c, v[i]), &first);
 	free(v);
+	free(ents);
 }
 
 /* The long arrays are not built as a tree: the document is printed with a

@@ -18,6 +18,12 @@ typedef struct cw_report cw_report;
 
 cw_report *cw_report_new(void); /* NULL on allocation failure */
 void cw_report_free(cw_report *r);
+/* The key of the report's table of capability uses (their scopes are the
+ * command's to choose; hmap.h): the supervisor gives a random one before
+ * the first cw_report_count_capability (-EBUSY after). Without it, a key
+ * derived from the report's address. */
+struct cw_hash_key;
+int cw_report_set_hash_key(cw_report *r, const struct cw_hash_key *key);
 
 /* Strings are copied. ARGS is argv[1..], NULL-terminated. */
 int cw_report_set_run(cw_report *r, const char *profile, const char *command,

@@ -37,6 +37,7 @@
 #include "supervisor/ptrace.h"
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
+#include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
 
 extern char **environ;
@@ -1010,6 +1011,9 @@ int cw_run_main(const struct cw_options *opts)
 		cw_err("out of memory");
 		goto out;
 	}
+	struct cw_hash_key hk; /* capabilitiesUsed is keyed by scopes the command chooses */
+	cw_hash_key_random(&hk);
+	cw_report_set_hash_key(run->report, &hk);
 	if (opts->report) {
 		run->report_fd = open_output(opts->report);
 		if (run->report_fd < 0) {

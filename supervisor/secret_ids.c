@@ -14,51 +14,47 @@
 #include "supervisor/run.h"
 #include "supervisor/log.h"
 #include "supervisor/resolve.h"
+#include "supervisor/hashkey.h"
 #include "path.h"
 
-#define TABLE_SIZE (CW_SECRET_IDS_MAX * 2) /* a power of two */
-
-enum { E_EMPTY, E_USED, E_GONE };
-
-static struct entry {
-	dev_t dev;
-	ino_t ino;
+/* (dev, ino) -> the name it was seen under. Inode numbers are chosen by
+ * the command as much as by anyone (it creates files at will): the map is
+ * keyed (hashkey.h). */
+struct id_key {
+	uint64_t dev, ino;
+};
+struct id_val {
 	char *name;
-	unsigned char state;
 	bool orphan; /* a name of it was removed while it had others */
-} *table;
-static size_t nused;
+};
+static struct cw_hmap ids;
+static bool ids_ready;
 static bool started, full_noted;
 static struct cw_run *the_run;
 
-static size_t slot_of(dev_t dev, ino_t ino)
+static struct id_key key_of(dev_t dev, ino_t ino)
 {
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
-	return (size_t)(h >> 32) & (TABLE_SIZE - 1);
+	struct id_key k = { (uint64_t)dev, (uint64_t)ino };
+	return k;
 }
 
-static struct entry *lookup(dev_t dev, ino_t ino)
+static struct id_val *lookup(dev_t dev, ino_t ino)
 {
-	if (!table)
-		return NULL;
-	size_t h = slot_of(dev, ino);
-	for (size_t i = 0; i < TABLE_SIZE; i++) {
-		struct entry *e = &table[(h + i) & (TABLE_SIZE - 1)];
-		if (e->state == E_EMPTY)
-			return NULL;
-		if (e->state == E_USED && e->dev == dev && e->ino == ino)
-			return e;
-	}
-	return NULL;
+	struct id_key k = key_of(dev, ino);
+	return ids_ready ? cw_hmap_find(&ids, &k, sizeof(k)) : NULL;
 }
 
 static void add(const struct stat *st, const char *path)
 {
 	if (!S_ISREG(st->st_mode) || lookup(st->st_dev, st->st_ino))
 		return;
-	if (!table && !(table = calloc(TABLE_SIZE, sizeof(*table))))
-		return;
-	if (nused >= CW_SECRET_IDS_MAX) {
+	if (!ids_ready) {
+		struct cw_hash_key hk;
+		cw_hash_key_random(&hk);
+		cw_hmap_init(&ids, &hk, sizeof(struct id_key), sizeof(struct id_val), CW_SECRET_IDS_MAX);
+		ids_ready = true;
+	}
+	if (cw_hmap_count(&ids) >= CW_SECRET_IDS_MAX) {
 		if (!full_noted && the_run)
 			cw_run_note(the_run, 0, "warning",
 				    "more than %d secrets seen: later ones are recognised by name only",
@@ -69,16 +65,14 @@ static void add(const struct stat *st, const char *path)
 	char *name = strdup(path);
 	if (!name)
 		return;
-	size_t h = slot_of(st->st_dev, st->st_ino);
-	for (size_t i = 0; i < TABLE_SIZE; i++) {
-		struct entry *e = &table[(h + i) & (TABLE_SIZE - 1)];
-		if (e->state != E_USED) {
-			*e = (struct entry){ st->st_dev, st->st_ino, name, E_USED, false };
-			nused++;
-			return;
-		}
+	struct id_key k = key_of(st->st_dev, st->st_ino);
+	struct id_val *v;
+	if (cw_hmap_insert(&ids, &k, sizeof(k), (void **)&v) != 1) {
+		free(name);
+		return;
 	}
-	free(name);
+	v->name = name;
+	v->orphan = false;
 }
 
 void cw_secret_ids_note(struct cw_run *run, const char *path)
@@ -96,9 +90,7 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
 		return NULL;
 	if (st->st_nlink > 1)
 		cw_secret_ids_start(run);
-	if (!table)
-		return NULL;
-	struct entry *e = lookup(st->st_dev, st->st_ino);
+	struct id_val *e = lookup(st->st_dev, st->st_ino);
 	if (!e || (st->st_nlink <= 1 && !e->orphan))
 		return NULL;
 	return e->name;
@@ -107,9 +99,9 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
 void cw_secret_ids_unlinking(const char *path)
 {
 	struct stat st;
-	if (!table || !path || cw_stat_long(path, &st, false) < 0 || !S_ISREG(st.st_mode))
+	if (!ids_ready || !path || cw_stat_long(path, &st, false) < 0 || !S_ISREG(st.st_mode))
 		return;
-	struct entry *e = lookup(st.st_dev, st.st_ino);
+	struct id_val *e = lookup(st.st_dev, st.st_ino);
 	if (!e)
 		return;
 	if (st.st_nlink > 1) {
@@ -117,9 +109,8 @@ void cw_secret_ids_unlinking(const char *path)
 		return;
 	}
 	free(e->name);
-	e->name = NULL;
-	e->state = E_GONE;
-	nused--;
+	struct id_key k = key_of(st.st_dev, st.st_ino);
+	cw_hmap_remove(&ids, &k, sizeof(k));
 }
 
 /* ---- the start-up scan ---- */
@@ -231,5 +222,5 @@ void cw_secret_ids_start(struct cw_run *run)
 			    "secret scan stopped after %d directory entries: files past them are recognised "
 			    "as secrets by name, and by identity only once opened or renamed by a secret name",
 			    CW_SECRET_SCAN_ENTRIES);
-	cw_debug("secret scan: %zu secrets, %ld entries left", nused, budget);
+	cw_debug("secret scan: %zu secrets, %ld entries left", ids_ready ? cw_hmap_count(&ids) : 0, budget);
 }

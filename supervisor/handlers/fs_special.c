@@ -94,6 +94,7 @@
 #include <linux/seccomp.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/fs_special.h"
 #include "supervisor/run.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/log.h"
@@ -260,7 +261,7 @@ static bool in_thread_group(const char *pid, pid_t tgid)
 /* For an object on procfs at PATH: may capwatch open it for thread group
  * TGID? Everything outside /proc/PID, and /proc/PID files checked at
  * read time, yes; opener-checked files only of TGID itself. */
-static bool proc_open_allowed(const char *path, pid_t tgid)
+bool cw_proc_open_allowed(const char *path, pid_t tgid)
 {
 	if (strncmp(path, "/proc/", 6) != 0)
 		return true;
@@ -285,7 +286,7 @@ static bool proc_open_allowed(const char *path, pid_t tgid)
 /* Is PATH "/proc/PID/ns/NAME" or "/proc/PID/task/TID/ns/NAME"? Those
  * are magic links to namespace objects (nsfs), which resolve.c leaves
  * unfollowed (their link text, "net:[4026531840]", is no path). */
-static bool proc_ns_link(const char *path)
+bool cw_proc_ns_link(const char *path)
 {
 	if (strncmp(path, "/proc/", 6) != 0)
 		return false;
@@ -311,7 +312,7 @@ static bool proc_ns_link(const char *path)
  * /dev/console, /dev/ptmx (a new pty in the devpts instance next to the
  * node: the same for capwatch), the pty slaves. Opened on the event
  * loop; any other device by a worker. */
-static bool quick_device(dev_t rdev)
+bool cw_quick_device(dev_t rdev)
 {
 	unsigned ma = major(rdev);
 	return ma == 1 || ma == 5 || (ma >= 136 && ma <= 143);
@@ -328,7 +329,7 @@ static bool pts_device(dev_t rdev)
 	return major(rdev) >= 136 && major(rdev) <= 143;
 }
 
-static bool terminal_device(dev_t rdev)
+bool cw_terminal_device(dev_t rdev)
 {
 	return pts_device(rdev) || major(rdev) == 4 || rdev == makedev(5, 1);
 }
@@ -420,7 +421,7 @@ static bool tree_terminal(const struct stat *st)
 /* The directory of a process on procfs, PATH, held by OPATH (ST): its
  * pid, else 0. Its name is digits and its parent the root of that procfs
  * (inode 1), wherever the procfs is mounted. */
-static pid_t proc_pid_dir(const char *path, int opath, const struct stat *st)
+pid_t cw_proc_pid_dir(const char *path, int opath, const struct stat *st)
 {
 	char last[16];
 	size_t len = strlen(path);
@@ -759,8 +760,8 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		answer_err(n, ev, EACCES); /* nothing resolved to decide on */
 		return;
 	}
-	bool ns_link = proc_ns_link(path);
-	if (ns_link && !proc_open_allowed(path, n->tgid)) {
+	bool ns_link = cw_proc_ns_link(path);
+	if (ns_link && !cw_proc_open_allowed(path, n->tgid)) {
 		/* Another process's namespace: the kernel checks the opener
 		 * (ptrace_may_access), and capwatch is not the target. */
 		answer_err(n, ev, EACCES);
@@ -824,13 +825,13 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		answer_err(n, ev, EEXIST);
 		return;
 	}
-	if (l.sfs.f_type == PROC_SUPER_MAGIC && !proc_open_allowed(path, n->tgid)) {
+	if (l.sfs.f_type == PROC_SUPER_MAGIC && !cw_proc_open_allowed(path, n->tgid)) {
 		/* Another process's mem, environ, maps...: the kernel checks
 		 * the opener, and capwatch is not the target. */
 		answer_err(n, ev, EACCES);
 		return;
 	}
-	pid_t dir_pid = l.sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode) ? proc_pid_dir(path, opath, st) : 0;
+	pid_t dir_pid = l.sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode) ? cw_proc_pid_dir(path, opath, st) : 0;
 	if (dir_pid > 0 && !cw_task_in_tree(n, dir_pid)) {
 		/* A process's /proc/PID directory, which pidfd_send_signal
 		 * takes as a pidfd: outside the tree (capwatch included) it
@@ -856,7 +857,7 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 			answer_err(n, ev, EACCES);
 			return;
 		}
-	} else if (S_ISCHR(st->st_mode) && terminal_device(st->st_rdev) && !tree_terminal(st)) {
+	} else if (S_ISCHR(st->st_mode) && cw_terminal_device(st->st_rdev) && !tree_terminal(st)) {
 		/* Another session's terminal: its keystrokes and its screen. */
 		static char text[PATH_MAX + 64];
 		snprintf(text, sizeof(text), "the terminal %s of a session outside the tree", path);
@@ -902,7 +903,7 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		open_and_answer(n, ev, &as, &o, tflags, NULL);
 		return;
 	}
-	bool may_block = (S_ISCHR(st->st_mode) && !quick_device(st->st_rdev)) || S_ISBLK(st->st_mode) ||
+	bool may_block = (S_ISCHR(st->st_mode) && !cw_quick_device(st->st_rdev)) || S_ISBLK(st->st_mode) ||
 			 (S_ISFIFO(st->st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
 	if (may_block) {
 		ev->verified = true;

@@ -17,12 +17,12 @@ TESTS += $(PRELOAD_TESTS)
 EXTRA_DIST += $(PRELOAD_TESTS) tests/preload/lib.sh
 
 # The receiving side's validator, rate limit, attribution and lookups,
-# driven directly (supervisor/annot.c is included; the run is stubbed).
+# driven directly (supervisor/annot*.c are included; the run is stubbed).
 check_PROGRAMS += tests/preload/test_annot
 TESTS += tests/preload/test_annot
 tests_preload_test_annot_SOURCES = tests/preload/test_annot.c
 tests_preload_test_annot_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_preload_test_annot_LDADD = $(CMOCKA_LIBS)
+tests_preload_test_annot_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
 
 check_PROGRAMS += tests/preload/pl_net tests/preload/pl_forge tests/preload/pl_static tests/preload/pl_robust
 tests_preload_pl_net_SOURCES = tests/preload/src/pl_net.c

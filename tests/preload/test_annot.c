@@ -1,7 +1,7 @@
 /* Unit tests of the receiving side of the preload channel
- * (supervisor/annot.c), without a supervised run: the file is included so
- * that its static validator, store and lookups can be driven directly, and
- * the few supervisor functions it calls are stubbed here.
+ * (supervisor/annot*.c), without a supervised run: the files are included
+ * so that their static validator, store and lookups can be driven
+ * directly, and the few supervisor functions they call are stubbed here.
  *
  * What is checked: every malformed shape is rejected and counted; the
  * sender is the kernel's pid, never the claimed one; a claimed tid outside
@@ -10,12 +10,16 @@
  * cut at a page end matches as a prefix; symbols are named from the ELF
  * file the kernel mapped; a decision is never touched. */
 #include "config.h"
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include "supervisor/annot.c"
+#include "supervisor/annot_channel.c"
+#include "supervisor/annot_symbols.c"
+#include "supervisor/annot_match.c"
 
 /* ---- stubs of the supervisor ---- */
 
@@ -78,21 +82,21 @@ static unsigned char buf[CW_ANNOT_MAX_MSG * 2];
 static int setup(void **state)
 {
 	(void)state;
-	memset(&stats, 0, sizeof(stats));
+	memset(&cw_annot.stats, 0, sizeof(cw_annot.stats));
 	memset(procs, 0, sizeof(procs));
 	procs[0] = (struct cw_proc){ .pid = 100, .tgid = 100 };
 	procs[1] = (struct cw_proc){ .pid = 101, .tgid = 100, .is_thread = true };
 	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200 };
-	ring = calloc(RING, sizeof(*ring));
-	names = calloc(NAMES, sizeof(*names));
-	buckets = calloc(BUCKETS, sizeof(*buckets));
-	ring_next = names_next = nbuckets = 0;
+	cw_annot.ring = calloc(RING, sizeof(*cw_annot.ring));
+	cw_annot.names = calloc(NAMES, sizeof(*cw_annot.names));
+	cw_hmap_init(&cw_annot.buckets, &cw_annot.hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
+	cw_annot.ring_next = cw_annot.names_next = 0;
 	notes = 0;
 	notes_written = flood_notes = 0;
 	now_s = 1.0;
-	enabled = true;
-	snprintf(lib_path, sizeof(lib_path), "/nonexistent/%s", LIB_NAME);
-	return ring && names && buckets ? 0 : -1;
+	cw_annot.enabled = true;
+	snprintf(cw_annot.lib_path, sizeof(cw_annot.lib_path), "/nonexistent/%s", LIB_NAME);
+	return cw_annot.ring && cw_annot.names ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -163,10 +167,10 @@ static void test_malformed_rejected(void **state)
 	n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	((struct cw_annot_hdr *)buf)->nframes = CW_ANNOT_MAX_FRAMES + 1;
 	deliver(n, 100, false);                        /* over a limit */
-	assert_int_equal(stats.malformed, 9);
-	assert_int_equal(stats.accepted, 0);
-	assert_int_equal(ring_next, 0);
-	assert_int_equal(names_next, 0);
+	assert_int_equal(cw_annot.stats.malformed, 9);
+	assert_int_equal(cw_annot.stats.accepted, 0);
+	assert_int_equal(cw_annot.ring_next, 0);
+	assert_int_equal(cw_annot.names_next, 0);
 	/* One note for the sender, not one per message. */
 	assert_int_equal(notes, 1);
 	assert_non_null(strstr(last_note, "malformed"));
@@ -174,8 +178,8 @@ static void test_malformed_rejected(void **state)
 	/* A thread of the sender is fine. */
 	n = build(CW_ANNOT_NET, 101, &s, sizeof(s), NULL, NULL, NULL, 0);
 	deliver(n, 100, false);
-	assert_int_equal(stats.accepted, 1);
-	assert_int_equal(ring[0].tid, 101);
+	assert_int_equal(cw_annot.stats.accepted, 1);
+	assert_int_equal(cw_annot.ring[0].tid, 101);
 }
 
 static void test_attribution_is_the_kernels(void **state)
@@ -184,8 +188,8 @@ static void test_attribution_is_the_kernels(void **state)
 	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	deliver(n, 999, false); /* no such member */
 	receive_one(&run, buf, n, false, NULL); /* no credentials */
-	assert_int_equal(stats.unattributed, 2);
-	assert_int_equal(stats.accepted, 0);
+	assert_int_equal(cw_annot.stats.unattributed, 2);
+	assert_int_equal(cw_annot.stats.accepted, 0);
 	procs[2].preload = "absent"; /* a static binary cannot be made "present" */
 	n = build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0);
 	deliver(n, 200, false);
@@ -200,14 +204,14 @@ static void test_rate_limit(void **state)
 	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	for (int i = 0; i < (int)BURST + 500; i++)
 		deliver(n, 100, false);
-	assert_int_equal(stats.accepted, (unsigned long long)BURST);
-	assert_int_equal(stats.flooded, 500);
+	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST);
+	assert_int_equal(cw_annot.stats.flooded, 500);
 	/* Another process has its own budget; time refills. */
 	deliver(build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0), 200, false);
-	assert_int_equal(stats.accepted, (unsigned long long)BURST + 1);
+	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST + 1);
 	now_s += 1.0;
 	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
-	assert_int_equal(stats.accepted, (unsigned long long)BURST + 2);
+	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST + 2);
 }
 
 static void test_host_for_matching_connect_only(void **state)
@@ -263,7 +267,7 @@ static void test_path_prefix(void **state)
 	memcpy(buf, &hh, sizeof(hh));
 	memcpy(buf + sizeof(hh), t2, sizeof(t2) - 1);
 	deliver(sizeof(hh) + sizeof(t2) - 1, 100, false);
-	assert_int_equal(stats.accepted, 2);
+	assert_int_equal(cw_annot.stats.accepted, 2);
 
 	struct cw_event ev;
 	memset(&ev, 0, sizeof(ev));
@@ -320,13 +324,13 @@ static void test_maps_of_the_image_owner_are_kept(void **state)
 				     .start = 2.0, .exe = "/bin/sh" };
 
 	memset(&v, 0, sizeof(v));
-	symbolize(&run, child, &a, &v);
+	cw_annot_symbolize(&run, child, &a, &v);
 	assert_non_null(v.site);
 	assert_non_null(strstr(v.site, "named_function+0x"));
 	uint64_t clock_after_read = maps_clock;
 	/* The second time from the cache: no read, the same name. */
 	memset(&v, 0, sizeof(v));
-	symbolize(&run, child, &a, &v);
+	cw_annot_symbolize(&run, child, &a, &v);
 	assert_non_null(v.site);
 	assert_non_null(strstr(v.site, "named_function+0x"));
 	assert_int_equal(maps_clock, clock_after_read + 1);
@@ -339,20 +343,20 @@ static void test_maps_of_the_image_owner_are_kept(void **state)
 	struct ann b = a;
 	b.frames[0] = 0x10;
 	memset(&v, 0, sizeof(v));
-	symbolize(&run, child, &b, &v);
+	cw_annot_symbolize(&run, child, &b, &v);
 	assert_string_equal(v.site, "0x10");
 
 	/* The parent runs another program now: the child's image is its
 	 * own, whose maps cannot be read here, so the frame stays a number. */
 	procs[2].exe = "/usr/bin/python3";
 	memset(&v, 0, sizeof(v));
-	symbolize(&run, child, &a, &v);
+	cw_annot_symbolize(&run, child, &a, &v);
 	assert_non_null(v.site);
 	assert_null(strstr(v.site, "named_function"));
 	procs[2].exe = "/bin/sh";
 
 	/* The owner's exec drops what was kept for it. */
-	maps_cache_drop(getpid());
+	cw_annot_maps_cache_drop(getpid());
 	for (size_t i = 0; i < MAPS_CACHE; i++)
 		assert_false(maps_cache[i].use && maps_cache[i].owner == getpid());
 }

@@ -20,6 +20,7 @@
 #include "jbuf.h"
 #include "trace.h"
 #include "report.h"
+#include "hmap.h"
 
 /* ---- helpers ---- */
 
@@ -1023,7 +1024,12 @@ static void test_report_full(void **state)
 	dr.enforced = true;
 	dr.host = "example.com";
 	assert_int_equal(cw_report_add_denial(r, &dr), 0);
+	/* The supervisor's random key goes in before the first use ... */
+	struct cw_hash_key hk = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	assert_int_equal(cw_report_set_hash_key(r, &hk), 0);
 	assert_int_equal(cw_report_count_capability(r, CW_CAP_EXTERNAL_NETWORK, "203.0.113.7:443", CW_DENY), 0);
+	/* ... and not after: the table would have to be rebuilt. */
+	assert_int_equal(cw_report_set_hash_key(r, &hk), -EBUSY);
 	assert_int_equal(cw_report_count_capability(r, CW_CAP_FILESYSTEM_READ, "/ws/b", CW_ALLOW), 0);
 	assert_int_equal(cw_report_count_capability(r, CW_CAP_FILESYSTEM_READ, "/ws/a", CW_ALLOW), 0);
 	assert_int_equal(cw_report_count_capability(r, CW_CAP_FILESYSTEM_READ, "/ws/a", CW_ALLOW), 0);

@@ -1205,6 +1205,59 @@ static void test_addr_classify(void **state)
 	assert_int_equal(cw_addr_classify((struct sockaddr *)&big, sizeof(struct sockaddr_un) + 1), CW_ADDR_OTHER);
 }
 
+/* The one unix address extractor and builder, with the lengths a target
+ * can give: unnamed, abstract, a 108-byte name without its NUL, a name
+ * with bytes after its NUL, one byte longer than a sockaddr_un. */
+static void test_addr_unix_path(void **state)
+{
+	(void)state;
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_storage ss;
+	struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+	char out[CW_UNIX_PATH_MAX + 1];
+
+	memset(&ss, 'x', sizeof ss);
+	un->sun_family = AF_UNIX;
+	/* 108 bytes, no NUL: the kernel terminates it */
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un, out), 108);
+	assert_int_equal(strlen(out), 108);
+	assert_int_equal(out[107], 'x');
+	/* one byte more than a sockaddr_un: not an address */
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un + 1, out), -EINVAL);
+	/* a shorter length cuts the name there */
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, off + 5, out), 5);
+	assert_string_equal(out, "xxxxx");
+	/* the name stops at its first NUL, whatever follows */
+	memcpy(un->sun_path, "/run/a\0/etc", 11);
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un, out), 6);
+	assert_string_equal(out, "/run/a");
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un, NULL), 6);
+	/* unnamed, abstract, another family, too short, none */
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, off, out), -EINVAL);
+	un->sun_path[0] = '\0';
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un, out), -EINVAL);
+	un->sun_path[0] = '/';
+	un->sun_family = AF_INET;
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, sizeof *un, out), -EINVAL);
+	un->sun_family = AF_UNIX;
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, 1, out), -EINVAL);
+	assert_int_equal(cw_addr_unix_path(NULL, sizeof *un, out), -EINVAL);
+
+	/* the builder: the NUL when it fits, none at exactly 108 bytes */
+	char name[CW_UNIX_PATH_MAX + 2];
+	memset(name, 'n', sizeof name);
+	memset(&ss, 0x55, sizeof ss);
+	assert_int_equal(cw_addr_unix_set(&ss, name, 109), -EINVAL);
+	assert_int_equal(cw_addr_unix_set(&ss, name, 108), (int)(off + 108));
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, off + 108, out), 108);
+	assert_int_equal(cw_addr_unix_set(&ss, "/w/s.sock", 9), (int)(off + 10));
+	assert_int_equal(ss.ss_family, AF_UNIX);
+	assert_int_equal(un->sun_path[9], '\0');
+	assert_int_equal(un->sun_path[107], '\0'); /* the rest cleared */
+	assert_int_equal(cw_addr_unix_path((struct sockaddr *)&ss, off + 10, out), 9);
+	assert_string_equal(out, "/w/s.sock");
+}
+
 static void test_scope_match(void **state)
 {
 	(void)state;
@@ -1288,6 +1341,7 @@ int main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_addr_roundtrip),
 		cmocka_unit_test(test_addr_classify),
+		cmocka_unit_test(test_addr_unix_path),
 		cmocka_unit_test(test_scope_match),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

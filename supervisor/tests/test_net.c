@@ -1,0 +1,576 @@
+/* Unit tests of the network family (handlers/net*.c) with this test
+ * process as the target: a fake notification whose arguments point into
+ * our own memory (read back with process_vm_readv, as from any target),
+ * our own sockets duplicated with pidfd_getfd, the decision taken by the
+ * real policy with the built-in "verify" profile. The event flow of
+ * notify.c (decide, deny, record) and the answers are stubbed here: they
+ * are recorded, so a test sees what net.c decided and answered, and the
+ * real effect on its own socket (bound where, connected or not).
+ *
+ * No packet leaves the machine: the only connection made is to a loopback
+ * listener of the test; external addresses are only decided (and denied). */
+#include "config.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/net_impl.h"
+#include "supervisor/run.h"
+#include "supervisor/privs.h"
+
+/* ---- the supervisor around the handler, stubbed ---- */
+
+enum answer_kind { ANS_NONE, ANS_CONTINUE, ANS_ERROR, ANS_VALUE };
+static struct {
+	enum answer_kind kind;
+	int err;
+	int64_t val;
+	int nrecorded;
+	struct cw_event ev;             /* the last recorded event */
+	struct sockaddr_storage addr;   /* its address, copied */
+	socklen_t addrlen;
+	char alias[128];
+	int notes;
+	char note[512];
+} seen;
+
+int cw_notif_continue(struct cw_notif *n)
+{
+	n->answered = true;
+	seen.kind = ANS_CONTINUE;
+	return 0;
+}
+
+int cw_notif_error(struct cw_notif *n, int err)
+{
+	n->answered = true;
+	seen.kind = ANS_ERROR;
+	seen.err = err;
+	return 0;
+}
+
+int cw_notif_value(struct cw_notif *n, int64_t val)
+{
+	n->answered = true;
+	seen.kind = ANS_VALUE;
+	seen.val = val;
+	return 0;
+}
+
+bool cw_notif_valid(struct cw_notif *n)
+{
+	(void)n;
+	return true;
+}
+
+void cw_event_init(struct cw_event *ev, const char *syscall)
+{
+	memset(ev, 0, offsetof(struct cw_event, d.scope) + 1);
+	ev->op.syscall = syscall;
+	ev->dirfd = -1;
+}
+
+/* notify.c's, less annotations; an "ask" is what approval.c makes of it
+ * with no answer remembered and no approver: a denial that asks for one. */
+bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
+{
+	cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
+	if (ev->d.verdict == CW_ASK) {
+		ev->d.verdict = CW_DENY;
+		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	}
+	ev->enforced = !n->run->observe;
+	ev->allowed = ev->d.verdict == CW_ALLOW || n->run->observe;
+	return ev->allowed;
+}
+
+void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
+{
+	ev->err = ev->d.err > 0 ? ev->d.err : EPERM;
+	ev->verified = true;
+	cw_notif_error(n, ev->err);
+}
+
+void cw_event_record(struct cw_notif *n, struct cw_event *ev)
+{
+	(void)n;
+	seen.nrecorded++;
+	memcpy(&seen.ev, ev, sizeof(seen.ev));
+	seen.addrlen = 0;
+	if (ev->op.addr && ev->op.addrlen <= sizeof(seen.addr)) {
+		memcpy(&seen.addr, ev->op.addr, ev->op.addrlen);
+		seen.addrlen = (socklen_t)ev->op.addrlen;
+	}
+	snprintf(seen.alias, sizeof(seen.alias), "%s", ev->op.alias ? ev->op.alias : "");
+}
+
+void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare, cw_enforce_fn enforce)
+{
+	if (cw_event_decide(n, ev)) {
+		if (prepare)
+			prepare(n, ev);
+		enforce(n, ev);
+	} else {
+		cw_event_deny(n, ev);
+	}
+	cw_event_record(n, ev);
+}
+
+void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, int deny_err)
+{
+	(void)scope;
+	(void)flags;
+	cw_notif_error(n, deny_err ? deny_err : EPERM);
+}
+
+void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	(void)run;
+	(void)pid;
+	(void)level;
+	va_start(ap, fmt);
+	vsnprintf(seen.note, sizeof(seen.note), fmt, ap);
+	va_end(ap);
+	seen.notes++;
+}
+
+/* ---- the fake run and notification ---- */
+
+static struct cw_run run;
+static struct seccomp_notif req;
+static struct cw_notif notif;
+static char dir[PATH_MAX];
+
+static int setup(void **state)
+{
+	(void)state;
+	static const char *roots[1];
+	cw_profile *p = NULL;
+	char tmpl[] = "/tmp/cw-net-XXXXXX";
+	if (!mkdtemp(tmpl) || !realpath(tmpl, dir) || chdir(dir) < 0)
+		return -1;
+	if (cw_profile_builtin("verify", &p) < 0)
+		return -1;
+	roots[0] = dir;
+	memset(&run, 0, sizeof(run));
+	run.profile = p;
+	run.ctx.roots = roots;
+	run.ctx.nroots = 1;
+	run.listener = -1; /* a worker's answer goes nowhere */
+	run.report = cw_report_new();
+	return run.report ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX + 16];
+	cw_profile_free(run.profile);
+	cw_report_free(run.report);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A notification of syscall NR from this very thread. */
+static struct cw_notif *notify(int nr, const char *name, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+			       uint64_t a4, uint64_t a5)
+{
+	memset(&req, 0, sizeof(req));
+	memset(&seen, 0, sizeof(seen));
+	req.id = 1;
+	req.pid = (uint32_t)getpid();
+	req.data.nr = nr;
+	req.data.args[0] = a0;
+	req.data.args[1] = a1;
+	req.data.args[2] = a2;
+	req.data.args[3] = a3;
+	req.data.args[4] = a4;
+	req.data.args[5] = a5;
+	notif = (struct cw_notif){ .run = &run, .req = &req, .tid = (pid_t)syscall(SYS_gettid),
+				   .tgid = getpid(), .ppid = getppid(), .syscall = name };
+	return &notif;
+}
+
+static struct sockaddr_in in4(const char *ip, int port)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	assert_int_equal(inet_pton(AF_INET, ip, &s.sin_addr), 1);
+	return s;
+}
+
+static uint64_t ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* ---- addresses ---- */
+
+static void test_check_addr_lengths(void **state)
+{
+	(void)state;
+	struct sockaddr_storage a;
+	memset(&a, 0, sizeof(a));
+	a.ss_family = AF_INET;
+	assert_int_equal(cw_net_check_addr(&a, 0), -EINVAL);
+	assert_int_equal(cw_net_check_addr(&a, 1), -EINVAL);
+	assert_int_equal(cw_net_check_addr(&a, 2), 0); /* the family's own checks are the kernel's */
+	assert_int_equal(cw_net_check_addr(&a, sizeof(a)), 0);
+	assert_int_equal(cw_net_check_addr(&a, sizeof(a) + 1), -EINVAL);
+	assert_int_equal(cw_net_check_addr(&a, UINT64_MAX), -EINVAL);
+	assert_int_equal(cw_net_check_addr(&a, 0x100000080ULL), -EINVAL); /* no 32-bit wrap */
+	a.ss_family = AF_UNIX;
+	assert_int_equal(cw_net_check_addr(&a, sizeof(struct sockaddr_un)), 0);
+	assert_int_equal(cw_net_check_addr(&a, sizeof(struct sockaddr_un) + 1), -EINVAL);
+}
+
+/* The copy is taken from the target's memory with the length it gave,
+ * refused before reading when that length is hostile, and never read past
+ * its end: an address right before an unmapped page reads, one byte more
+ * fails. */
+static void test_read_addr_from_target(void **state)
+{
+	(void)state;
+	struct cw_net_call c;
+	struct cw_notif *n = notify(__NR_connect, "connect", 0, 0, 0, 0, 0, 0);
+	struct sockaddr_in s = in4("203.0.113.7", 443);
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&s), sizeof(s), true), 0);
+	assert_int_equal(c.addrlen, sizeof(s));
+	assert_memory_equal(&c.addr, &s, sizeof(s));
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&s), 1, true), -EINVAL);
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&s), 0, true), -EINVAL);
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&s), sizeof(struct sockaddr_storage) + 1, true), -EINVAL);
+	assert_int_equal(cw_net_read_addr(n, &c, 0, sizeof(s), true), -EFAULT);
+
+	long pg = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(two != MAP_FAILED);
+	assert_int_equal(munmap(two + pg, (size_t)pg), 0); /* a guard page after the first */
+	char *end = two + pg - sizeof(s);
+	memcpy(end, &s, sizeof(s));
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(end), sizeof(s), true), 0);
+	assert_memory_equal(&c.addr, &s, sizeof(s));
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(end), sizeof(s) + 1, true), -EFAULT);
+
+	/* A unix address longer than a sockaddr_un: copied, then refused. */
+	struct sockaddr_storage big;
+	memset(&big, 'a', sizeof(big));
+	big.ss_family = AF_UNIX;
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&big), sizeof(struct sockaddr_un) + 1, true), -EINVAL);
+	munmap(two, (size_t)pg);
+}
+
+/* A unix path is resolved in the target's context (its cwd; symlinks),
+ * and the copy rewritten to the absolute path decided on. */
+static void test_read_addr_resolves_unix(void **state)
+{
+	(void)state;
+	struct cw_net_call c;
+	struct cw_notif *n = notify(__NR_connect, "connect", 0, 0, 0, 0, 0, 0);
+	char want[PATH_MAX + 16], got[CW_UNIX_PATH_MAX + 1];
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+
+	assert_int_equal(mkdir("real", 0755), 0);
+	assert_int_equal(symlink("real", "link"), 0);
+	strcpy(un.sun_path, "link/s.sock");
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&un), offsetof(struct sockaddr_un, sun_path) + 12, true), 0);
+	assert_true(cw_addr_unix_path((struct sockaddr *)&c.addr, c.addrlen, got) > 0);
+	snprintf(want, sizeof(want), "%s/real/s.sock", dir);
+	assert_string_equal(got, want);
+	/* bind creates the name: its last component is not followed */
+	strcpy(un.sun_path, "link");
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&un), offsetof(struct sockaddr_un, sun_path) + 5, false), 0);
+	assert_true(cw_addr_unix_path((struct sockaddr *)&c.addr, c.addrlen, got) > 0);
+	snprintf(want, sizeof(want), "%s/link", dir);
+	assert_string_equal(got, want);
+	/* abstract and unnamed: no file, left as they are */
+	memset(un.sun_path, 0, sizeof(un.sun_path));
+	memcpy(un.sun_path, "\0abs", 4);
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&un), offsetof(struct sockaddr_un, sun_path) + 4, true), 0);
+	assert_int_equal(c.addrlen, offsetof(struct sockaddr_un, sun_path) + 4);
+	assert_memory_equal(((struct sockaddr_un *)&c.addr)->sun_path, "\0abs", 4);
+	/* a relative name that resolves to more than 108 bytes: refused,
+	 * it could not be named in an address */
+	char deep[200];
+	snprintf(deep, sizeof(deep), "%0100d", 0);
+	assert_int_equal(mkdir(deep, 0755), 0);
+	memset(un.sun_path, 0, sizeof(un.sun_path));
+	memcpy(un.sun_path, deep, 100);
+	memcpy(un.sun_path + 100, "/s", 2);
+	assert_int_equal(cw_net_read_addr(n, &c, ptr(&un), sizeof(un), true), -EACCES);
+}
+
+/* Unix socket files: one that is missing is answered ENOENT before any
+ * decision; one from outside the run (not made by the tree through
+ * capwatch) is decided as a server outside (op.alias, E48). */
+static void test_unix_missing_and_outside(void **state)
+{
+	(void)state;
+	struct cw_net_call c;
+	memset(&c, 0, sizeof(c));
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/none.sock", dir);
+	c.addrlen = (socklen_t)cw_addr_unix_set(&c.addr, path, strlen(path));
+	assert_int_equal(cw_net_missing_unix_path(&c), ENOENT);
+	assert_null(cw_net_unix_alias(&c.addr, c.addrlen));
+
+	/* A server the test made itself, i.e. not through capwatch. */
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(s >= 0);
+	snprintf(path, sizeof(path), "%s/srv.sock", dir);
+	struct sockaddr_storage a;
+	socklen_t al = (socklen_t)cw_addr_unix_set(&a, path, strlen(path));
+	assert_int_equal(bind(s, (struct sockaddr *)&a, al), 0);
+	c.addr = a;
+	c.addrlen = al;
+	assert_int_equal(cw_net_missing_unix_path(&c), 0);
+	assert_string_equal(cw_net_unix_alias(&a, al), "socket file from outside the run");
+	/* A regular file under a socket's name is no server at all. */
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	int f = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(f >= 0);
+	close(f);
+	al = (socklen_t)cw_addr_unix_set(&a, path, strlen(path));
+	assert_null(cw_net_unix_alias(&a, al));
+	close(s);
+}
+
+static void test_dest_local(void **state)
+{
+	(void)state;
+	static const struct { const char *text; bool local, v4; } t[] = {
+		{ "127.0.0.1:53", true, true }, { "127.9.9.9:1", true, true }, { "0.0.0.0:1", true, true },
+		{ "203.0.113.7:53", false, true }, { "[::1]:53", true, false }, { "[::]:1", true, false },
+		{ "[::ffff:127.0.0.1]:53", true, true }, { "[::ffff:0.0.0.0]:1", true, true },
+		{ "[::ffff:203.0.113.7]:53", false, true }, { "[2001:db8::1]:53", false, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sockaddr_storage ss;
+		size_t len;
+		bool v4 = !t[i].v4;
+		assert_int_equal(cw_addr_parse(t[i].text, &ss, &len), 0);
+		if (cw_net_dest_local(&ss, (socklen_t)len, &v4) != t[i].local || (t[i].local && v4 != t[i].v4))
+			fail_msg("%s: local %d v4 %d", t[i].text, !t[i].local, v4);
+	}
+	/* too short for its family: not local */
+	struct sockaddr_in lo = in4("127.0.0.1", 1);
+	bool v4;
+	assert_false(cw_net_dest_local((struct sockaddr_storage *)&lo, sizeof(lo) - 1, &v4));
+}
+
+/* ---- the handler: decide, answer, perform ---- */
+
+/* The tests below act on loopback sockets through pidfd_getfd (Linux
+ * 5.6): skipped, saying why, where either is missing. */
+static void need_loopback_and_getfd(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_port = htons(9),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	/* a datagram connect looks the route up and sends nothing */
+	int ok = s >= 0 && connect(s, (struct sockaddr *)&lo, sizeof(lo)) == 0;
+	if (s >= 0)
+		close(s);
+	if (!ok) {
+		print_message("skip: no route to loopback here (%s)\n", strerror(errno));
+		skip();
+	}
+	int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	int d = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, 0, 0) : -1;
+	int e = errno;
+	if (pfd >= 0)
+		close(pfd);
+	if (d < 0) {
+		print_message("skip: pidfd_getfd: %s\n", strerror(e));
+		skip();
+	}
+	close(d);
+}
+
+static struct sockaddr_in bound_addr(int s)
+{
+	struct sockaddr_in a;
+	socklen_t l = sizeof(a);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
+	return a;
+}
+
+/* A server bound to the wildcard would be visible to the host's network
+ * (host_visible_binding, which verify denies); verify allows loopback,
+ * so capwatch binds the target's socket on 127.0.0.1 instead, and says
+ * so. The effect is on the test's own socket. */
+static void test_bind_wildcard_lands_on_loopback(void **state)
+{
+	(void)state;
+	need_loopback_and_getfd();
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(s >= 0);
+	struct sockaddr_in any = in4("0.0.0.0", 0);
+	cw_handle_net(notify(__NR_bind, "bind", (uint64_t)s, ptr(&any), sizeof(any), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(seen.val, 0);
+	assert_int_equal(seen.nrecorded, 1);
+	assert_int_equal(seen.ev.op.kind, CW_OP_BIND);
+	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_ISOLATED_LOOPBACK);
+	assert_true(seen.ev.verified); /* performed by capwatch, not continued */
+	assert_int_equal(seen.notes, 1);
+	assert_non_null(strstr(seen.note, "127.0.0.1"));
+	struct sockaddr_in b = bound_addr(s);
+	assert_int_equal(ntohl(b.sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_true(b.sin_port != 0);
+	close(s);
+
+	/* A bind to loopback is allowed as it is. */
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in lo = in4("127.0.0.1", 0);
+	cw_handle_net(notify(__NR_bind, "bind", (uint64_t)s, ptr(&lo), sizeof(lo), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(seen.notes, 0);
+	assert_int_equal(ntohl(bound_addr(s).sin_addr.s_addr), INADDR_LOOPBACK);
+	close(s);
+}
+
+/* A bind to an address that is not loopback is host_visible_binding:
+ * refused under verify, and the socket stays unbound. */
+static void test_bind_external_denied(void **state)
+{
+	(void)state;
+	need_loopback_and_getfd();
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in ext = in4("203.0.113.7", 8080);
+	cw_handle_net(notify(__NR_bind, "bind", (uint64_t)s, ptr(&ext), sizeof(ext), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.ev.d.verdict, CW_DENY);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_HOST_VISIBLE_BINDING);
+	struct sockaddr_in b = bound_addr(s);
+	assert_int_equal(b.sin_port, 0);
+	assert_int_equal(b.sin_addr.s_addr, 0);
+	close(s);
+}
+
+/* connect: loopback is performed (by a worker, on a duplicate of the
+ * test's socket: the test's socket ends up connected to its listener);
+ * an external address is external_network, "ask" under verify, which
+ * without an approver is a denial: nothing is connected. */
+static void test_connect_loopback_vs_external(void **state)
+{
+	(void)state;
+	need_loopback_and_getfd();
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in lo = in4("127.0.0.1", 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&lo, sizeof(lo)), 0);
+	assert_int_equal(listen(l, 4), 0);
+	struct sockaddr_in dst = bound_addr(l);
+
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	cw_handle_net(notify(__NR_connect, "connect", (uint64_t)s, ptr(&dst), sizeof(dst), 0, 0, 0));
+	assert_int_equal(seen.ev.op.kind, CW_OP_CONNECT);
+	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_ISOLATED_LOOPBACK);
+	assert_int_equal(seen.kind, ANS_NONE); /* the worker answers (to the listener) */
+	assert_true(notif.answered);
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+	int tries = 0;
+	while (getpeername(s, (struct sockaddr *)&peer, &pl) < 0 && tries++ < 200) {
+		struct timespec ms = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ms, NULL);
+		pl = sizeof(peer);
+	}
+	assert_true(tries <= 200);
+	assert_int_equal(peer.sin_port, dst.sin_port);
+	close(s);
+
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in ext = in4("203.0.113.7", 80);
+	cw_handle_net(notify(__NR_connect, "connect", (uint64_t)s, ptr(&ext), sizeof(ext), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_EXTERNAL_NETWORK);
+	assert_int_equal(seen.ev.d.profile_verdict, CW_ASK);
+	assert_int_equal(seen.ev.d.verdict, CW_DENY);
+	assert_int_equal(seen.ev.d.next_action, CW_NEXT_REQUEST_APPROVAL);
+	pl = sizeof(peer);
+	assert_int_equal(getpeername(s, (struct sockaddr *)&peer, &pl), -1);
+	assert_int_equal(errno, ENOTCONN);
+	close(s);
+	close(l);
+}
+
+/* Hostile lengths at the handler: answered with the kernel's errno,
+ * nothing decided or recorded; a missing unix path is ENOENT. */
+static void test_handler_hostile_lengths(void **state)
+{
+	(void)state;
+	need_loopback_and_getfd();
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in dst = in4("127.0.0.1", 9);
+	char data[4] = "ping";
+	/* sendto with a length past a sockaddr_storage */
+	cw_handle_net(notify(__NR_sendto, "sendto", (uint64_t)s, ptr(data), 4, 0, ptr(&dst), 4096));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EINVAL);
+	assert_int_equal(seen.nrecorded, 0);
+	/* ... and with its upper 32 bits set: the kernel takes an int */
+	cw_handle_net(notify(__NR_connect, "connect", (uint64_t)s, ptr(&dst), 0xffffffff00000000ULL | sizeof(dst),
+			     0, 0, 0));
+	assert_int_equal(seen.ev.op.kind, CW_OP_CONNECT); /* decided on the low 32 bits */
+	assert_int_equal(seen.nrecorded, 1);
+	/* no address at all: nothing to decide, the kernel's business */
+	cw_handle_net(notify(__NR_sendto, "sendto", (uint64_t)s, ptr(data), 4, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_CONTINUE);
+	close(s);
+
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	char missing[PATH_MAX + 32];
+	int ml = snprintf(missing, sizeof(missing), "%s/nobody-here.sock", dir);
+	assert_true(ml > 0 && (size_t)ml < sizeof(un.sun_path));
+	memcpy(un.sun_path, missing, (size_t)ml);
+	cw_handle_net(notify(__NR_connect, "connect", (uint64_t)s, ptr(&un), sizeof(un), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, ENOENT);
+	assert_int_equal(seen.nrecorded, 0);
+	/* 111 bytes of unix address */
+	cw_handle_net(notify(__NR_connect, "connect", (uint64_t)s, ptr(&un), sizeof(un) + 1, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EINVAL);
+	close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_addr_lengths),
+		cmocka_unit_test(test_read_addr_from_target),
+		cmocka_unit_test(test_read_addr_resolves_unix),
+		cmocka_unit_test(test_unix_missing_and_outside),
+		cmocka_unit_test(test_dest_local),
+		cmocka_unit_test(test_bind_wildcard_lands_on_loopback),
+		cmocka_unit_test(test_bind_external_denied),
+		cmocka_unit_test(test_connect_loopback_vs_external),
+		cmocka_unit_test(test_handler_hostile_lengths),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
