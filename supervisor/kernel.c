@@ -865,7 +865,10 @@ static size_t kernel_alive(const struct cw_run *run)
 		return 0;
 	if (cgroup_populated(k))
 		return 1;
-	/* Empty: whatever the table still thinks alive missed its exit. */
+	/* Empty: the last exits may still be queued (the connector) or
+	 * waiting to be reaped (orphans, whose parent is capwatch now). */
+	kernel_reap((struct cw_run *)run);
+	/* Whatever the table still thinks alive missed its exit. */
 	for (size_t i = 0; i < cw_tracker_count(run); i++) {
 		struct cw_proc *p = cw_tracker_at(run, i);
 		if (p->alive)
@@ -937,5 +940,5 @@ void cw_kernel_teardown(struct cw_run *run)
 
 const char *cw_kernel_layers(void)
 {
-	return "cgroup-v2+fanotify-open-exec+proc-connector";
+	return "cgroup-v2+fanotify-exec+proc-connector";
 }
