@@ -243,8 +243,10 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	 * shell that runs "exit 3") is often reaped before its hello is read.
 	 * A sender outside the tree can only have the channel if a member
 	 * passed it on, and then can only mislabel that member's events. */
-	if (cred && cred->pid > 0 && run->kernel && !cw_tracker_find(run, cred->pid))
-		cw_kernel_sync(run); /* its fork may still be queued */
+	/* Its fork, or the exec of the image that says hello, may still be
+	 * queued on the kernel back end's connector: read first. */
+	if (cred && cred->pid > 0 && run->kernel)
+		cw_kernel_sync(run);
 	if (!cred || cred->pid <= 0 || !cw_tracker_find(run, cred->pid)) {
 		/* No kernel-attested sender of the tree: nothing to attach
 		 * it to. */

@@ -655,8 +655,7 @@ static void *fan_decider(void *arg)
 		unsigned response = FAN_ALLOW;
 		bool mark = false;
 		cw_loop_lock();
-		if (!cw_tracker_find(run, m.pid))
-			connector_drain(run);
+		connector_drain(run);
 		if (cw_kernel_in_tree(run, m.pid)) {
 			response = decide_exec(run, &m);
 			/* Allowed for what the file is (a decision on the

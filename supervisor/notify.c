@@ -326,8 +326,13 @@ static void handle_notification(struct cw_run *run)
 		cw_notif_error(&n, ENOSYS);
 		return;
 	}
-	if (run->kernel && !cw_tracker_find(run, n.tid))
-		cw_kernel_sync(run); /* its fork may be queued on the connector */
+	/* The kernel back end hears of forks and execs from the connector,
+	 * after the fact: what is queued is read before each notification
+	 * (one recv, nothing when empty), so that the caller's fork and exec
+	 * are recorded while it waits here, its /proc still readable, and
+	 * before anything its new image sends. */
+	if (run->kernel)
+		cw_kernel_sync(run);
 	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
 	handle(&n);
 	if (!n.answered) {

@@ -23,7 +23,9 @@ include $(srcdir)/tests/container/local.mk
 # more under the portable one.
 check-long:
 	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(CW_TOOLS_LONG_TESTS)"
+	cp test-suite.log check-long-auto.log
 	CW_BACKEND=portable CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS)"
+	cp test-suite.log check-long-portable.log
 
 # make fuzz-supervisor (issue 14 item 11): the supervisor fuzzer, under an
 # ASan+UBSan build of capwatch configured in $(builddir)/fuzz-asan. Not part
