@@ -301,7 +301,7 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (pp && pp->exe)
 		c->exe = strdup(pp->exe);
 	cw_tracker_trace_spawn(run, c, "fork");
-	cw_limits_new_task(run, child, cw_tracker_count(run));
+	cw_limits_new_task(run, child, cw_tracker_nalive(run));
 }
 
 static void on_exec(struct cw_run *run, pid_t tgid)

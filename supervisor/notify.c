@@ -230,6 +230,12 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	bool denied = ev->d.verdict != CW_ALLOW;
 	struct cw_annot_view av; /* advisory: looked up after the decision */
 
+	/* An allowed exec is a capability used only if it happens: the exec
+	 * stop counts it (a failed execve, e.g. a PATH search, is not a
+	 * program run, kernel-notes K21). Set before anything below can read
+	 * the kernel back end's connector, where the exec may already be. */
+	bool deferred = ev->op.kind == CW_OP_EXEC && !denied && ev->d.cap == CW_CAP_PROCESS_SPAWN &&
+			cw_tracker_defer_exec(run, n->tgid, ev->d.scope);
 	cw_annot_attach(run, n->tgid, n->tid, n->ppid, ev, &av);
 	run->events++;
 	struct cw_trace_op to = {
@@ -255,11 +261,6 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	cw_run_trace_emit(run);
 	cw_approval_note(n, ev); /* report "approvals" */
 
-	/* An allowed exec is a capability used only if it happens: the exec
-	 * stop counts it (a failed execve, e.g. a PATH search, is not a
-	 * program run, kernel-notes K21). */
-	bool deferred = ev->op.kind == CW_OP_EXEC && !denied && ev->d.cap == CW_CAP_PROCESS_SPAWN &&
-			cw_tracker_defer_exec(run, n->tgid, ev->d.scope);
 	if (ev->d.cap != CW_CAP_NONE && !deferred)
 		cw_report_count_capability(run->report, ev->d.cap, ev->d.scope, ev->d.verdict);
 	if (!denied)

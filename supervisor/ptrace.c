@@ -122,6 +122,11 @@ void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv)
 	p->pending_argv = argv;
 }
 
+size_t cw_tracker_nalive(const struct cw_run *run)
+{
+	return run->tracker ? run->tracker->nalive : 0;
+}
+
 size_t cw_tracker_count(const struct cw_run *run)
 {
 	return run->tracker ? run->tracker->nprocs : 0;

@@ -94,6 +94,8 @@ char *cw_tracker_read_exe(pid_t pid);
 void cw_tracker_free_argv(char **argv);
 /* ARGV (owned, NULL-terminated) is what TGID's allowed exec passes. */
 void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv);
+/* Entries alive now. */
+size_t cw_tracker_nalive(const struct cw_run *run);
 /* Every entry, in order of appearance (threads included). */
 size_t cw_tracker_count(const struct cw_run *run);
 struct cw_proc *cw_tracker_at(const struct cw_run *run, size_t i);

@@ -700,11 +700,16 @@ static void set_enforcement(struct cw_run *run)
 		layers[nl++] = run->privs.layer_ns;
 	if (run->child > 0 && cw_landlock_layer())
 		layers[nl++] = cw_landlock_layer();
-	/* The tracker's count keeps the process limit only with ptrace. */
+	/* Without a pids cgroup the tracker's count keeps the process limit:
+	 * ptrace's (at the fork stop) or the connector's (at the fork event,
+	 * processes only, after the child may have run briefly). */
 	const char *lim = cw_limits_layer();
-	if (run->child > 0 && lim &&
-	    (strcmp(lim, CW_LIMITS_TRACKER_LAYER) != 0 || run->tracker_ops == &cw_tracker_ptrace))
+	if (run->child > 0 && lim && strcmp(lim, CW_LIMITS_TRACKER_LAYER) != 0)
 		layers[nl++] = lim;
+	else if (run->child > 0 && lim && run->tracker_ops == &cw_tracker_ptrace)
+		layers[nl++] = lim;
+	else if (run->child > 0 && lim && run->tracker_ops == &cw_tracker_kernel)
+		layers[nl++] = "connector-task-count";
 	layers[nl] = NULL;
 	struct cw_enforcement enf = {
 		.backend = backend_name(run),
