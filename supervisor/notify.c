@@ -34,7 +34,6 @@
 #include "supervisor/util.h"
 #include "supervisor/watchdog.h"
 
-#define CW_SOURCE_TAG0 100u /* registered sources: tags 100... */
 
 #ifndef SECCOMP_IOCTL_NOTIF_ADDFD
 #error "linux/seccomp.h too old: SECCOMP_IOCTL_NOTIF_ADDFD missing"
@@ -418,18 +417,107 @@ static void *notify_thread(void *arg)
 	return NULL;
 }
 
+/* ---- the event loop: every source registered with its own handler ---- */
+
+struct loop;
+/* A source of the loop. FN runs under run_lock, unless UNLOCKED (then in
+ * the wait itself, before the lock is taken). */
+struct loop_src {
+	int fd;
+	uint32_t events;
+	bool unlocked;
+	void (*fn)(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents);
+	size_t backend; /* index in run->sources for a back end's source */
+};
+
+struct loop {
+	int ep;
+	struct loop_src src[8 + CW_ARRAY_SIZE(((struct cw_run *)0)->sources)];
+	size_t nsrc;
+	bool reap; /* something may have exited: reap after the handlers */
+};
+
+static int loop_add(struct loop *L, int fd, uint32_t events, bool unlocked,
+		    void (*fn)(struct cw_run *, struct loop *, struct loop_src *, uint32_t), size_t backend)
+{
+	if (L->nsrc == CW_ARRAY_SIZE(L->src))
+		return -ENOSPC;
+	struct loop_src *s = &L->src[L->nsrc++];
+	*s = (struct loop_src){ .fd = fd, .events = events, .unlocked = unlocked, .fn = fn, .backend = backend };
+	struct epoll_event e = { .events = events, .data.ptr = s };
+	return epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &e) < 0 ? -errno : 0;
+}
+
+/* The listener is in the set for its hang-up only (no filtered task left,
+ * K8): the notification thread reads it. */
+static void on_listener(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	if (revents & (EPOLLHUP | EPOLLERR)) {
+		run->listener_hup = true;
+		epoll_ctl(L->ep, EPOLL_CTL_DEL, s->fd, NULL);
+	}
+}
+
+/* Everything pending in one read: a read that returns less than the
+ * buffer left nothing behind (one EAGAIN read saved per wake-up, four of
+ * which an exec of a traced shell makes). SIGCHLD means a reap below. */
+static void on_signals(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	(void)revents;
+	struct signalfd_siginfo si[16];
+	ssize_t got;
+	do {
+		got = read(s->fd, si, sizeof(si));
+		for (ssize_t j = 0; got > 0 && j < got / (ssize_t)sizeof(si[0]); j++) {
+			if (si[j].ssi_signo == SIGCHLD)
+				L->reap = true;
+			else
+				forward_signal(run, &si[j]);
+		}
+	} while (got == (ssize_t)sizeof(si));
+}
+
+static void on_approval(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	(void)L, (void)s, (void)revents;
+	cw_approval_dispatch(run);
+}
+
+/* The --timeout watchdog's wake-up: what it means is read from
+ * cw_watchdog_fired() after the handlers. */
+static void on_timeout(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	(void)run, (void)L, (void)revents;
+	uint64_t x;
+	if (read(s->fd, &x, sizeof(x)) < 0 && errno != EAGAIN)
+		cw_debug("watchdog eventfd: %s", strerror(errno));
+}
+
+/* The co-location watchdog's tick: without run_lock, which a starved
+ * notification thread may hold (colocate.h). */
+static void on_colocate(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	(void)run, (void)L, (void)revents;
+	cw_colocate_watchdog(s->fd);
+}
+
+/* A back end's source (kernel.c: the proc connector, cgroup.events). */
+static void on_backend(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+{
+	run->sources[s->backend].fn(run, s->fd, revents);
+	L->reap = true; /* an exit may have emptied the tree */
+}
+
 int cw_notify_loop(struct cw_run *run, int sigfd)
 {
-	_cleanup_close_ int ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0)
+	struct loop L = { .ep = epoll_create1(EPOLL_CLOEXEC) };
+	if (L.ep < 0)
 		return -errno;
+	_cleanup_close_ int ep_owner = L.ep;
+	int r;
 
-	/* The listener is in the set for its hang-up only (no filtered task
-	 * left, K8): the notification thread reads it. */
-	struct epoll_event e = { .events = 0, .data.u32 = 0 };
-	if (run->listener >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, run->listener, &e) < 0)
-		return -errno;
-	e.events = EPOLLIN;
+	if (run->listener >= 0 && (r = loop_add(&L, run->listener, 0, false, on_listener, 0)) < 0)
+		return r;
 	/* The target sleeps until we answer; with this flag the kernel wakes
 	 * it synchronously on our CPU instead of through the scheduler of
 	 * another one (about a fifth of an open-heavy run's time, measured in
@@ -439,9 +527,8 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	    ioctl(run->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0 &&
 	    errno != EINVAL && errno != ENOTTY)
 		cw_debug("NOTIF_SET_FLAGS: %s", strerror(errno));
-	e.data.u32 = 1;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &e) < 0)
-		return -errno;
+	if ((r = loop_add(&L, sigfd, EPOLLIN, false, on_signals, 0)) < 0)
+		return r;
 	/* The annotation channel is not in the set: the preload sends its
 	 * datagram just before the call it annotates, and a wake-up for it
 	 * followed by a second one for the notification cost a third of an
@@ -449,37 +536,20 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	 * drained after each notification is answered (the queue holds only
 	 * max_dgram_qlen datagrams, and nearly every annotated call is a
 	 * notified one), by the lookups that need it, and when idle. */
-	if (cw_approval_fd() >= 0) {
-		e.data.u32 = 4;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, cw_approval_fd(), &e) < 0)
-			return -errno;
-	}
-	/* The co-location watchdog: handled without run_lock, which a
-	 * starved notification thread may hold (colocate.h). */
+	if (cw_approval_fd() >= 0 && (r = loop_add(&L, cw_approval_fd(), EPOLLIN, false, on_approval, 0)) < 0)
+		return r;
 	int wfd = run->listener >= 0 ? cw_colocate_init() : -1;
-	if (wfd >= 0) {
-		e.data.u32 = 5;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, wfd, &e) < 0)
-			return -errno;
-	}
+	if (wfd >= 0 && (r = loop_add(&L, wfd, EPOLLIN, true, on_colocate, 0)) < 0)
+		return r;
 	/* --timeout: the watchdog thread's clock (watchdog.h), which goes on
 	 * when this loop or the notification thread is stuck; it kills what
 	 * it can alone and wakes us here for the rest. */
 	int tfd = cw_watchdog_fd();
-	if (tfd >= 0) {
-		e.data.u32 = 2;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e) < 0)
-			return -errno;
-	}
-
-	/* The back end's own sources (kernel.c: the proc connector, the
-	 * cgroup's events), tagged by their index above the fixed ones. */
-	for (size_t i = 0; i < run->nsources; i++) {
-		e.events = run->sources[i].events;
-		e.data.u32 = CW_SOURCE_TAG0 + (uint32_t)i;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, run->sources[i].fd, &e) < 0)
-			return -errno;
-	}
+	if (tfd >= 0 && (r = loop_add(&L, tfd, EPOLLIN, false, on_timeout, 0)) < 0)
+		return r;
+	for (size_t i = 0; i < run->nsources; i++)
+		if ((r = loop_add(&L, run->sources[i].fd, run->sources[i].events, false, on_backend, i)) < 0)
+			return r;
 
 	pthread_mutex_lock(&run_lock); /* never released once the loop is over */
 	if (run->listener >= 0) {
@@ -511,19 +581,21 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		int k, wait_errno;
 		double waiting_since = cw_now();
 		for (;;) {
-			k = epoll_wait(ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
+			k = epoll_wait(L.ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
 			wait_errno = errno;
-			int wd = 0;
-			for (int i = 0; i < k; i++)
-				if (evs[i].data.u32 == 5) {
-					cw_colocate_watchdog(wfd);
-					wd++;
+			int unlocked = 0;
+			for (int i = 0; i < k; i++) {
+				struct loop_src *s = evs[i].data.ptr;
+				if (s->unlocked) {
+					s->fn(run, &L, s, evs[i].events);
+					unlocked++;
 				}
-			if (k <= 0 || wd < k)
+			}
+			if (k <= 0 || unlocked < k)
 				break;
-			/* Only the watchdog's tick: not worth the lock, unless
-			 * ticks alone filled the idle timeout (the safety-net
-			 * reap, drain and flush below still run). */
+			/* Only unlocked sources (the co-location tick): not worth
+			 * the lock, unless they alone filled the idle timeout
+			 * (the safety-net reap, drain and flush below still run). */
 			if (cw_now() - waiting_since >= timeout_ms / 1000.0) {
 				k = 0;
 				break;
@@ -536,55 +608,13 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			loop_over = true;
 			return -wait_errno;
 		}
-		bool chld = k == 0; /* idle: reap anyway, as a safety net */
+		L.reap = k == 0; /* idle: reap anyway, as a safety net */
 		if (k == 0)
 			cw_annot_drain(run);
 		for (int i = 0; i < k; i++) {
-			switch (evs[i].data.u32) {
-			case 0:
-				if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
-					/* No filtered task is left (K8). */
-					run->listener_hup = true;
-					epoll_ctl(ep, EPOLL_CTL_DEL, run->listener, NULL);
-				}
-				break;
-			case 1: {
-				/* Everything pending in one read: a read that
-				 * returns less than the buffer left nothing
-				 * behind (one EAGAIN read saved per wake-up,
-				 * four of which an exec of a traced shell makes). */
-				struct signalfd_siginfo si[16];
-				ssize_t got;
-				do {
-					got = read(sigfd, si, sizeof(si));
-					for (ssize_t j = 0; got > 0 && j < got / (ssize_t)sizeof(si[0]); j++) {
-						if (si[j].ssi_signo == SIGCHLD) {
-							chld = true; /* reaped below */
-							continue;
-						}
-						forward_signal(run, &si[j]);
-					}
-				} while (got == (ssize_t)sizeof(si));
-				break;
-			}
-			case 4:
-				cw_approval_dispatch(run);
-				break;
-			case 2: {
-				uint64_t x;
-				if (read(tfd, &x, sizeof(x)) < 0 && errno != EAGAIN)
-					cw_debug("watchdog eventfd: %s", strerror(errno));
-				break;
-			}
-			default: {
-				uint32_t src = evs[i].data.u32 - CW_SOURCE_TAG0;
-				if (src < run->nsources) {
-					run->sources[src].fn(run, run->sources[src].fd, evs[i].events);
-					chld = true; /* an exit may have emptied the tree */
-				}
-				break;
-			}
-			}
+			struct loop_src *s = evs[i].data.ptr;
+			if (!s->unlocked)
+				s->fn(run, &L, s, evs[i].events);
 		}
 		if (cw_watchdog_fired() && !run->timed_out) {
 			/* The watchdog killed the group and the cgroup; the
@@ -596,7 +626,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		}
 		/* Every tracee stop and exit raises SIGCHLD, and a reap drains
 		 * all pending statuses: no waitpid per notification. */
-		if (chld || run->timed_out)
+		if (L.reap || run->timed_out)
 			run->tracker_ops->reap(run);
 		if (run->timed_out && kill_deadline && cw_now() > kill_deadline) {
 			/* Something survived SIGKILL for 5s (stuck in D state,
@@ -614,6 +644,12 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		}
 		if (cw_now() - run->last_flush > 1.0)
 			cw_run_trace_flush(run);
+	}
+	/* The tree may have emptied (the watchdog's cgroup.kill) in an
+	 * iteration that did not see the watchdog's wake-up yet. */
+	if (cw_watchdog_fired() && !run->timed_out) {
+		run->timed_out = true;
+		cw_watchdog_ack();
 	}
 	loop_over = true;
 	return 0;

@@ -49,7 +49,7 @@ fi
 # Nested capwatch: the outer one (observe, so it lets the inner one try)
 # holds the seccomp listener and ptrace; the inner one cannot apply those
 # layers and must say so as enforcement_degraded.
-cw --profile observe --report "$O/outer.json" -- "$CAPWATCH" --profile verify --report "$O/inner.json" -- sh -c 'echo nested > g' 2>"$O/n.err"
+cw --profile observe --report "$O/outer.json" -- "${CAPWATCH_REAL:-$CAPWATCH}" --profile verify --report "$O/inner.json" -- sh -c 'echo nested > g' 2>"$O/n.err"
 cat "$O/n.err" >&2
 report_assert "$O/inner.json" \
 	"outcome['enforcement']['degraded'] is True" \
