@@ -417,9 +417,13 @@ static bool cgroup_populated(const struct cw_kernel *k)
 
 static void on_cgroup_events(struct cw_run *run, int fd, uint32_t events)
 {
-	(void)fd;
 	(void)events;
-	/* The tree may be empty now: the loop's test reads the file. */
+	/* A change is pending until the file is read again (kernfs keeps
+	 * EPOLLPRI up): read it, or the loop would spin. Whether the tree is
+	 * empty is the loop's test (kernel_alive). */
+	char buf[256];
+	if (pread(fd, buf, sizeof(buf), 0) < 0)
+		cw_debug("cgroup.events: %s", strerror(errno));
 	connector_drain(run);
 }
 
