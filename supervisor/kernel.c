@@ -332,6 +332,7 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		return;
 	}
 	cw_tracker_record_exec(run, p);
+	p->napproved = 0; /* approvals serve one exec (e135) */
 }
 
 static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
@@ -515,11 +516,14 @@ static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, 
 		    run->observe ? "would be denied" : "denied", d->rule);
 }
 
-/* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY. */
-static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m)
+/* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY.
+ * *MARKABLE: the decision was on what the file is (its name, or the
+ * notification's approval), so its next exec needs no event. */
+static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m, bool *markable)
 {
 	struct cw_kernel *k = run->kernel;
 	pid_t tgid = m->pid;
+	*markable = false;
 	k->exec_events++;
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
@@ -528,51 +532,58 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
 	ssize_t len = readlink(lp, path, sizeof(path) - 1);
 	path[len > 0 ? len : 0] = '\0';
+	struct stat ns;
+	bool named = len > 0 && path[0] == '/' && stat(path, &ns) == 0 && ns.st_dev == st.st_dev &&
+		     ns.st_ino == st.st_ino;
 
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	struct interp *ip = interp_slot(k, tgid, false);
-	bool allowed = false;
 	if (ip && ip->dev == st.st_dev && ip->ino == st.st_ino) {
-		/* The ELF interpreter of the image allowed just before: part
-		 * of that program (the portable back end never decides it). */
 		ip->tgid = 0;
-		return FAN_ALLOW;
+		/* The PT_INTERP of the image allowed just before. The system's
+		 * dynamic loader is part of that program (the notification
+		 * decided the program); any other file is a program of its
+		 * own, decided below like a #! interpreter (red team e134). */
+		if (named && cw_tracker_system_loader(path, &st))
+			return FAN_ALLOW;
 	}
-	if (p && cw_tracker_approved(p, &st)) {
-		/* The very file the exec notification decided. */
+	bool allowed = false;
+	struct cw_decision d;
+	if (named) {
+		/* By its name while the name names it, as the exec stop does:
+		 * an approval is only for a file no name names (e135). */
+		struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = path };
+		cw_policy_decide(run->profile, &run->ctx, &op, &d);
+		allowed = d.verdict == CW_ALLOW;
+	} else if (p && cw_tracker_approved(p, &st)) {
+		/* A memfd, a deleted file: the very file the exec notification
+		 * decided (fexecve names it by its descriptor). */
 		allowed = true;
 	} else {
-		/* Another file: a script's interpreter, or a name changed
-		 * since the notification. Decided by its name when the name
-		 * still names it; else nothing allowed it. */
-		struct stat ns;
-		bool named = len > 0 && path[0] == '/' && stat(path, &ns) == 0 && ns.st_dev == st.st_dev &&
-			     ns.st_ino == st.st_ino;
-		struct cw_decision d;
-		if (named) {
-			struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = path };
-			cw_policy_decide(run->profile, &run->ctx, &op, &d);
-			allowed = d.verdict == CW_ALLOW;
-		} else {
-			memset(&d, 0, sizeof(d));
-			d.verdict = d.profile_verdict = CW_DENY;
-			d.cap = CW_CAP_PROCESS_SPAWN;
-			snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev),
-				 minor(st.st_dev), (unsigned long long)st.st_ino);
-			snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
-			snprintf(d.reason, sizeof(d.reason), "the file the kernel opened for exec has no name "
-				 "that names it, and no allowed exec named it");
-			d.next_action = CW_NEXT_CHANGE_COMMAND;
-			d.source = CW_SOURCE_PLATFORM_SANDBOX;
-			d.err = EPERM;
-		}
-		if (!allowed) {
-			k->exec_denied++;
-			record_exec_denial(run, tgid, named ? path : d.scope, &d);
-			if (!run->observe)
-				return FAN_DENY;
-		}
+		memset(&d, 0, sizeof(d));
+		d.verdict = d.profile_verdict = CW_DENY;
+		d.cap = CW_CAP_PROCESS_SPAWN;
+		snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev), minor(st.st_dev),
+			 (unsigned long long)st.st_ino);
+		snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
+		snprintf(d.reason, sizeof(d.reason), "the file the kernel opened for exec has no name "
+			 "that names it, and no allowed exec named it");
+		d.next_action = CW_NEXT_CHANGE_COMMAND;
+		d.source = CW_SOURCE_PLATFORM_SANDBOX;
+		d.err = EPERM;
 	}
+	/* An approval serves the exec it was made for, once: a stale one
+	 * must not vouch for a later file that reuses the inode (e135). */
+	if (p)
+		p->napproved = 0;
+	if (!allowed) {
+		k->exec_denied++;
+		record_exec_denial(run, tgid, named ? path : d.scope, &d);
+		if (!run->observe)
+			return FAN_DENY;
+		return FAN_ALLOW;
+	}
+	*markable = named; /* a decision on a name holds for the inode */
 	struct stat is;
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is)) {
 		ip = interp_slot(k, tgid, true);
@@ -661,12 +672,11 @@ static void *fan_decider(void *arg)
 		cw_loop_lock();
 		connector_drain(run);
 		if (cw_kernel_in_tree(run, m.pid)) {
-			response = decide_exec(run, &m);
-			/* Allowed for what the file is (a decision on the
-			 * object): its next exec needs no event until it is
-			 * modified. Not under --observe, which records every
-			 * exec it would deny. */
-			mark = response == FAN_ALLOW && !run->observe;
+			/* Allowed by its name: its next exec needs no event
+			 * until it is modified. Not under --observe, which
+			 * records every exec it would deny. */
+			response = decide_exec(run, &m, &mark);
+			mark = mark && response == FAN_ALLOW && !run->observe;
 		}
 		cw_loop_unlock();
 		if (mark && fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM,

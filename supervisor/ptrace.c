@@ -4,6 +4,7 @@
  * them. All ptrace requests come from the one supervisor thread. */
 #include "config.h"
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -346,6 +347,20 @@ static bool names_image(const char *name, const struct stat *st)
 	       ns.st_ino == st->st_ino;
 }
 
+bool cw_tracker_system_loader(const char *path, const struct stat *st)
+{
+	static const char *const dirs[] = { "/lib/", "/lib64/", "/lib32/", "/libx32/", "/usr/lib/",
+					    "/usr/lib64/", "/usr/lib32/", "/usr/libx32/" };
+	bool in_dir = false;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(dirs); i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			in_dir = true;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return in_dir && S_ISREG(st->st_mode) && st->st_uid == 0 && !(st->st_mode & 022) &&
+	       (strncmp(base, "ld-", 3) == 0 || strncmp(base, "ld64", 4) == 0) && strstr(base, ".so");
+}
+
 bool cw_tracker_approved(const struct cw_proc *p, const struct stat *st)
 {
 	for (unsigned i = 0; i < p->napproved && i < CW_ARRAY_SIZE(p->approved); i++)
@@ -541,6 +556,53 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 	cw_run_trace_emit(run);
 }
 
+/* The ELF interpreter mapped into PID at its exec stop, when it is not
+ * the system's loader: 1 with its name in OUT (a name that still names
+ * the mapped file, else its /proc/PID/maps text: then decided as that
+ * name, which no profile allows by accident), 0 when there is none or it
+ * is the loader. The mapping at AT_BASE (auxv) is the interpreter. */
+static int mapped_interp(pid_t pid, char *out, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned long av[2 * 64];
+	ssize_t r = read(fd, av, sizeof(av));
+	unsigned long base = 0;
+	for (ssize_t i = 0; r > 0 && i + 1 < r / (ssize_t)sizeof(av[0]); i += 2)
+		if (av[i] == AT_BASE)
+			base = av[i + 1];
+	if (!base)
+		return 0; /* static: no interpreter */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char line[PATH_MAX + 256];
+	int found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, ino;
+		unsigned maj, mnr;
+		int off = 0;
+		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &lo, &hi, &maj, &mnr, &ino, &off) < 5 ||
+		    base < lo || base >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		const char *name = off > 0 ? line + off : "";
+		struct stat st;
+		bool names = name[0] == '/' && stat(name, &st) == 0 && st.st_ino == ino &&
+			     major(st.st_dev) == maj && minor(st.st_dev) == mnr;
+		if (names && cw_tracker_system_loader(name, &st))
+			break;
+		snprintf(out, n, "%s", name[0] ? name : "(anonymous interpreter)");
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
 /* The exec stop: the new image has not run an instruction yet. Record what
  * the kernel actually executed, and check it against the policy: the
  * notification-time check read memory the target could rewrite; this one
@@ -590,13 +652,23 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = p->exe };
 	struct cw_decision d;
 	cw_policy_decide(run->profile, &run->ctx, &op, &d);
+	/* The ELF interpreter the kernel mapped with it runs first: unless it
+	 * is the system's loader, it is a program of its own (an allowed
+	 * ELF whose PT_INTERP names a denied one, red team e134). */
+	char interp[PATH_MAX];
+	const char *denied = p->exe;
+	if (d.verdict == CW_ALLOW && mapped_interp(p->pid, interp, sizeof(interp)) == 1) {
+		struct cw_op iop = { .kind = CW_OP_EXEC, .syscall = "execve", .path = interp };
+		cw_policy_decide(run->profile, &run->ctx, &iop, &d);
+		denied = interp;
+	}
 	if (d.verdict != CW_ALLOW && !run->observe) {
 		/* Denied at notification time we would not be here, so the
 		 * image changed under us (or it is a script's interpreter that
 		 * the profile does not allow). Kill before it runs. */
 		kill(p->pid, SIGKILL);
 		cw_run_note(run, p->pid, "warning", "exec of %s denied at the exec stop (%s): killed",
-			    p->exe, d.rule);
+			    denied, d.rule);
 		run->denials++;
 		struct cw_denial_record dr = {
 			.pid = p->pid, .program = p->exe, .syscall = "execve", .d = &d,

@@ -87,6 +87,11 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p);
 void cw_tracker_trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via);
 /* Did an exec notification of P allow the file ST is? */
 bool cw_tracker_approved(const struct cw_proc *p, const struct stat *st);
+/* Is PATH (ST) the system's dynamic loader: ld-*.so* or ld64* in a
+ * system library directory, root's, writable by nobody else? The ELF
+ * interpreter that passes with an allowed program; any other PT_INTERP
+ * is a program of its own. */
+bool cw_tracker_system_loader(const char *path, const struct stat *st);
 /* Does PID hold a seccomp listener descriptor (K14)? */
 bool cw_tracker_holds_listener(pid_t pid);
 char **cw_tracker_read_cmdline(pid_t pid);
