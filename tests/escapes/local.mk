@@ -170,7 +170,8 @@ ESCAPES_TESTS = \
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e134_elf_interp_denied.sh \
-	tests/escapes/e135_stale_exec_approval.sh
+	tests/escapes/e135_stale_exec_approval.sh \
+	tests/escapes/e136_interp_ignore_mark.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
