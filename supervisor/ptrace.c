@@ -560,7 +560,10 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
  * the system's loader: 1 with its name in OUT (a name that still names
  * the mapped file, else its /proc/PID/maps text: then decided as that
  * name, which no profile allows by accident), 0 when there is none or it
- * is the loader. The mapping at AT_BASE (auxv) is the interpreter. */
+ * is the loader. The first instruction tells: without an interpreter the
+ * kernel starts the program at AT_ENTRY, with one at the interpreter's
+ * entry, inside the interpreter's mapping (AT_BASE is 0 for an ET_EXEC
+ * interpreter, so it cannot tell). */
 static int mapped_interp(pid_t pid, char *out, size_t n)
 {
 	char path[64];
@@ -570,12 +573,14 @@ static int mapped_interp(pid_t pid, char *out, size_t n)
 		return 0;
 	unsigned long av[2 * 64];
 	ssize_t r = read(fd, av, sizeof(av));
-	unsigned long base = 0;
+	unsigned long entry = 0;
 	for (ssize_t i = 0; r > 0 && i + 1 < r / (ssize_t)sizeof(av[0]); i += 2)
-		if (av[i] == AT_BASE)
-			base = av[i + 1];
-	if (!base)
-		return 0; /* static: no interpreter */
+		if (av[i] == AT_ENTRY)
+			entry = av[i + 1];
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0 || regs.rip == entry)
+		return 0; /* no interpreter: the program starts itself */
+	unsigned long base = regs.rip;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
