@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -201,7 +202,36 @@ int cw_kernel_probe(struct cw_run *run, char *why, size_t n)
 		snprintf(why, n, "the proc connector is unavailable (%s)", strerror(-s));
 		return s;
 	}
+	/* Listening is not hearing: outside the initial PID namespace the
+	 * kernel ignores the listen request and sends nothing (red team).
+	 * A fork of our own must be heard within half a second. */
+	bool heard = false;
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	if (c > 0) {
+		char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
+		for (int tries = 0; tries < 50 && !heard; tries++) {
+			struct pollfd pf = { s, POLLIN, 0 };
+			if (poll(&pf, 1, 10) <= 0)
+				continue;
+			ssize_t len = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+			for (struct nlmsghdr *h = (struct nlmsghdr *)buf; len > 0 && NLMSG_OK(h, (size_t)len);
+			     h = NLMSG_NEXT(h, len)) {
+				struct cn_msg *m = NLMSG_DATA(h);
+				struct proc_event *e = (struct proc_event *)m->data;
+				if (m->id.idx == CN_IDX_PROC && e->what == PROC_EVENT_FORK &&
+				    e->event_data.fork.child_pid == c)
+					heard = true;
+			}
+		}
+		waitpid(c, NULL, 0);
+	}
 	close(s);
+	if (!heard) {
+		snprintf(why, n, "the proc connector sends no events here (not the initial PID namespace?)");
+		return -ENOTSUP;
+	}
 	return 0;
 }
 

@@ -57,6 +57,15 @@ fi
 report_assert "$O/k0.json" "outcome['enforcement']['backend'] == 'seccomp-unotify+cgroup+fanotify'" \
 	"'ptrace' not in outcome['enforcement']['layers']" "not outcome['enforcement']['degraded']"
 
+# 4b. In a PID namespace of its own the proc connector is silent: the
+# kernel back end is refused there (it would lose every fork and exec).
+if unshare -pfm --mount-proc true 2>/dev/null; then
+	unshare -pfm --mount-proc "${CAPWATCH_REAL:-$CAPWATCH}" --backend kernel -- true 2>"$O/pidns.err"
+	rc=$?
+	expect_rc 125 "--backend kernel in a PID namespace"
+	grep -q 'proc connector sends no events' "$O/pidns.err" || fail "no reason given: $(cat "$O/pidns.err")"
+fi
+
 # 5. Exit statuses without ptrace: a grandchild, a fork that never execs,
 # an orphan that outlives its parent (capwatch waits for it, then reports).
 cw --backend kernel --profile verify --report "$O/t.json" --trace "$O/t.jsonl" -- sh -c \
