@@ -62,7 +62,7 @@ struct cw_kernel {
 	/* The exec whose interpreter comes next, per process: the device and
 	 * inode of the PT_INTERP of the image allowed last (ld.so is opened
 	 * for exec after the program, in the same execve). */
-	struct interp { pid_t tgid; dev_t dev; ino_t ino; } interp[64];
+	struct interp { pid_t tgid; dev_t dev; ino_t ino; char name[256]; } interp[64];
 	unsigned ninterp;
 };
 
@@ -463,7 +463,7 @@ static void on_cgroup_events(struct cw_run *run, int fd, uint32_t events)
 /* The PT_INTERP of the ELF file open at FD, as its device and inode (as
  * capwatch sees the path: the tree's mounts are copies of capwatch's).
  * false when it has none. */
-static bool elf_interp(int fd, struct stat *out)
+static bool elf_interp(int fd, struct stat *out, char *out_name, size_t out_n)
 {
 	unsigned char eh[64];
 	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, ELFMAG, SELFMAG) != 0)
@@ -507,6 +507,9 @@ static bool elf_interp(int fd, struct stat *out)
 			return false;
 		if (pread(fd, name, size, (off_t)off) != (ssize_t)size || name[size - 1] != '\0')
 			return false;
+		if (size > out_n)
+			return false;
+		memcpy(out_name, name, size);
 		return name[0] == '/' && stat(name, out) == 0;
 	}
 	return false;
@@ -570,12 +573,18 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	struct interp *ip = interp_slot(k, tgid, false);
 	if (ip && ip->dev == st.st_dev && ip->ino == st.st_ino) {
 		ip->tgid = 0;
-		/* The PT_INTERP of the image allowed just before. The system's
-		 * dynamic loader is part of that program (the notification
-		 * decided the program); any other file is a program of its
-		 * own, decided below like a #! interpreter (red team e134). */
-		if (named && cw_tracker_system_loader(path, &st))
+		/* The PT_INTERP of the image allowed just before, the very file
+		 * its name led to when capwatch looked (in a chroot the
+		 * descriptor's path may not be one). The system's dynamic
+		 * loader is part of that program (the notification decided the
+		 * program); any other file is a program of its own, decided
+		 * below by that name like a #! interpreter (red team e134). */
+		if (cw_tracker_system_loader(ip->name, &st))
 			return FAN_ALLOW;
+		if (!named) {
+			snprintf(path, sizeof(path), "%s", ip->name);
+			named = true;
+		}
 	}
 	bool allowed = false;
 	struct cw_decision d;
@@ -615,11 +624,13 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	}
 	*markable = named; /* a decision on a name holds for the inode */
 	struct stat is;
-	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is)) {
+	char iname[256];
+	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
 		ip = interp_slot(k, tgid, true);
 		ip->tgid = tgid;
 		ip->dev = is.st_dev;
 		ip->ino = is.st_ino;
+		snprintf(ip->name, sizeof(ip->name), "%s", iname);
 	}
 	return FAN_ALLOW;
 }
