@@ -171,7 +171,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e135_stale_exec_approval.sh \
 	tests/escapes/e136_interp_ignore_mark.sh
 
-ESCAPES_KNOWN_OPEN =
+ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e137_connector_blind_pid_reuse.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -210,6 +211,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e66_thread_cwd \
 	tests/escapes/src/e69_pid_calls \
 	tests/escapes/src/e70_ioctl_calls \
+	tests/escapes/src/e137_cn_blind \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -248,10 +250,12 @@ tests_escapes_src_e13_dir_swap_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e13_dir_swap_LDFLAGS = -pthread
 tests_escapes_src_e70_ioctl_calls_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e70_ioctl_calls_LDFLAGS = -pthread
+tests_escapes_src_e137_cn_blind_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e137_cn_blind_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
-	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py \
+	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py tests/escapes/pidvictims.py \
 	tests/escapes/README.md tests/escapes/KNOWN-OPEN.md
 
 # Runs the open ones; fails while any bypass remains.
