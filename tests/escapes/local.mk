@@ -170,7 +170,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e134_elf_interp_denied.sh \
 	tests/escapes/e135_stale_exec_approval.sh \
 	tests/escapes/e136_interp_ignore_mark.sh \
-	tests/escapes/e138_cgroup_leave.sh
+	tests/escapes/e138_cgroup_leave.sh \
+	tests/escapes/e139_sentinel.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e137_connector_blind_pid_reuse.sh

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Kernel back end red team: disarm the sentinel, then outlive capwatch.
+#
+# The sentinel (kernel.c sentinel_start) is a child of capwatch outside
+# the run's cgroup; it blocks every signal but SIGKILL and writes
+# cgroup.kill when capwatch's end of its pipe closes. The tree finds it
+# (a process whose parent is the tree's parent, capwatch, named
+# capwatch-sentinel in /proc/PID/stat) and tries, in order:
+# SIGSTOP, SIGKILL, pidfd_open + pidfd_send_signal(SIGKILL),
+# prlimit64(RLIMIT_CPU 0/0: the kernel's own SIGKILL at the next tick),
+# setpriority 19, and the pidfd-like directory /proc/PID (e122).
+# Then the test SIGKILLs capwatch: a tree member that would act 3 s later
+# (create $W/LATE) must be gone.
+# Positive control: the same tries against a victim the test started.
+. "$top_srcdir/tests/escapes/lib.sh"
+esc_setup
+"$CAPWATCH" --backend kernel --report "$O/probe.json" -- /bin/true >"$O/probe.out" 2>&1 ||
+	skip "no kernel back end here: $(cat "$O/probe.out")"
+cat >"$T/disarm.py" <<'PY'
+import os, sys, signal, resource, time
+if sys.argv[1] == "find":
+    cw = os.getppid()
+    pid = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            st = open("/proc/%s/stat" % d).read()
+        except OSError:
+            continue
+        comm = st[st.index("(") + 1:st.rindex(")")]
+        ppid = int(st[st.rindex(")") + 2:].split()[1])
+        if ppid == cw and comm.startswith("capwatch-sentin"):
+            pid = int(d)
+    print("SENTINEL", pid, flush=True)
+else:
+    pid = int(sys.argv[1])
+if pid <= 1:
+    print("NOTFOUND"); sys.exit(3)
+def t(name, fn):
+    try:
+        fn(); r = "ok"
+    except OSError as e:
+        r = e.strerror
+    print("TRY", name, r, flush=True)
+t("sigstop", lambda: os.kill(pid, signal.SIGSTOP))
+t("prlimit_cpu", lambda: resource.prlimit(pid, resource.RLIMIT_CPU, (0, 0)))
+t("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, pid, 19))
+t("procdir_pidfd", lambda: signal.pidfd_send_signal(os.open("/proc/%d" % pid, os.O_RDONLY | os.O_DIRECTORY), signal.SIGKILL))
+t("pidfd", lambda: signal.pidfd_send_signal(os.pidfd_open(pid), signal.SIGKILL))
+t("sigkill", lambda: os.kill(pid, signal.SIGKILL))
+time.sleep(0.5)
+try:
+    st = open("/proc/%d/stat" % pid).read()
+    state = st[st.rindex(")") + 2]
+except OSError:
+    state = "gone"
+print("STATE", state, flush=True)
+if len(sys.argv) > 2:
+    # A member that acts after capwatch is gone.
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(3)
+        open(sys.argv[2], "w").close()
+        os._exit(0)
+    print("READY", flush=True)
+    time.sleep(60)
+PY
+victim_start sleep 60
+bare "$CW_PY" "$T/disarm.py" "$VICTIM_PID"
+victim_alive && esc_control_failed "bare: the victim survived: $(cat "$O/bare.out")"
+
+R=$O/report.json OUT=$O/cw.out
+"$CAPWATCH" --profile verify --backend kernel --report "$R" -- "$CW_PY" "$T/disarm.py" find "$W/LATE" >"$OUT" 2>&1 &
+CWP=$!
+esc_bg_started $CWP
+i=0
+while ! grep -q '^READY' "$OUT"; do
+	i=$((i + 1))
+	[ $i -gt 200 ] && { cat "$OUT" >&2; fail "the attack did not get ready"; }
+	kill -0 $CWP 2>/dev/null || { cat "$OUT" >&2; fail "capwatch ended early"; }
+	sleep 0.05
+done
+esc_log "$(grep -E '^(SENTINEL|TRY|STATE)' "$OUT" | tr '\n' ' ')"
+grep -q '^STATE [RSD]' "$OUT" || esc_bypass "the sentinel was stopped or killed by the tree: $(grep -E '^(TRY|STATE)' "$OUT" | tr '\n' ' ')"
+esc_kill $CWP
+sleep 5
+[ -e "$W/LATE" ] && esc_bypass "a member of the tree acted after capwatch was SIGKILLed (sentinel disarmed?)"
+:
