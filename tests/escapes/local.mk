@@ -174,7 +174,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e139_sentinel.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e137_connector_blind_pid_reuse.sh
+	tests/escapes/e137_connector_blind_pid_reuse.sh \
+	tests/escapes/e140_exec_unwatched_mount.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -214,6 +215,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e69_pid_calls \
 	tests/escapes/src/e70_ioctl_calls \
 	tests/escapes/src/e137_cn_blind \
+	tests/escapes/src/e140_exec_flip \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -254,6 +256,8 @@ tests_escapes_src_e70_ioctl_calls_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e70_ioctl_calls_LDFLAGS = -pthread
 tests_escapes_src_e137_cn_blind_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e137_cn_blind_LDFLAGS = -pthread
+tests_escapes_src_e140_exec_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e140_exec_flip_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \

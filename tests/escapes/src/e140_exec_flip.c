@@ -1,0 +1,63 @@
+/* E140: the exec path flipped by a thread between an allowed program and
+ * a denied one (e09-style), for SECS seconds:
+ *
+ *   e140_exec_flip GOOD BAD MARKER SECS
+ *
+ * A child per attempt: vfork-free fork, execve(buf, {buf, MARKER}); the
+ * flipper thread of the child rewrites buf. The parent counts attempts
+ * whose child ran BAD (MARKER grew). Prints "RACE attempts= ok= hits=". */
+#define _GNU_SOURCE
+#include "esc.h"
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static char buf[4096];
+static const char *good, *bad;
+
+static void *flipper(void *a)
+{
+	(void)a;
+	for (;;) {
+		strcpy(buf, bad);
+		strcpy(buf, good);
+	}
+	return NULL;
+}
+
+static long msize(const char *m)
+{
+	struct stat st;
+	return stat(m, &st) == 0 ? (long)st.st_size : 0;
+}
+
+int main(int argc, char **argv)
+{
+	esc_usage(argc, 5, "e140_exec_flip GOOD BAD MARKER SECS");
+	good = argv[1], bad = argv[2];
+	const char *marker = argv[3];
+	double end = esc_now() + atof(argv[4]);
+	long attempts = 0, ok = 0, hits = 0;
+	while (esc_now() < end) {
+		long before = msize(marker);
+		pid_t c = fork();
+		if (c == 0) {
+			strcpy(buf, good);
+			pthread_t t;
+			pthread_create(&t, NULL, flipper, NULL);
+			char *av[] = { buf, (char *)marker, NULL };
+			for (int i = 0; i < 50; i++)
+				execve(buf, av, (char *[]){ NULL });
+			_exit(127);
+		}
+		int st;
+		waitpid(c, &st, 0);
+		attempts++;
+		if (WIFEXITED(st) && WEXITSTATUS(st) != 127)
+			ok++;
+		if (msize(marker) > before)
+			hits++;
+	}
+	printf("RACE attempts=%ld ok=%ld hits=%ld\n", attempts, ok, hits);
+	return 0;
+}
