@@ -281,12 +281,12 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 	const struct cw_kernel *k = run->kernel;
 	if (!k || pid <= 0)
 		return false;
-	struct cw_proc *p = cw_tracker_find(run, pid);
-	if (p && p->alive)
-		return true;
-	/* Not (yet) heard of: the cgroup is the authority. A process cannot
-	 * leave it (moving needs a write to a cgroup.procs, which the
-	 * handlers decide like any write outside the workspace). */
+	/* The cgroup is the authority, for every pid: a table entry may be
+	 * stale (its exit lost when the connector overflowed, and the pid
+	 * reused outside: red team e137). A process cannot leave the group
+	 * (moving needs a write to a cgroup.procs, which the handlers decide
+	 * like any write outside the workspace: e138); a zombie still reads
+	 * as a member until it is reaped. */
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -316,14 +316,26 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (child != child_tgid)
 		return; /* a thread: its process is what the report lists */
 	struct cw_proc *pp = cw_tracker_find(run, parent);
-	if (!pp || !pp->alive) {
-		/* A fork seen before its parent: decide by the cgroup. */
-		if (!cw_kernel_in_tree(run, child))
+	/* Every fork of the machine comes by: the tree's have a parent in
+	 * the table (its own fork event came first), and the cgroup
+	 * confirms it (the entry may be stale: a lost exit and a reused pid,
+	 * e137). An unknown parent is someone else's, unless events were
+	 * lost: then the cgroup decides. */
+	if ((pp && pp->alive) || run->kernel->lost) {
+		if (!cw_kernel_in_tree(run, child)) {
+			if (pp && pp->alive && !cw_kernel_in_tree(run, parent))
+				cw_tracker_dead(run, pp);
 			return;
+		}
+	} else {
+		return;
 	}
 	struct cw_proc *c = cw_tracker_find(run, child);
-	if (c && c->alive)
-		return;
+	if (c && c->alive) {
+		/* A pid is forked only when free: this entry missed its exit
+		 * (dropped by the connector). */
+		cw_tracker_dead(run, c);
+	}
 	c = cw_tracker_add(run, child);
 	if (!c)
 		return;
@@ -334,11 +346,57 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	cw_limits_new_task(run, child, cw_tracker_nalive(run));
 }
 
+static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, struct cw_decision *d);
+
+/* After the exec: the image must be a file fanotify allowed this process
+ * to open for exec. One it never saw came through a mount it does not
+ * watch (another process's /proc/PID/root leads into the host's mounts:
+ * red team e140), decided only on the name the notification read, which
+ * another thread can change: killed, and recorded. The check runs at the
+ * connector's exec event, read before the process's first notified call
+ * (handle_notification), so the image cannot open, connect or exec
+ * anything first. */
+static void check_image(struct cw_run *run, struct cw_proc *p)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return; /* gone already: nothing left to stop */
+	for (unsigned i = 0; i < p->nfan_ok && i < CW_ARRAY_SIZE(p->fan_ok); i++)
+		if (p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino)
+			return;
+	struct cw_decision d;
+	memset(&d, 0, sizeof(d));
+	d.verdict = d.profile_verdict = CW_DENY;
+	d.cap = CW_CAP_PROCESS_SPAWN;
+	snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev), minor(st.st_dev),
+		 (unsigned long long)st.st_ino);
+	snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
+	snprintf(d.reason, sizeof(d.reason), "the image was opened for exec where fanotify does not watch "
+		 "(a mount outside the tree's namespace)");
+	d.next_action = CW_NEXT_CHANGE_COMMAND;
+	d.source = CW_SOURCE_PLATFORM_SANDBOX;
+	d.err = EPERM;
+	if (!run->observe) {
+		kill(p->pid, SIGKILL);
+		p->condemned = true;
+	}
+	record_exec_denial(run, p->pid, d.scope, &d);
+}
+
 static void on_exec(struct cw_run *run, pid_t tgid)
 {
 	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (p && p->alive && !cw_kernel_in_tree(run, tgid)) {
+		/* A stale entry (its exit lost, the pid reused outside): not
+		 * ours, and never to be killed or recorded as ours (e137). */
+		cw_tracker_dead(run, p);
+		return;
+	}
 	if (!p || !p->alive) {
-		if (!cw_kernel_in_tree(run, tgid))
+		if (!run->kernel->lost || !cw_kernel_in_tree(run, tgid))
 			return;
 		p = cw_tracker_add(run, tgid);
 		if (!p)
@@ -361,8 +419,10 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
+	check_image(run, p);
 	cw_tracker_record_exec(run, p);
 	p->napproved = 0; /* approvals serve one exec (e135) */
+	p->nfan_ok = 0;
 }
 
 static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
@@ -390,6 +450,13 @@ static void connector_drain(struct cw_run *run)
 			if (k->lost++ == 0)
 				cw_run_note(run, 0, "warning", "the proc connector dropped events: some "
 					    "processes may lack their fork, exec or exit record");
+			/* Exits may be among them: whoever is no longer in the
+			 * group is gone. */
+			for (size_t i = 0; i < cw_tracker_count(run); i++) {
+				struct cw_proc *p = cw_tracker_at(run, i);
+				if (p->alive && !cw_kernel_in_tree(run, p->pid))
+					cw_tracker_dead(run, p);
+			}
 			continue;
 		}
 		if (len <= 0)
@@ -549,14 +616,27 @@ static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, 
 		    run->observe ? "would be denied" : "denied", d->rule);
 }
 
-/* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY.
- * *MARKABLE: the decision was on what the file is (its name, or the
- * notification's approval), so its next exec needs no event. */
-static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m, bool *markable)
+/* P was allowed to open ST for exec (check_image). */
+static void fan_ok(struct cw_proc *p, const struct stat *st)
+{
+	if (!p)
+		return;
+	if (p->nfan_ok == CW_ARRAY_SIZE(p->fan_ok)) {
+		memmove(&p->fan_ok[0], &p->fan_ok[1], sizeof(p->fan_ok[0]) * (p->nfan_ok - 1));
+		p->nfan_ok--;
+	}
+	p->fan_ok[p->nfan_ok].dev = st->st_dev;
+	p->fan_ok[p->nfan_ok].ino = st->st_ino;
+	p->nfan_ok++;
+}
+
+/* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY. No
+ * ignore marks: every exec must reach check_image's list (an allowed
+ * program's inode with a mark also hid which loader its exec opened). */
+static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m)
 {
 	struct cw_kernel *k = run->kernel;
 	pid_t tgid = m->pid;
-	*markable = false;
 	k->exec_events++;
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
@@ -573,6 +653,7 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	struct interp *ip = interp_slot(k, tgid, false);
 	if (ip && ip->dev == st.st_dev && ip->ino == st.st_ino) {
 		ip->tgid = 0;
+		fan_ok(p, &st);
 		/* The PT_INTERP of the image allowed just before, the very file
 		 * its name led to when capwatch looked (in a chroot the
 		 * descriptor's path may not be one). The system's dynamic
@@ -620,9 +701,10 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		record_exec_denial(run, tgid, named ? path : d.scope, &d);
 		if (!run->observe)
 			return FAN_DENY;
+		fan_ok(p, &st); /* observe: recorded once, here */
 		return FAN_ALLOW;
 	}
-	*markable = named; /* a decision on a name holds for the inode */
+	fan_ok(p, &st);
 	struct stat is;
 	char iname[256];
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
@@ -709,20 +791,11 @@ static void *fan_decider(void *arg)
 		fq.n--;
 		pthread_mutex_unlock(&fq.mu);
 		unsigned response = FAN_ALLOW;
-		bool mark = false;
 		cw_loop_lock();
 		connector_drain(run);
-		if (cw_kernel_in_tree(run, m.pid)) {
-			/* Allowed by its name: its next exec needs no event
-			 * until it is modified. Not under --observe, which
-			 * records every exec it would deny. */
-			response = decide_exec(run, &m, &mark);
-			mark = mark && response == FAN_ALLOW && !run->observe;
-		}
+		if (cw_kernel_in_tree(run, m.pid))
+			response = decide_exec(run, &m);
 		cw_loop_unlock();
-		if (mark && fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC_PERM,
-					  m.fd, NULL) < 0)
-			cw_debug("fanotify ignore mark: %s", strerror(errno));
 		fan_respond(k->fan, m.fd, response);
 	}
 	return NULL;

@@ -9,8 +9,9 @@
  *    proc connector (netlink, root, the initial network namespace);
  *  - execs decided on the file the kernel really opened: fanotify
  *    FAN_OPEN_EXEC_PERM on the mounts of a mount namespace of the tree's
- *    own (no event for the rest of the machine), with an ignore mark on
- *    each allowed inode until it is modified;
+ *    own (no event for the rest of the machine), every exec decided;
+ *    then, at the connector's exec event, the image must be one fanotify
+ *    allowed (an exec through an unwatched mount is killed);
  *  - a sentinel process kills the cgroup when capwatch dies (ptrace's
  *    exit-kill for this back end: the command never outlives its
  *    supervisor).

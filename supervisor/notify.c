@@ -334,6 +334,13 @@ static void handle_notification(struct cw_run *run)
 	if (run->kernel)
 		cw_kernel_sync(run);
 	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
+	struct cw_proc *caller = cw_tracker_find(run, n.tgid);
+	if (caller && caller->condemned) {
+		/* Killed for an image nothing allowed (kernel.c check_image):
+		 * its calls do nothing until it is gone. */
+		cw_notif_error(&n, EPERM);
+		return;
+	}
 	handle(&n);
 	if (!n.answered) {
 		/* A handler that forgot to answer fails closed. */

@@ -39,6 +39,13 @@ struct cw_proc {
 	 * the kernel loaded by these when its name cannot be read back. */
 	struct { dev_t dev; ino_t ino; } approved[4];
 	unsigned napproved;
+	/* The kernel back end: what fanotify allowed this process to open
+	 * for exec since its last exec event (the image must be one of them:
+	 * an exec fanotify never saw came through a mount it does not
+	 * watch), and whether the process was killed for such an exec. */
+	struct { dev_t dev; ino_t ino; } fan_ok[4];
+	unsigned nfan_ok;
+	bool condemned;
 };
 
 struct cw_tracker_ops {
