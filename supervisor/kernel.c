@@ -117,36 +117,21 @@ static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
 	return r;
 }
 
-/* The proc connector's socket. It exists only in the initial network
- * namespace: capwatch run inside `unshare -n` (as its tests are) opens it
- * there, through PID 1's namespace, for the socket call only. */
-static int connector_open(void)
+/* A proc connector socket in the current network namespace, listening.
+ * -errno; -ECONNREFUSED where the namespace has no connector. */
+static int connector_here(void)
 {
 	int s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
-	if (s < 0 && (errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT)) {
-		_cleanup_close_ int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		_cleanup_close_ int init = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
-		if (self < 0 || init < 0 || setns(init, CLONE_NEWNET) < 0)
-			return -EPROTONOSUPPORT;
-		s = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
-		int e = errno;
-		if (setns(self, CLONE_NEWNET) < 0) {
-			/* Never go on in the wrong namespace. */
-			cw_err("cannot return to capwatch's network namespace: %s", strerror(errno));
-			abort();
-		}
-		errno = e;
-	}
 	if (s < 0)
-		return -errno;
+		return errno == EPROTONOSUPPORT || errno == EAFNOSUPPORT ? -ECONNREFUSED : -errno;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0 };
 	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = -errno;
 		close(s);
 		return e;
 	}
-	/* Room for a burst of forks: a lost event is recovered from the
-	 * cgroup, but a lost exit status is not. */
+	/* Room for a burst of forks: a lost event costs records (the
+	 * cgroup keeps membership right), never a decision. */
 	int big = 8 << 20;
 	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
@@ -168,6 +153,29 @@ static int connector_open(void)
 		int e = -errno;
 		close(s);
 		return e;
+	}
+	return s;
+}
+
+/* The proc connector's socket. It exists only in the initial network
+ * namespace (elsewhere the socket may be made, but the kernel side is
+ * not there: ECONNREFUSED): capwatch run inside `unshare -n` (as its
+ * network tests are) opens it there, through PID 1's namespace, for the
+ * socket's creation only. */
+static int connector_open(void)
+{
+	int s = connector_here();
+	if (s != -ECONNREFUSED)
+		return s;
+	_cleanup_close_ int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int init = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0 || init < 0 || setns(init, CLONE_NEWNET) < 0)
+		return -ECONNREFUSED;
+	s = connector_here();
+	if (setns(self, CLONE_NEWNET) < 0) {
+		/* Never go on in the wrong namespace. */
+		cw_err("cannot return to capwatch's network namespace: %s", strerror(errno));
+		abort();
 	}
 	return s;
 }
