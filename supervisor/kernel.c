@@ -324,18 +324,20 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (child != child_tgid)
 		return; /* a thread: its process is what the report lists */
 	struct cw_proc *pp = cw_tracker_find(run, parent);
-	/* Every fork of the machine comes by: the tree's have a parent in
-	 * the table (its own fork event came first), and the cgroup
-	 * confirms it (the entry may be stale: a lost exit and a reused pid,
-	 * e137). An unknown parent is someone else's, unless events were
-	 * lost: then the cgroup decides. */
-	if ((pp && pp->alive) || run->kernel->lost) {
+	/* Every fork of the machine comes by. While no event was lost the
+	 * table is exact (a pid's exit comes before any event of its reuse):
+	 * the tree's forks are those of a live entry. After a loss an entry
+	 * may be stale (a lost exit, the pid reused outside: e137) and a
+	 * member's fork may have no entry: the cgroup decides (a child that
+	 * is already gone is then not recorded). Membership decisions never
+	 * rest on the table (cw_kernel_in_tree). */
+	if (run->kernel->lost) {
 		if (!cw_kernel_in_tree(run, child)) {
 			if (pp && pp->alive && !cw_kernel_in_tree(run, parent))
 				cw_tracker_dead(run, pp);
 			return;
 		}
-	} else {
+	} else if (!pp || !pp->alive) {
 		return;
 	}
 	struct cw_proc *c = cw_tracker_find(run, child);
@@ -397,9 +399,10 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 static void on_exec(struct cw_run *run, pid_t tgid)
 {
 	struct cw_proc *p = cw_tracker_find(run, tgid);
-	if (p && p->alive && !cw_kernel_in_tree(run, tgid)) {
-		/* A stale entry (its exit lost, the pid reused outside): not
-		 * ours, and never to be killed or recorded as ours (e137). */
+	if (p && p->alive && run->kernel->lost && !cw_kernel_in_tree(run, tgid)) {
+		/* After a loss, a stale entry (its exit lost, the pid reused
+		 * outside): not ours, never to be killed or recorded as ours
+		 * (e137). Without a loss the table is exact. */
 		cw_tracker_dead(run, p);
 		return;
 	}
