@@ -212,25 +212,30 @@ int cw_kernel_probe(struct cw_run *run, char *why, size_t n)
 	}
 	/* Listening is not hearing: outside the initial PID namespace the
 	 * kernel ignores the listen request and sends nothing (red team).
-	 * A fork of our own must be heard within half a second. */
+	 * A fork of our own must be heard. */
 	bool heard = false;
 	pid_t c = fork();
 	if (c == 0)
 		_exit(0);
 	if (c > 0) {
+		/* Every event of the machine comes by: read them all (one
+		 * datagram each) until ours, for at most 2 s. */
 		char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
-		for (int tries = 0; tries < 50 && !heard; tries++) {
+		double until = cw_now() + 2.0;
+		while (!heard && cw_now() < until) {
 			struct pollfd pf = { s, POLLIN, 0 };
-			if (poll(&pf, 1, 10) <= 0)
+			if (poll(&pf, 1, 20) <= 0)
 				continue;
-			ssize_t len = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
-			for (struct nlmsghdr *h = (struct nlmsghdr *)buf; len > 0 && NLMSG_OK(h, (size_t)len);
-			     h = NLMSG_NEXT(h, len)) {
-				struct cn_msg *m = NLMSG_DATA(h);
-				struct proc_event *e = (struct proc_event *)m->data;
-				if (m->id.idx == CN_IDX_PROC && e->what == PROC_EVENT_FORK &&
-				    e->event_data.fork.child_pid == c)
-					heard = true;
+			ssize_t len;
+			while (!heard && (len = recv(s, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+				for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+				     h = NLMSG_NEXT(h, len)) {
+					struct cn_msg *m = NLMSG_DATA(h);
+					struct proc_event *e = (struct proc_event *)m->data;
+					if (m->id.idx == CN_IDX_PROC && e->what == PROC_EVENT_FORK &&
+					    e->event_data.fork.child_pid == c)
+						heard = true;
+				}
 			}
 		}
 		waitpid(c, NULL, 0);
