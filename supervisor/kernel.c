@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -271,6 +272,19 @@ static int sentinel_start(struct cw_kernel *k)
 		sigdelset(&all, SIGKILL);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		close(p[1]);
+		/* Nothing else of capwatch's: above all not the fanotify
+		 * group (its pending events would wait on us) or the
+		 * listener. */
+		int keep_lo = p[0] < cg_kill_fd ? p[0] : cg_kill_fd;
+		int keep_hi = p[0] < cg_kill_fd ? cg_kill_fd : p[0];
+		for (int fd = 0; fd < 3; fd++)
+			if (fd != keep_lo && fd != keep_hi)
+				close(fd);
+		if (keep_lo > 3)
+			syscall(SYS_close_range, 3U, (unsigned)keep_lo - 1, 0U);
+		if (keep_hi > keep_lo + 1)
+			syscall(SYS_close_range, (unsigned)keep_lo + 1, (unsigned)keep_hi - 1, 0U);
+		syscall(SYS_close_range, (unsigned)keep_hi + 1, ~0U, 0U);
 		char c;
 		ssize_t r;
 		while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
