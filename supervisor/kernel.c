@@ -73,18 +73,6 @@ struct cw_kernel {
  * file-level state: it must be reachable without the run). */
 static int cg_kill_fd = -1;
 
-static int write_text(const char *dir, const char *name, const char *text)
-{
-	char p[700];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		return -errno;
-	return 0;
-}
-
 /* The cgroup v2 mount and capwatch's own group in it. */
 static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
 {
@@ -99,23 +87,7 @@ static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
 	}
 	if (!mnt[0])
 		return -ENOENT;
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	if (!f)
-		return -errno;
-	char line[1024];
-	int r = -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "0::", 3) == 0) {
-			size_t l = strlen(line + 3);
-			r = l < no ? 0 : -ENAMETOOLONG;
-			if (r == 0)
-				memcpy(own, line + 3, l + 1);
-			break;
-		}
-	}
-	fclose(f);
-	return r;
+	return cw_limits_own_cgroup(NULL, own, no);
 }
 
 /* A proc connector socket in the current network namespace, listening.
@@ -316,14 +288,8 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 	 * as a member until it is reaped. */
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cw_read_small(path, buf, sizeof(buf)) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	for (char *line = buf; line && *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
@@ -377,6 +343,23 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 
 static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, struct cw_decision *d);
 
+/* D: a process_spawn denial of the file ST, which nothing identifies
+ * (builtin:exec-unidentified), for REASON. */
+static void unidentified(struct cw_decision *d, const struct stat *st, const char *reason)
+{
+	memset(d, 0, sizeof(*d));
+	d->verdict = d->profile_verdict = CW_DENY;
+	d->cap = CW_CAP_PROCESS_SPAWN;
+	snprintf(d->scope, sizeof(d->scope), "inode:%u:%u:%llu", major(st->st_dev), minor(st->st_dev),
+		 (unsigned long long)st->st_ino);
+	snprintf(d->rule, sizeof(d->rule), "builtin:exec-unidentified");
+	snprintf(d->reason, sizeof(d->reason), "%s", reason);
+	d->next_action = CW_NEXT_CHANGE_COMMAND;
+	d->source = CW_SOURCE_PLATFORM_SANDBOX;
+	d->err = EPERM;
+}
+
+
 /* After the exec: the image must be a file fanotify allowed this process
  * to open for exec. One it never saw came through a mount it does not
  * watch (another process's /proc/PID/root leads into the host's mounts:
@@ -397,17 +380,8 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 		if (p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino)
 			return;
 	struct cw_decision d;
-	memset(&d, 0, sizeof(d));
-	d.verdict = d.profile_verdict = CW_DENY;
-	d.cap = CW_CAP_PROCESS_SPAWN;
-	snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev), minor(st.st_dev),
-		 (unsigned long long)st.st_ino);
-	snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
-	snprintf(d.reason, sizeof(d.reason), "the image was opened for exec where fanotify does not watch "
-		 "(a mount outside the tree's namespace)");
-	d.next_action = CW_NEXT_CHANGE_COMMAND;
-	d.source = CW_SOURCE_PLATFORM_SANDBOX;
-	d.err = EPERM;
+	unidentified(&d, &st, "the image was opened for exec where fanotify does not watch "
+		     "(a mount outside the tree's namespace)");
 	if (!run->observe) {
 		kill(p->pid, SIGKILL);
 		p->condemned = true;
@@ -433,10 +407,7 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 			return;
 		char path[64], buf[512];
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-		if (n > 0) {
-			buf[n] = '\0';
+		if (cw_read_small(path, buf, sizeof(buf)) > 0) {
 			char *rp = strrchr(buf, ')');
 			char st;
 			int ppid;
@@ -710,17 +681,8 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		 * decided (fexecve names it by its descriptor). */
 		allowed = true;
 	} else {
-		memset(&d, 0, sizeof(d));
-		d.verdict = d.profile_verdict = CW_DENY;
-		d.cap = CW_CAP_PROCESS_SPAWN;
-		snprintf(d.scope, sizeof(d.scope), "inode:%u:%u:%llu", major(st.st_dev), minor(st.st_dev),
-			 (unsigned long long)st.st_ino);
-		snprintf(d.rule, sizeof(d.rule), "builtin:exec-unidentified");
-		snprintf(d.reason, sizeof(d.reason), "the file the kernel opened for exec has no name "
-			 "that names it, and no allowed exec named it");
-		d.next_action = CW_NEXT_CHANGE_COMMAND;
-		d.source = CW_SOURCE_PLATFORM_SANDBOX;
-		d.err = EPERM;
+		unidentified(&d, &st, "the file the kernel opened for exec has no name that names it, "
+			     "and no allowed exec named it");
 	}
 	/* An approval serves the exec it was made for, once: a stale one
 	 * must not vouch for a later file that reuses the inode (e135). */
@@ -952,7 +914,7 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 		return -errno;
 	char num[32];
 	snprintf(num, sizeof(num), "%d", (int)child);
-	if ((r = write_text(k->cg_dir, "cgroup.procs", num)) < 0)
+	if ((r = cw_write_at(k->cg_dir, "cgroup.procs", num)) < 0)
 		return r;
 	char p[700];
 	snprintf(p, sizeof(p), "%s/cgroup.events", k->cg_dir);

@@ -73,21 +73,9 @@ const char *cw_limits_note(void)
 	return cg_note;
 }
 
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char p[600];
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	_cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
-		return -errno;
-	return 0;
-}
-
 /* capwatch's own cgroup path in the hierarchy whose /proc/self/cgroup line
  * starts with PREFIX ("0::" for v2, or "N:pids:" for v1). */
-static int own_cgroup(const char *ctrl, char *out, size_t n)
+int cw_limits_own_cgroup(const char *ctrl, char *out, size_t n)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (!f)
@@ -160,7 +148,7 @@ static int try_make(const char *mnt, const char *own, int version, long max)
 		return -errno;
 	char num[32];
 	snprintf(num, sizeof(num), "%ld", max);
-	int e = write_file(dir, "pids.max", num);
+	int e = cw_write_at(dir, "pids.max", num);
 	if (e < 0) {
 		rmdir(dir);
 		return e;
@@ -190,15 +178,15 @@ void cw_limits_prepare(struct cw_run *run)
 
 	const char *v2 = is_cgroup2("/sys/fs/cgroup") ? "/sys/fs/cgroup" :
 			 is_cgroup2("/sys/fs/cgroup/unified") ? "/sys/fs/cgroup/unified" : NULL;
-	if (v2 && own_cgroup(NULL, own, sizeof(own)) == 0) {
+	if (v2 && cw_limits_own_cgroup(NULL, own, sizeof(own)) == 0) {
 		/* The pids controller must be enabled for our children: only
 		 * possible when it is available here at all. */
 		char p[600];
 		snprintf(p, sizeof(p), "%s%s", v2, strcmp(own, "/") == 0 ? "" : own);
-		write_file(p, "cgroup.subtree_control", "+pids");
+		cw_write_at(p, "cgroup.subtree_control", "+pids");
 		e = try_make(v2, own, 2, max);
 	}
-	if (e < 0 && own_cgroup("pids", own, sizeof(own)) == 0)
+	if (e < 0 && cw_limits_own_cgroup("pids", own, sizeof(own)) == 0)
 		e = try_make("/sys/fs/cgroup/pids", own, 1, max);
 fallback:
 	if (e < 0) {
@@ -277,7 +265,7 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 		return;
 	char num[32];
 	snprintf(num, sizeof(num), "%d", (int)child);
-	int e = write_file(cg_dir, "cgroup.procs", num);
+	int e = cw_write_at(cg_dir, "cgroup.procs", num);
 	if (e < 0) {
 		snprintf(cg_note, sizeof(cg_note), "moving the command into %s failed (%s): "
 			 "the process limit is kept by the tracker's count", cg_dir, strerror(-e));
@@ -311,7 +299,7 @@ void cw_limits_kill(void)
 	cw_kernel_kill_cgroup(); /* the kernel back end's group, if any */
 	if (!cg_dir[0])
 		return;
-	if (cg_version != 2 || write_file(cg_dir, "cgroup.kill", "1") < 0)
+	if (cg_version != 2 || cw_write_at(cg_dir, "cgroup.kill", "1") < 0)
 		kill_members();
 }
 

@@ -58,4 +58,7 @@ void cw_limits_own_raise(void);
  * cw_limits_attach, so launch.c needs no change. 0 or -errno. */
 int cw_limits_own_restore(pid_t pid);
 
+/* capwatch's own cgroup in the v1 hierarchy of controller CTRL, or in the
+ * v2 one when CTRL is NULL ("/..."): 0, or -errno. */
+int cw_limits_own_cgroup(const char *ctrl, char *out, size_t n);
 #endif

@@ -183,14 +183,8 @@ static bool stat_state(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cw_read_small(path, buf, sizeof(buf)) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	char *rp = strrchr(buf, ')'); /* comm may contain anything */
 	if (!rp || sscanf(rp + 1, " %c %d", state, ppid) != 2)
 		return false;
