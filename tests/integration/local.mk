@@ -15,6 +15,7 @@ INTEGRATION_TESTS = \
 	tests/integration/caches.sh \
 	tests/integration/ioctl_unknown.sh \
 	tests/integration/dotpaths.sh \
+	tests/integration/dotdot_missing.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
