@@ -407,13 +407,17 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			enforce_continue(n, ev);
 		return;
 	}
-	/* A trailing slash asks for a directory; the decided path lost it. */
+	/* A trailing slash asks for a directory; the decided path lost it.
+	 * With O_CREAT the kernel says EISDIR before it looks at the name
+	 * (open_last_lookups), whatever is there. */
 	size_t rl = strlen(raw1);
 	if (rl > 1 && raw1[rl - 1] == '/') {
 		struct stat st;
 		int e = 0;
-		if (cw_stat_long(ev->op.path, &st, false) < 0)
-			e = (cur_open.flags & O_CREAT) ? EISDIR : ENOENT;
+		if (cur_open.flags & O_CREAT)
+			e = EISDIR;
+		else if (cw_stat_long(ev->op.path, &st, false) < 0)
+			e = ENOENT;
 		else if (!S_ISDIR(st.st_mode))
 			e = ENOTDIR;
 		if (e) {

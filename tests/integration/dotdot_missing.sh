@@ -5,7 +5,8 @@
 # capwatch performs path calls itself on the name it resolved, and used to
 # apply such a ".." lexically: mkdir("nodir/../x") made ./x. Bare and
 # supervised (verify, observe) must give the same answers and leave the
-# same tree, with no denial.
+# same tree, with no denial. Also open(O_CREAT) of "f/": EISDIR, whatever
+# is there (the kernel says it before it looks).
 . "$top_srcdir/tests/lib.sh"
 cw_require_binary
 cw_workdir
@@ -27,6 +28,9 @@ t("creat nodir/../c", op("nodir/../c"))
 t("creat f/../c", op("f/../c"))
 t("creat ln/../c", op("ln/../c"))
 t("creat dangling", op("dangling"))
+t("creat f/", op("f/"))
+t("creat d/", op("d/"))
+t("open rdwr f/", op("f/", os.O_RDWR))
 t("open rdonly nodir/../e", op("nodir/../e", os.O_RDONLY))
 t("open rdwr nodir/../e", op("nodir/../e", os.O_RDWR))
 t("open trunc nodir/../e", op("nodir/../e", os.O_WRONLY | os.O_TRUNC))
@@ -62,7 +66,7 @@ setup "$T/bare"
 (cd "$T/bare" && "$CW_PY" "$T/dd.py") >"$O/bare.out" 2>&1
 # The kernel's answers, so that a broken comparison cannot pass.
 for want in "mkdir nodir/../x ENOENT" "creat nodir/../c ENOENT" "mkdir f/../x ENOTDIR" \
-	"rename e nodir/../r ENOENT" "creat ln/../c OK" "openat(d) ../m3 OK"; do
+	"rename e nodir/../r ENOENT" "creat ln/../c OK" "openat(d) ../m3 OK" "creat f/ EISDIR"; do
 	grep -qx "$want" "$O/bare.out" || { cat "$O/bare.out" >&2; fail "bare: no line '$want'"; }
 done
 for prof in verify observe; do
