@@ -16,9 +16,10 @@ include $(srcdir)/tests/approval/local.mk
 include $(srcdir)/tests/hardening/local.mk
 
 # make check-long: the escape corpus at full length (races of 10 s each,
-# 3 s in make check). .ci/run runs it after the README's make check.
+# 3 s in make check) and the slow integration tests (real workloads,
+# tests/integration/local.mk). .ci/run runs it after the README's make check.
 check-long:
-	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS)"
+	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(LONG_INTEGRATION_TESTS)"
 
 # make fuzz-supervisor (issue 14 item 11): the supervisor fuzzer, under an
 # ASan+UBSan build of capwatch configured in $(builddir)/fuzz-asan. Not part

@@ -44,7 +44,10 @@ INTEGRATION_TESTS = \
 	tests/integration/robust_report.sh \
 	tests/integration/robust_timeout.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) \
+# Slow ones, run by make check-long only (tests/local.mk): Debian's zlib
+# and jq built and tested under capwatch, jq's tests under valgrind.
+LONG_INTEGRATION_TESTS = tests/integration/workloads.sh
+EXTRA_DIST += $(INTEGRATION_TESTS) $(LONG_INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
 	tests/integration/cproject/Makefile \
 	tests/integration/cproject/greet.h \
