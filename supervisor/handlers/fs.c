@@ -696,6 +696,20 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
  * the walk and is decided again (returns false, nothing answered). On
  * true, EV is decided; allowed, it is also checked and opened: cur_open
  * holds the descriptor or the errno for enforce_open. */
+/* Does PATH have a ".." component? Then its lexical name is the
+ * kernel's only when every component before the ".." is a directory: an
+ * ENOENT or ENOTDIR of the open may come from one that is not, and the
+ * lexical name (".../nodir/../.env" as ".../.env") is one the kernel never
+ * reached. The walk finds the errno (resolve.h) and nothing is recorded
+ * under that name. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
 static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 			   unsigned long long resolve)
 {
@@ -726,7 +740,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		int pfd = (int)syscall(SYS_openat2, AT_FDCWD, full, &ph, sizeof(ph));
 		if (pfd >= 0)
 			close(pfd);
-		else if (errno == ENOENT || errno == ENOTDIR)
+		else if ((errno == ENOENT || errno == ENOTDIR) && !has_dotdot(full))
 			res1.exists = false; /* no symlink before the missing part */
 		else
 			return false;
@@ -748,6 +762,8 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	if (fd < 0 && errno == ELOOP)
 		return false; /* a symlink on the way: the walk decides */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && has_dotdot(full))
+		return false; /* maybe a name the kernel never reached (above) */
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		res1.exists = false;
 	if (fd >= 0 && look) {

@@ -5,7 +5,9 @@
 # capwatch performs path calls itself on the name it resolved, and used to
 # apply such a ".." lexically: mkdir("nodir/../x") made ./x. Bare and
 # supervised (verify, observe) must give the same answers and leave the
-# same tree, with no denial. Also open(O_CREAT) of "f/": EISDIR, whatever
+# same tree, with no denial, and nothing is recorded under the name the
+# lexical ".." would give (a read of "nodir/../.env" is no secret read,
+# even under observe). Also open(O_CREAT) of "f/": EISDIR, whatever
 # is there (the kernel says it before it looks).
 . "$top_srcdir/tests/lib.sh"
 cw_require_binary
@@ -32,6 +34,7 @@ t("creat f/", op("f/"))
 t("creat d/", op("d/"))
 t("open rdwr f/", op("f/", os.O_RDWR))
 t("open rdonly nodir/../e", op("nodir/../e", os.O_RDONLY))
+t("open rdonly nodir/../.env", op("nodir/../.env", os.O_RDONLY))
 t("open rdwr nodir/../e", op("nodir/../e", os.O_RDWR))
 t("open trunc nodir/../e", op("nodir/../e", os.O_WRONLY | os.O_TRUNC))
 t("symlink nodir/../s", lambda: os.symlink("e", "nodir/../s"))
@@ -60,6 +63,7 @@ PY
 setup() {
 	rm -rf "$1" && mkdir -p "$1/d" && printf 'data\n' >"$1/e" && : >"$1/f" &&
 		ln -s d "$1/ln" && ln -s nothere/new "$1/dangling" && ln -s f "$1/dl" &&
+		printf 'SECRET=1\n' >"$1/.env" &&
 		cp /bin/true "$1/prog"
 }
 setup "$T/bare"
@@ -72,10 +76,14 @@ done
 for prof in verify observe; do
 	setup "$W/$prof"
 	cd "$W/$prof" || fail "cd"
-	cw --profile "$prof" --report "$O/$prof.json" -- "$CW_PY" "$T/dd.py" >"$O/$prof.out" 2>"$O/$prof.err"
+	cw --profile "$prof" --report "$O/$prof.json" --trace "$O/$prof.jsonl" \
+		-- "$CW_PY" "$T/dd.py" >"$O/$prof.out" 2>"$O/$prof.err"
 	cd "$W" || fail "cd"
 	cmp -s "$O/bare.out" "$O/$prof.out" ||
 		{ diff "$O/bare.out" "$O/$prof.out" >&2; fail "$prof: answers or effects differ from bare"; }
 	report_assert "$O/$prof.json" "denials() == []" "outcome['kind'] == 'success'"
+	# No read of .env is recorded (observe would flag one): the kernel
+	# never reached it.
+	trace_assert "$O/$prof.jsonl" "ops(resolved='$W/$prof/.env') == []"
 done
 exit 0
