@@ -679,23 +679,6 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 		ev->op.kind = CW_OP_PROC_ACCESS;
 }
 
-/* The hot path (most opens of a build: headers, libraries, sources): a
- * plain read-only open is decided on its lexical name and opened at once,
- * by the name as the target wrote it (joined to its cwd), with
- * RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS. That open succeeds (or fails
- * with anything but ELOOP) only when no component was a symlink, i.e.
- * when the lexical name is the one the walk would have resolved, so
- * the decision rests on the object opened, as in enforce_open, without the
- * walk's openat2(O_PATH), fstat and close, and without ID_VALID (see the
- * end). A decision that does not allow, or one --observe lets the kernel
- * carry out, is not acted on here: an O_PATH
- * open with the same resolve rules (no access, no effect) proves the name
- * first, as the walk's own shortcut does, and cw_event_finish answers it
- * as usual. An ELOOP, or an object that is not a regular file or a
- * directory (a device's open has effects, a FIFO's blocks), goes back to
- * the walk and is decided again (returns false, nothing answered). On
- * true, EV is decided; allowed, it is also checked and opened: cur_open
- * holds the descriptor or the errno for enforce_open. */
 /* Does PATH have a ".." component? Then its lexical name is the
  * kernel's only when every component before the ".." is a directory: an
  * ENOENT or ENOTDIR of the open may come from one that is not, and the
@@ -710,6 +693,24 @@ static bool has_dotdot(const char *path)
 	return false;
 }
 
+/* The hot path (most opens of a build: headers, libraries, sources): a
+ * plain read-only open is decided on its lexical name and opened at once,
+ * by the name as the target wrote it (joined to its cwd), with
+ * RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS. That open succeeds (or fails
+ * with anything but ELOOP) only when no component was a symlink, i.e.
+ * when the lexical name is the one the walk would have resolved, so
+ * the decision rests on the object opened, as in enforce_open, without the
+ * walk's openat2(O_PATH), fstat and close, and without ID_VALID (see the
+ * end). A decision that does not allow, or one --observe lets the kernel
+ * carry out, is not acted on here: an O_PATH
+ * open with the same resolve rules (no access, no effect) proves the name
+ * first, as the walk's own shortcut does, and cw_event_finish answers it
+ * as usual. An ELOOP, an ENOENT or ENOTDIR of a name with ".."
+ * (has_dotdot()), or an object that is not a regular file or a
+ * directory (a device's open has effects, a FIFO's blocks), goes back to
+ * the walk and is decided again (returns false, nothing answered). On
+ * true, EV is decided; allowed, it is also checked and opened: cur_open
+ * holds the descriptor or the errno for enforce_open. */
 static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 			   unsigned long long resolve)
 {
