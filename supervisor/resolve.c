@@ -562,11 +562,19 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 	res->mode = 0;
 
 	char *r = rest;
+	int gone = 0; /* why the component just looked at is not there */
 	for (;;) {
 		while (*r == '/')
 			r++;
 		if (!*r)
 			break;
+		/* Another component after one that is not there: the kernel
+		 * walks every component but the last, so "nodir/x",
+		 * "nodir/.." and "nodir/." fail here (ENOENT), for creations
+		 * too. Never apply the ".." lexically: "nodir/../f" would
+		 * name "f", which the kernel never reaches. */
+		if (gone)
+			return -gone;
 		size_t n = strcspn(r, "/");
 		char *next = r + n;
 		while (*next == '/')
@@ -591,16 +599,6 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			r = next;
 			continue;
 		}
-		/* Once a component is missing, the rest is kept as written: the
-		 * kernel would fail or create exactly that name. */
-		if (!res->exists) {
-			int e = append(out, outsz, r, n);
-			if (e < 0)
-				return e;
-			r = next;
-			continue;
-		}
-
 		/* /proc/self and /proc/thread-self name the supervisor when we
 		 * look them up: substitute the target. */
 		const char *subst = NULL;
@@ -643,17 +641,20 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			if (fast)
 				st = *fast;
 			else if ((e = cw_stat_long(out, &st, false)) < 0) {
-				if (e == -ENOENT || e == -ENOTDIR) {
-					res->exists = false;
-					r = next;
-					continue;
-				}
-				/* EACCES and friends: keep the lexical name. */
+				/* Not there (ENOENT, ENOTDIR), or not to be
+				 * looked at (EACCES and friends): as the last
+				 * component, a name to create or to fail on;
+				 * followed by another, the kernel's errno. */
 				res->exists = false;
+				gone = -e;
 				r = next;
 				continue;
 			}
 			if (!S_ISLNK(st.st_mode)) {
+				/* Something follows: only a directory is
+				 * walked through ("file/..", "file/x"). */
+				if (!last && !S_ISDIR(st.st_mode))
+					return -ENOTDIR;
 				res->mode = st.st_mode;
 				r = next;
 				continue;
@@ -679,6 +680,8 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				bool covered = acc >= 0 && last && !(flags & CW_RES_NO_COVER) &&
 					(!wr || acc == O_WRONLY || acc == O_RDWR) &&
 					(!rd || acc == O_RDONLY || acc == O_RDWR);
+				if (link[0] != '/' && !last)
+					return -ENOTDIR; /* a pipe, a socket: no directory */
 				if (link[0] != '/' || covered) {
 					char num[16];
 					snprintf(num, sizeof(num), "%.*s", (int)n, fdnum);
@@ -692,7 +695,9 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				 * ("net:[4026531840]"), an anonymous inode. Their
 				 * text is no path to follow; the name is the link
 				 * (/proc's plain symlinks, "self/mounts", have no
-				 * ':'). */
+				 * ':'). Nor is it a directory to walk through. */
+				if (!last)
+					return -ENOTDIR;
 				r = next;
 				continue;
 			}

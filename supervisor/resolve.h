@@ -49,7 +49,10 @@ struct cw_resolved {
  * "/proc/self", "/proc/thread-self" naming the target. A missing final part
  * is kept lexically (creations). Returns 0 or -errno the kernel would have
  * returned for an unusable base (EBADF, ENOTDIR, ENOENT for "", ELOOP,
- * ENAMETOOLONG). */
+ * ENAMETOOLONG) or for a component before the last that is missing
+ * (ENOENT, "nodir/x", "nodir/.."), not a directory (ENOTDIR, "file/..")
+ * or not to be looked at (the lstat's errno): the kernel fails there
+ * whatever the call, so nothing is decided or done. */
 int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
 		    struct cw_resolved *out);
 

@@ -779,6 +779,19 @@ int cw_run_emergency_report(struct cw_run *run, const char *state, const char *k
 	return e;
 }
 
+/* The kind of a command that was never executed, by capwatch's exit
+ * status for it (contract section 1): 127, not found, is
+ * executable_not_found; 126, there but not executable (mode without x, a
+ * directory, a format the kernel refuses), has no kind of its own in the
+ * contract's list and is application_failure without "exit": the fault is
+ * in the command as given (change_command), not in the policy
+ * (policy_denied) or in capwatch (sandbox_setup_failure), and no "exit"
+ * tells it from a command that ran and failed. man capwatch, EXIT STATUS. */
+static const char *unstarted_kind(int status)
+{
+	return status == CW_EXIT_NOT_FOUND ? "executable_not_found" : "application_failure";
+}
+
 /* Outcome for a run that never started the command. */
 static int end_unstarted(struct cw_run *run, const char *state, const char *kind,
 			 const struct cw_decision *denial, int status)
@@ -803,10 +816,19 @@ static void compute_outcome(struct cw_run *run, struct outcome *o)
 	if (!run->child_execed && WIFEXITED(st) &&
 	    (WEXITSTATUS(st) == CW_EXIT_CANNOT_EXEC || WEXITSTATUS(st) == CW_EXIT_NOT_FOUND)) {
 		/* execve failed in the child although the command looked
-		 * runnable (ENOEXEC, a vanished file...). */
+		 * runnable: 127 when something was not there (the file
+		 * vanished, a "#!" interpreter missing), 126 when it is there
+		 * but cannot run (EACCES from the kernel, e.g. an interpreter
+		 * without x; ENOEXEC past the /bin/sh fallback).
+		 * unstarted_kind() says which kind each is. */
 		o->state = "failed";
-		o->kind = "executable_not_found";
 		o->status = WEXITSTATUS(st);
+		o->kind = unstarted_kind(o->status);
+		/* The child exits without a word; say here what is said
+		 * when find_command() sees the problem first. */
+		cw_err("%s: %s", run->opts->command[0], o->status == CW_EXIT_NOT_FOUND
+		       ? "not found when executed (the file, or its \"#!\" interpreter)"
+		       : "cannot execute (the file, or its \"#!\" interpreter)");
 		return;
 	}
 	o->has_exit = true;
@@ -1162,8 +1184,8 @@ int cw_run_main(const struct cw_options *opts)
 		goto oom;
 	if (e < 0) {
 		cw_err("%s: %s", opts->command[0], e == -ENOENT ? "command not found" : "cannot execute (permission denied or not a regular file)");
-		status = end_unstarted(run, "failed", "executable_not_found", NULL,
-				       e == -ENOENT ? CW_EXIT_NOT_FOUND : CW_EXIT_CANNOT_EXEC);
+		int st = e == -ENOENT ? CW_EXIT_NOT_FOUND : CW_EXIT_CANNOT_EXEC;
+		status = end_unstarted(run, "failed", unstarted_kind(st), NULL, st);
 		goto out;
 	}
 	char abs_cmd[PATH_MAX + 16];

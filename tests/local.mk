@@ -17,12 +17,13 @@ include $(srcdir)/tests/hardening/local.mk
 include $(srcdir)/tests/container/local.mk
 
 # make check-long: the escape corpus at full length (races of 10 s each,
-# 3 s in make check) and the HTML timeline of 10,000 processes.
-# .ci/run runs it after the README's make check. Run as root, make check
-# takes the kernel back end (--backend auto); the corpus runs here once
-# more under the portable one.
+# 3 s in make check), the HTML timeline of 10,000 processes and the slow
+# integration tests (real workloads, tests/integration/local.mk). .ci/run
+# runs it after the README's make check. Run as root, make check takes the
+# kernel back end (--backend auto); the corpus runs here once more under
+# the portable one.
 check-long:
-	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(CW_TOOLS_LONG_TESTS)"
+	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(CW_TOOLS_LONG_TESTS) $(LONG_INTEGRATION_TESTS)"
 	cp test-suite.log check-long-auto.log
 	CW_BACKEND=portable CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS)"
 	cp test-suite.log check-long-portable.log

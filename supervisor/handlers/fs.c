@@ -407,13 +407,17 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			enforce_continue(n, ev);
 		return;
 	}
-	/* A trailing slash asks for a directory; the decided path lost it. */
+	/* A trailing slash asks for a directory; the decided path lost it.
+	 * With O_CREAT the kernel says EISDIR before it looks at the name
+	 * (open_last_lookups), whatever is there. */
 	size_t rl = strlen(raw1);
 	if (rl > 1 && raw1[rl - 1] == '/') {
 		struct stat st;
 		int e = 0;
-		if (cw_stat_long(ev->op.path, &st, false) < 0)
-			e = (cur_open.flags & O_CREAT) ? EISDIR : ENOENT;
+		if (cur_open.flags & O_CREAT)
+			e = EISDIR;
+		else if (cw_stat_long(ev->op.path, &st, false) < 0)
+			e = ENOENT;
 		else if (!S_ISDIR(st.st_mode))
 			e = ENOTDIR;
 		if (e) {
@@ -675,6 +679,20 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 		ev->op.kind = CW_OP_PROC_ACCESS;
 }
 
+/* Does PATH have a ".." component? Then its lexical name is the
+ * kernel's only when every component before the ".." is a directory: an
+ * ENOENT or ENOTDIR of the open may come from one that is not, and the
+ * lexical name (".../nodir/../.env" as ".../.env") is one the kernel never
+ * reached. The walk finds the errno (resolve.h) and nothing is recorded
+ * under that name. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
 /* The hot path (most opens of a build: headers, libraries, sources): a
  * plain read-only open is decided on its lexical name and opened at once,
  * by the name as the target wrote it (joined to its cwd), with
@@ -687,7 +705,8 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
  * carry out, is not acted on here: an O_PATH
  * open with the same resolve rules (no access, no effect) proves the name
  * first, as the walk's own shortcut does, and cw_event_finish answers it
- * as usual. An ELOOP, or an object that is not a regular file or a
+ * as usual. An ELOOP, an ENOENT or ENOTDIR of a name with ".."
+ * (has_dotdot()), or an object that is not a regular file or a
  * directory (a device's open has effects, a FIFO's blocks), goes back to
  * the walk and is decided again (returns false, nothing answered). On
  * true, EV is decided; allowed, it is also checked and opened: cur_open
@@ -722,7 +741,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		int pfd = (int)syscall(SYS_openat2, AT_FDCWD, full, &ph, sizeof(ph));
 		if (pfd >= 0)
 			close(pfd);
-		else if (errno == ENOENT || errno == ENOTDIR)
+		else if ((errno == ENOENT || errno == ENOTDIR) && !has_dotdot(full))
 			res1.exists = false; /* no symlink before the missing part */
 		else
 			return false;
@@ -744,6 +763,8 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	if (fd < 0 && errno == ELOOP)
 		return false; /* a symlink on the way: the walk decides */
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && has_dotdot(full))
+		return false; /* maybe a name the kernel never reached (above) */
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		res1.exists = false;
 	if (fd >= 0 && look) {

@@ -14,15 +14,55 @@ cw --report "$O/nf2.json" -- no-such-program-integ-3f1 2>/dev/null
 expect_rc 127 "capwatch -- no-such-program-integ-3f1 (PATH lookup)"
 report_assert "$O/nf2.json" "outcome['kind'] == 'executable_not_found'" "'exit' not in outcome"
 
-# Not executable.
+# Not executable (126, like a shell or env(1)): there, but cannot run. The
+# contract has no kind of its own for it; capwatch reports
+# application_failure without "exit" (man capwatch, EXIT STATUS), so that
+# the report tells it from not found (executable_not_found, 127) and from a
+# policy denial (policy_denied, also 126).
+not_executable() { # NAME WHAT: $rc and the report $O/NAME.json
+	expect_rc 126 "$2"
+	report_assert "$O/$1.json" "outcome['kind'] == 'application_failure'" \
+		"outcome['state'] == 'failed'" "'exit' not in outcome" "'denial' not in outcome" \
+		"denials() == []"
+	[ ! -e marker ] || fail "$2: something ran"
+	grep -q '^capwatch: .*cannot execute' "$O/$1.err" || fail "$2: no word on stderr"
+}
 printf '#!/bin/sh\necho ran > marker\n' > notexec.sh
 chmod 644 notexec.sh
 cw --report "$O/ne.json" -- ./notexec.sh 2>"$O/ne.err"
-expect_rc 126 "capwatch -- ./notexec.sh (mode 644)"
-[ ! -e marker ] || fail "a non-executable file was run"
-report_assert "$O/ne.json" "'exit' not in outcome" "outcome['kind'] != 'success'"
-cw --report "$O/dir.json" -- "$W" 2>/dev/null
-expect_rc 126 "capwatch -- DIRECTORY"
+not_executable ne "capwatch -- ./notexec.sh (mode 644)"
+cw --report "$O/dir.json" -- "$W" 2>"$O/dir.err"
+not_executable dir "capwatch -- DIRECTORY"
+# Through PATH: a match without x is 126, as in execvp(3).
+mkdir pbin && cp notexec.sh pbin/notexec-integ-3f1 && chmod 644 pbin/notexec-integ-3f1
+env PATH="$W/pbin" notexec-integ-3f1 2>/dev/null
+[ "$?" = 126 ] || fail "bare env through PATH: not 126"
+PATH="$W/pbin:$PATH" cw --report "$O/nep.json" -- notexec-integ-3f1 2>"$O/nep.err"
+not_executable nep "capwatch -- notexec-integ-3f1 (PATH lookup, mode 644)"
+# Found and executable, but the kernel refuses it: its "#!" interpreter has
+# no x (EACCES from execve in the child, after capwatch's own look).
+printf '#!%s/notexec.sh\necho ran > marker\n' "$W" > badinterp.sh
+chmod 755 badinterp.sh
+sh -c ./badinterp.sh 2>/dev/null
+[ "$?" = 126 ] || fail "bare: ./badinterp.sh is not 126"
+cw --report "$O/bi.json" -- ./badinterp.sh 2>"$O/bi.err"
+not_executable bi "capwatch -- ./badinterp.sh (interpreter mode 644)"
+# ...and a missing interpreter is not found, as for a shell (127).
+printf '#!%s/no-such-interp\necho ran > marker\n' "$W" > nointerp.sh
+chmod 755 nointerp.sh
+cw --report "$O/ni.json" -- ./nointerp.sh 2>"$O/ni.err"
+expect_rc 127 "capwatch -- ./nointerp.sh (interpreter missing)"
+report_assert "$O/ni.json" "outcome['kind'] == 'executable_not_found'" "'exit' not in outcome"
+[ ! -e marker ] || fail "./nointerp.sh: something ran"
+# A file the kernel cannot run (ENOEXEC) and without "#!" is run by /bin/sh,
+# as execvp(3), env(1) and timeout(1) do: it ran, with sh's own status.
+printf 'echo ran > marker\nexit 3\n' > noshebang
+chmod 755 noshebang
+cw --report "$O/ns.json" -- ./noshebang 2>/dev/null
+expect_rc 3 "capwatch -- ./noshebang"
+[ -e marker ] || fail "./noshebang did not run through /bin/sh"
+rm -f marker
+report_assert "$O/ns.json" "outcome['kind'] == 'application_failure'" "outcome['exit']['code'] == 3"
 
 # Bad profile files: one line on stderr naming file:line; the command does not run.
 printf '{\n  "name": "bad",\n  "capabilities": {\n    "netwrk": "deny"\n  }\n}\n' > "$O/bad.json"

@@ -15,6 +15,7 @@ INTEGRATION_TESTS = \
 	tests/integration/caches.sh \
 	tests/integration/ioctl_unknown.sh \
 	tests/integration/dotpaths.sh \
+	tests/integration/dotdot_missing.sh \
 	tests/integration/passthrough.sh \
 	tests/integration/none.sh \
 	tests/integration/readonly.sh \
@@ -44,7 +45,10 @@ INTEGRATION_TESTS = \
 	tests/integration/robust_report.sh \
 	tests/integration/robust_timeout.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += $(INTEGRATION_TESTS) \
+# Slow ones, run by make check-long only (tests/local.mk): Debian's zlib
+# and jq built and tested under capwatch, jq's tests under valgrind.
+LONG_INTEGRATION_TESTS = tests/integration/workloads.sh
+EXTRA_DIST += $(INTEGRATION_TESTS) $(LONG_INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
 	tests/integration/cproject/Makefile \
 	tests/integration/cproject/greet.h \
