@@ -133,6 +133,9 @@ static int send_resp(struct cw_notif *n, int64_t val, int err, uint32_t flags)
 
 int cw_notif_continue(struct cw_notif *n)
 {
+	/* Before the answer: once it is sent the body may already be
+	 * interrupted, and its EINTR must stay (ptrace.c restart_unreceived). */
+	cw_tracker_note_continue(n->run, n->tid, n->req);
 	return send_resp(n, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/user.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 #include "supervisor/ptrace.h"
 #include "supervisor/annot.h"
+#include "supervisor/handlers/handlers.h"
 #include "supervisor/kernel.h"
 #include "supervisor/limits.h"
 #include "supervisor/run.h"
@@ -32,7 +35,13 @@ struct cw_tracker {
 	size_t *index;          /* open addressing: pid -> procs[i] + 1; 0 = empty */
 	size_t index_cap;       /* power of two */
 	size_t nalive;
+	/* The listener's waits are killable once capwatch has received a
+	 * call (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, probed at attach):
+	 * only then is an interrupted wait one capwatch never saw. */
+	bool killable_recv;
 };
+
+static void restart_unreceived(struct cw_run *run, struct cw_proc *p, pid_t pid);
 
 static size_t hash_pid(pid_t pid, size_t cap)
 {
@@ -765,7 +774,101 @@ static void on_status(struct cw_run *run, pid_t pid, int status)
 		break;
 	}
 	/* Signal-delivery-stop: deliver the signal as if we were not here. */
+	if (run->tracker->killable_recv)
+		restart_unreceived(run, p, pid);
 	cont(pid, sig);
+}
+
+/* --- calls a signal interrupted before capwatch received them --- */
+
+#ifndef ERESTARTSYS
+#define ERESTARTSYS 512   /* include/linux/errno.h: never seen by user space */
+#define ERESTARTNOINTR 513
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#define CW_USER_CS_64 0x33 /* x86_64 user code segment: a 64-bit syscall */
+
+void cw_tracker_note_continue(struct cw_run *run, pid_t tid, const struct seccomp_notif *req)
+{
+	if (run->tracker_ops != &cw_tracker_ptrace || !run->tracker->killable_recv)
+		return;
+	struct cw_proc *p = cw_tracker_find(run, tid);
+	if (!p)
+		return;
+	p->continued.set = true;
+	p->continued.nr = req->data.nr;
+	memcpy(p->continued.args, req->data.args, sizeof(p->continued.args));
+	p->continued.ip = req->data.instruction_pointer;
+}
+
+/* A handler installed without SA_RESTART turns an interrupted wait for
+ * capwatch's answer into EINTR (kernel/seccomp.c returns -ERESTARTSYS
+ * when a signal comes before the listener received the call; after that
+ * the wait is killable only), on calls such as kill() or open() of a
+ * regular file that the kernel alone never interrupts (issue 17 item 3).
+ * Such a call has not run at all: nothing of it happened in the kernel
+ * nor in capwatch. At the signal-delivery-stop its return value is still
+ * -ERESTARTSYS, and -ERESTARTNOINTR instead makes the kernel restart it
+ * after the handler whatever SA_RESTART says, as if the signal had come
+ * just before the call. The same value also comes from a call whose own
+ * body was interrupted after capwatch let it CONTINUE (a FIFO open under
+ * --observe, say): that one must stay EINTR, as bare. The thread's last
+ * CONTINUE is remembered; a call with its number, arguments and return
+ * address is left alone (it may be that one), so only a call capwatch
+ * never let run is restarted. Only unconditionally notified numbers
+ * qualify: a conditionally notified one (sendto without an address) may
+ * have run in the kernel without capwatch. */
+/* Calls whose own body never sleeps interruptibly: -ERESTARTSYS from one
+ * of them came from the wait for capwatch, even when capwatch let an
+ * identical one (a kill(getpid(), 0) loop) CONTINUE just before. */
+static bool never_interrupted(int nr)
+{
+	switch (nr) {
+	case __NR_kill: case __NR_tkill: case __NR_tgkill:
+	case __NR_rt_sigqueueinfo: case __NR_rt_tgsigqueueinfo: case __NR_pidfd_send_signal:
+	case __NR_pidfd_open: case __NR_prlimit64: case __NR_setpriority:
+	case __NR_sched_setaffinity: case __NR_sched_setscheduler: case __NR_sched_setparam:
+	case __NR_sched_setattr: case __NR_ioprio_set: case __NR_kcmp:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void restart_unreceived(struct cw_run *run, struct cw_proc *p, pid_t pid)
+{
+	(void)run;
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
+		return;
+	if ((int64_t)regs.rax != -ERESTARTSYS || regs.cs != CW_USER_CS_64)
+		return;
+	int64_t nr = (int64_t)regs.orig_rax;
+	if (nr < 0 || nr >= CW_NSYSCALLS)
+		return;
+	enum cw_filter_rule rule = cw_syscalls[nr].rule;
+	if (rule != CW_RULE_NOTIFY && rule != CW_RULE_ESCAPE && rule != CW_RULE_NONE)
+		return;
+	uint64_t args[6] = { regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9 };
+	if (!never_interrupted((int)nr) && p->continued.set && p->continued.nr == nr &&
+	    p->continued.ip == regs.rip &&
+	    memcmp(p->continued.args, args, sizeof(args)) == 0)
+		return;
+	regs.rax = (unsigned long long)-ERESTARTNOINTR;
+	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
+		cw_debug("PTRACE_SETREGS %d: %s", (int)pid, strerror(errno));
+}
+
+/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV known to this kernel? Flags are
+ * checked before the program is read: EFAULT on a NULL program means
+ * known, EINVAL unknown. Nothing is installed either way. */
+static bool probe_killable_recv(void)
+{
+	long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, NULL);
+	return r < 0 && errno == EFAULT;
 }
 
 /* --- ptrace back end --- */
@@ -776,6 +879,7 @@ static int ptrace_attach(struct cw_run *run, pid_t child)
 		    PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
 	if (ptrace(PTRACE_SEIZE, child, 0, (void *)opts) < 0)
 		return -errno;
+	run->tracker->killable_recv = probe_killable_recv();
 	struct cw_proc *p = cw_tracker_add(run, child);
 	if (!p)
 		return -ENOMEM;

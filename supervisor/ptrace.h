@@ -5,6 +5,7 @@
  * normal case: fork/clone/exec events, every descendant known) and wait-only
  * (degraded: ptrace could not be attached, only the first child is known). */
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -46,6 +47,12 @@ struct cw_proc {
 	struct { dev_t dev; ino_t ino; } fan_ok[4];
 	unsigned nfan_ok;
 	bool condemned;
+	/* The portable back end: the last notification of this thread that
+	 * capwatch answered with CONTINUE (its number, arguments and return
+	 * address), so that a signal-delivery-stop can tell a call whose own
+	 * body was interrupted from one the kernel interrupted while it
+	 * waited for capwatch (ptrace.c restart_unreceived). */
+	struct { bool set; int nr; uint64_t args[6]; uint64_t ip; } continued;
 };
 
 struct cw_tracker_ops {
@@ -76,6 +83,10 @@ bool cw_tracker_defer_exec(struct cw_run *run, pid_t tgid, const char *scope);
 /* An exec by TGID was allowed at its notification, of the file that is
  * (DEV, INO) now (the newest four are kept until the exec stop). */
 void cw_tracker_approve_image(struct cw_run *run, pid_t tgid, dev_t dev, ino_t ino);
+/* The notification REQ of thread TID is answered with CONTINUE: its
+ * body runs in the target now (see struct cw_proc.continued). */
+struct seccomp_notif;
+void cw_tracker_note_continue(struct cw_run *run, pid_t tid, const struct seccomp_notif *req);
 /* Add every process (not threads) to the report. */
 void cw_tracker_report(struct cw_run *run);
 /* The thread group and parent of TID (from the table, else /proc). */

@@ -3,6 +3,7 @@
 # that works in its own temp dir; helpers in tests/lib.sh and cwcheck.py.
 INTEGRATION_TESTS = \
 	tests/integration/exitcodes.sh \
+	tests/integration/eintr.sh \
 	tests/integration/setid.sh \
 	tests/integration/privs.sh tests/integration/backend.sh \
 	tests/integration/secret_content.sh \
@@ -45,6 +46,8 @@ INTEGRATION_TESTS = \
 	tests/integration/robust_report.sh \
 	tests/integration/robust_timeout.sh
 TESTS += $(INTEGRATION_TESTS)
+# Helpers the scripts run (built by make check).
+check_PROGRAMS += tests/integration/src/eintr_loop
 # Slow ones, run by make check-long only (tests/local.mk): Debian's zlib
 # and jq built and tested under capwatch, jq's tests under valgrind.
 LONG_INTEGRATION_TESTS = tests/integration/workloads.sh
