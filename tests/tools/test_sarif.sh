@@ -6,8 +6,10 @@
 #
 # The multitool comes from the npm registry: npm install --prefix "$T/npm"
 # @microsoft/sarif-multitool (a self-contained .NET binary, no dotnet needed).
-# Set SARIF_MULTITOOL_PREFIX to a directory holding such an install to reuse
-# it instead of downloading ~100 MB per run. Without npm or when the install
+# tools/install-deps makes such an install once in
+# /var/cache/capwatch-tests/sarif-multitool, used when present; set
+# SARIF_MULTITOOL_PREFIX to another directory holding one to reuse it
+# instead of downloading ~100 MB per run. Without npm or when the install
 # fails, every other check still runs and the test exits 77 saying so.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/tools/lib.sh"
@@ -19,6 +21,10 @@ NOTES=
 # ---- the validator ----
 MT= MT_SCHEMA=
 setup_multitool() {
+	cached=${CW_SARIF_MULTITOOL_DIR:-/var/cache/capwatch-tests/sarif-multitool}
+	if [ -z "${SARIF_MULTITOOL_PREFIX:-}" ] && [ -d "$cached/node_modules/@microsoft/sarif-multitool" ]; then
+		SARIF_MULTITOOL_PREFIX=$cached
+	fi
 	prefix=${SARIF_MULTITOOL_PREFIX:-$T/npm}
 	if [ -z "${SARIF_MULTITOOL_PREFIX:-}" ]; then
 		command -v npm >/dev/null 2>&1 || { NOTES="$NOTES npm-missing"; return 0; }
