@@ -139,7 +139,7 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 		child_fail(st, CW_STEP_NNP);
 	/* The kernel backstop: after NNP (required without CAP_SYS_ADMIN),
 	 * before the filter (landlock syscalls are not notified either way). */
-	int ll = cw_landlock_child();
+	int ll = cw_landlock_child(run);
 	if (ll < 0) {
 		errno = -ll;
 		child_fail(st, CW_STEP_LANDLOCK);
