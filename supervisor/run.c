@@ -922,7 +922,7 @@ static void run_free(struct cw_run *run)
 	cw_secret_ids_free(run);
 	cw_colocate_free(run);
 	cw_tracker_free(run);
-	cw_annot_free();
+	cw_annot_free(run);
 	changes_free(run->changes);
 	if (run->profile)
 		cw_profile_free(run->profile);
