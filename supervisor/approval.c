@@ -107,6 +107,7 @@ struct cw_approval {
 	bool use_socket;
 	/* the terminal: one question at a time, the oldest pending first */
 	struct pending *asking;
+	bool tty_watched;             /* the terminal is in the epoll set */
 	char tbuf[256];
 	size_t tlen;
 };
@@ -262,17 +263,16 @@ static void arm_timer(struct cw_approval *A)
  * input belongs to the command. */
 static void tty_sync(struct cw_approval *A)
 {
-	static bool watched;
 	bool want = A->tty >= 0 && A->asking;
-	if (want == watched)
+	if (want == A->tty_watched)
 		return;
 	struct epoll_event e = { .events = EPOLLIN, .data.u32 = TAG_TTY };
 	if (want)
-		watched = epoll_ctl(A->ep, EPOLL_CTL_ADD, A->tty, &e) == 0;
+		A->tty_watched = epoll_ctl(A->ep, EPOLL_CTL_ADD, A->tty, &e) == 0;
 	else
-		watched = !(A->tty < 0 || epoll_ctl(A->ep, EPOLL_CTL_DEL, A->tty, NULL) == 0);
+		A->tty_watched = !(A->tty < 0 || epoll_ctl(A->ep, EPOLL_CTL_DEL, A->tty, NULL) == 0);
 	if (A->tty < 0)
-		watched = false;
+		A->tty_watched = false;
 }
 
 static void tty_write(struct cw_approval *A, const char *s)

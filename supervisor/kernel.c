@@ -48,6 +48,8 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+#define FANQ 8192 /* > every task of a tree at its --max-procs, one event each */
+
 struct cw_kernel {
 	char cg_dir[512];     /* the run's cgroup, absolute */
 	char cg_line[560];    /* its /proc/PID/cgroup line: "0::/..." */
@@ -71,6 +73,15 @@ struct cw_kernel {
 	 * after the launch) and never changed until the end, so read
 	 * without run_lock. */
 	int cg_kill_fd;
+	/* The exec events the fanotify reader queues for the decider
+	 * (fan_reader, fan_decider): the two threads reach it through the
+	 * run they are started with, under its own lock. */
+	struct fan_queue {
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+		struct fanotify_event_metadata ev[FANQ];
+		unsigned head, n;
+	} fq;
 };
 
 /* The cgroup v2 mount and capwatch's own group in it. */
@@ -713,15 +724,8 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
  * events at once and queues the tree's; the decider takes the loop's lock
  * and decides them. Deciding opens files (/proc, the ELF of an image...),
  * some on the tree's mounts: their events are capwatch's own, and only a
- * thread that never waits for anything but the group may answer those. */
-#define FANQ 8192 /* > every task of a tree at its --max-procs, one event each */
-static struct {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct fanotify_event_metadata ev[FANQ];
-	unsigned head, n;
-} fq = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { { 0 } }, 0, 0 };
-/* (file-level: shared by the two threads of one run, as the lock is) */
+ * thread that never waits for anything but the group may answer those.
+ * Between them, the queue k->fq (struct cw_kernel). */
 
 static void fan_respond(int fan, int fd, unsigned response)
 {
@@ -735,6 +739,7 @@ static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
 	struct cw_kernel *k = run->kernel;
+	struct fan_queue *fq = &k->fq;
 	pid_t self = getpid();
 	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
 	for (;;) {
@@ -755,17 +760,17 @@ static void *fan_reader(void *arg)
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
-			pthread_mutex_lock(&fq.mu);
-			if (fq.n == FANQ) {
+			pthread_mutex_lock(&fq->mu);
+			if (fq->n == FANQ) {
 				/* Cannot happen within --max-procs; fail closed. */
-				pthread_mutex_unlock(&fq.mu);
+				pthread_mutex_unlock(&fq->mu);
 				fan_respond(k->fan, m->fd, FAN_DENY);
 				continue;
 			}
-			fq.ev[(fq.head + fq.n) % FANQ] = *m;
-			fq.n++;
-			pthread_cond_signal(&fq.cv);
-			pthread_mutex_unlock(&fq.mu);
+			fq->ev[(fq->head + fq->n) % FANQ] = *m;
+			fq->n++;
+			pthread_cond_signal(&fq->cv);
+			pthread_mutex_unlock(&fq->mu);
 		}
 	}
 }
@@ -774,14 +779,15 @@ static void *fan_decider(void *arg)
 {
 	struct cw_run *run = arg;
 	struct cw_kernel *k = run->kernel;
+	struct fan_queue *fq = &k->fq;
 	for (;;) {
-		pthread_mutex_lock(&fq.mu);
-		while (fq.n == 0)
-			pthread_cond_wait(&fq.cv, &fq.mu);
-		struct fanotify_event_metadata m = fq.ev[fq.head];
-		fq.head = (fq.head + 1) % FANQ;
-		fq.n--;
-		pthread_mutex_unlock(&fq.mu);
+		pthread_mutex_lock(&fq->mu);
+		while (fq->n == 0)
+			pthread_cond_wait(&fq->cv, &fq->mu);
+		struct fanotify_event_metadata m = fq->ev[fq->head];
+		fq->head = (fq->head + 1) % FANQ;
+		fq->n--;
+		pthread_mutex_unlock(&fq->mu);
 		unsigned response = FAN_ALLOW;
 		cw_loop_lock();
 		connector_drain(run);
@@ -896,6 +902,8 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	if (!k)
 		return -ENOMEM;
 	k->cg_events = k->cn = k->fan = k->sentinel_w = k->cg_kill_fd = -1;
+	pthread_mutex_init(&k->fq.mu, NULL);
+	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];
 	int r = cgroup2_root(mnt, sizeof(mnt), own, sizeof(own));
