@@ -27,33 +27,27 @@
 #define CW_PKGLIBDIR "/usr/local/lib/capwatch"
 #endif
 
-/* ---- state ---- */
-
-struct cw_annot_state cw_annot = { .sup_fd = -1 };
-static int child_fd = -1;
-static unsigned long child_ino;
-
 /* ---- setup ---- */
 
 static bool usable_lib(const char *p)
 {
 	struct stat st;
 	/* LD_PRELOAD splits on ':' and ' ': such a path cannot be named. */
-	return p[0] == '/' && !strpbrk(p, ": \t\n") && strlen(p) < sizeof(cw_annot.lib_path) &&
+	return p[0] == '/' && !strpbrk(p, ": \t\n") && strlen(p) < PATH_MAX &&
 	       stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* P passed usable_lib(): it fits. */
-static void set_lib(const char *p)
+static void set_lib(char lib_path[PATH_MAX], const char *p)
 {
 	size_t n = strlen(p);
-	memcpy(cw_annot.lib_path, p, n + 1);
+	memcpy(lib_path, p, n + 1);
 }
 
 /* CAPWATCH_PRELOAD=PATH names the library, =none (or empty) turns the
  * layer off; otherwise a build-tree copy next to the capwatch binary, then
  * the installed one. */
-static bool find_lib(void)
+static bool find_lib(char lib_path[PATH_MAX])
 {
 	const char *e = getenv("CAPWATCH_PRELOAD");
 	char exe[PATH_MAX], cand[PATH_MAX + 64];
@@ -65,7 +59,7 @@ static bool find_lib(void)
 			cw_warn("CAPWATCH_PRELOAD=%s: not an absolute path to a readable file; preload off", e);
 			return false;
 		}
-		set_lib(e);
+		set_lib(lib_path, e);
 		return true;
 	}
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -76,14 +70,14 @@ static bool find_lib(void)
 			*slash = '\0';
 			snprintf(cand, sizeof(cand), "%s/preload/.libs/%s", exe, LIB_NAME);
 			if (usable_lib(cand)) {
-				set_lib(cand);
+				set_lib(lib_path, cand);
 				return true;
 			}
 		}
 	}
 	snprintf(cand, sizeof(cand), "%s/%s", CW_PKGLIBDIR, LIB_NAME);
 	if (usable_lib(cand)) {
-		set_lib(cand);
+		set_lib(lib_path, cand);
 		return true;
 	}
 	cw_info("%s not found: no host names or call sites in this run", LIB_NAME);
@@ -121,105 +115,130 @@ static int env_set(char ***envp, const char *name, const char *value, bool prepe
 	return 0;
 }
 
+struct cw_annot *cw_annot_new(void)
+{
+	struct cw_annot *an = calloc(1, sizeof(*an));
+	if (!an)
+		return NULL;
+	an->sup_fd = an->child_fd = -1;
+	an->ring = calloc(RING, sizeof(*an->ring));
+	an->names = calloc(NAMES, sizeof(*an->names));
+	an->sym = cw_annot_symbols_new();
+	cw_hash_key_random(&an->hkey);
+	cw_hmap_init(&an->buckets, &an->hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
+	if (!an->ring || !an->names || !an->sym) {
+		cw_annot_symbols_free(an->sym);
+		free(an->ring);
+		free(an->names);
+		free(an);
+		return NULL;
+	}
+	return an;
+}
+
 int cw_annot_setup(struct cw_run *run)
 {
 	int sv[2];
 	struct stat st;
 	char v[64];
+	char lib_path[PATH_MAX];
 
-	if (!find_lib())
+	if (!find_lib(lib_path))
 		return 0;
-	cw_annot.ring = calloc(RING, sizeof(*cw_annot.ring));
-	cw_annot.names = calloc(NAMES, sizeof(*cw_annot.names));
-	if (!cw_annot.ring || !cw_annot.names)
-		goto oom;
-	cw_hash_key_random(&cw_annot.hkey);
-	cw_hmap_init(&cw_annot.buckets, &cw_annot.hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
+	struct cw_annot *an = cw_annot_new();
+	if (!an)
+		return -ENOMEM;
+	memcpy(an->lib_path, lib_path, sizeof(an->lib_path));
+	run->annot = an;
 	/* Datagrams keep message boundaries; both ends non-blocking: the
 	 * sender never waits for us, we never wait for it. */
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0) {
 		cw_warn("socketpair for the preload channel: %s; preload off", strerror(errno));
+		cw_annot_free(run);
 		return 0;
 	}
-	cw_annot.sup_fd = sv[0];
-	child_fd = sv[1];
+	an->sup_fd = sv[0];
+	an->child_fd = sv[1];
 	int one = 1, big = 1 << 20;
-	if (setsockopt(cw_annot.sup_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    fstat(child_fd, &st) < 0) {
+	if (setsockopt(an->sup_fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
+	    fstat(an->child_fd, &st) < 0) {
 		cw_warn("preload channel setup: %s; preload off", strerror(errno));
-		close(cw_annot.sup_fd);
-		close(child_fd);
-		cw_annot.sup_fd = child_fd = -1;
+		cw_annot_free(run);
 		return 0;
 	}
-	if (setsockopt(child_fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
-		setsockopt(child_fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-	if (setsockopt(cw_annot.sup_fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
-		setsockopt(cw_annot.sup_fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	child_ino = (unsigned long)st.st_ino;
+	if (setsockopt(an->child_fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(an->child_fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	if (setsockopt(an->sup_fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(an->sup_fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	an->child_ino = (unsigned long)st.st_ino;
 	/* FD:INODE: the preload talks only to this very socket, not to
 	 * whatever a program later puts at that number. */
-	snprintf(v, sizeof(v), "%d:%lu", CW_ANNOT_FD, child_ino);
+	snprintf(v, sizeof(v), "%d:%lu", CW_ANNOT_FD, an->child_ino);
 	/* AddressSanitizer refuses to start when another library comes
 	 * before its runtime in LD_PRELOAD's order; ours always does. The
 	 * check is only about that order: turned off in front of the
 	 * command's own ASAN_OPTIONS (later entries win, so an explicit
 	 * setting of the command's stays). */
-	if (env_set(&run->envp, "LD_PRELOAD", cw_annot.lib_path, true) < 0 ||
+	if (env_set(&run->envp, "LD_PRELOAD", an->lib_path, true) < 0 ||
 	    env_set(&run->envp, CW_ANNOT_ENV_FD, v, false) < 0 ||
 	    env_set(&run->envp, "ASAN_OPTIONS", "verify_asan_link_order=0", true) < 0)
 		goto oom;
-	cw_annot.enabled = true;
-	cw_debug("preload %s, channel fd %d", cw_annot.lib_path, CW_ANNOT_FD);
+	an->enabled = true;
+	cw_debug("preload %s, channel fd %d", an->lib_path, CW_ANNOT_FD);
 	return 0;
 oom:
-	cw_annot_free();
+	cw_annot_free(run);
 	return -ENOMEM;
 }
 
-void cw_annot_child(void)
+void cw_annot_child(const struct cw_run *run)
 {
-	if (child_fd < 0)
+	const struct cw_annot *an = run->annot;
+	if (!an || an->child_fd < 0)
 		return;
-	if (child_fd == CW_ANNOT_FD)
-		fcntl(child_fd, F_SETFD, 0);
+	if (an->child_fd == CW_ANNOT_FD)
+		fcntl(an->child_fd, F_SETFD, 0);
 	else
-		dup2(child_fd, CW_ANNOT_FD); /* the copy is not close-on-exec */
+		dup2(an->child_fd, CW_ANNOT_FD); /* the copy is not close-on-exec */
 }
 
-int cw_annot_fd(void)
+int cw_annot_fd(struct cw_run *run)
 {
-	if (child_fd >= 0) {
-		close(child_fd);
-		child_fd = -1;
+	struct cw_annot *an = run->annot;
+	if (!an)
+		return -1;
+	if (an->child_fd >= 0) {
+		close(an->child_fd);
+		an->child_fd = -1;
 	}
-	return cw_annot.sup_fd;
+	return an->sup_fd;
 }
 
-bool cw_annot_enabled(void)
+bool cw_annot_enabled(const struct cw_run *run)
 {
-	return cw_annot.enabled;
+	return run->annot && run->annot->enabled;
 }
 
-void cw_annot_free(void)
+void cw_annot_free(struct cw_run *run)
 {
-	cw_annot_maps_cache_clear();
-	if (cw_annot.sup_fd >= 0)
-		close(cw_annot.sup_fd);
-	if (child_fd >= 0)
-		close(child_fd);
-	cw_annot.sup_fd = child_fd = -1;
-	free(cw_annot.ring);
-	free(cw_annot.names);
-	cw_hmap_free(&cw_annot.buckets);
-	cw_annot.ring = NULL;
-	cw_annot.names = NULL;
-	cw_annot.enabled = false;
+	struct cw_annot *an = run->annot;
+	if (!an)
+		return;
+	cw_annot_symbols_free(an->sym);
+	if (an->sup_fd >= 0)
+		close(an->sup_fd);
+	if (an->child_fd >= 0)
+		close(an->child_fd);
+	free(an->ring);
+	free(an->names);
+	cw_hmap_free(&an->buckets);
+	free(an);
+	run->annot = NULL;
 }
 
 /* ---- exec ---- */
 
-static bool env_has_preload(pid_t pid)
+static bool env_has_preload(struct cw_annot *an, pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
@@ -229,12 +248,13 @@ static bool env_has_preload(pid_t pid)
 	/* The environment can be large: scan it in chunks for our entry,
 	 * keeping a tail so an entry split across reads is still seen. */
 	char want[PATH_MAX + 16];
-	int wl = snprintf(want, sizeof(want), "LD_PRELOAD=%s", cw_annot.lib_path);
-	static char buf[65536 + PATH_MAX + 16];
+	int wl = snprintf(want, sizeof(want), "LD_PRELOAD=%s", an->lib_path);
+	char *buf = an->environ_buf;
+	const size_t bufsize = sizeof(an->environ_buf);
 	size_t keep = 0;
 	bool found = false;
 	for (int rounds = 0; rounds < 64 && !found; rounds++) {
-		ssize_t r = read(fd, buf + keep, sizeof(buf) - keep - 1);
+		ssize_t r = read(fd, buf + keep, bufsize - keep - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -279,14 +299,7 @@ static int has_interp_auxv(pid_t pid)
  * path), so that a shell running the same programs over and over costs
  * one stat of /proc/PID/exe per exec instead of an open, read and close
  * of /proc/PID/auxv. */
-#define INTERP_CACHE 64
-static struct interp_ent {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
-	int8_t result; /* 0 static, 1 dynamic; unused when ino == 0 */
-} interp_cache[INTERP_CACHE];
+/* (struct interp_ent and INTERP_CACHE: annot_impl.h) */
 
 static bool same_file(const struct interp_ent *e, const struct stat *st)
 {
@@ -295,7 +308,7 @@ static bool same_file(const struct interp_ent *e, const struct stat *st)
 	       e->ctime.tv_sec == st->st_ctim.tv_sec && e->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
-static int has_interp(pid_t pid)
+static int has_interp(struct cw_annot *an, pid_t pid)
 {
 	char path[64];
 	struct stat st;
@@ -305,7 +318,7 @@ static int has_interp(pid_t pid)
 	/* Slot by a keyed hash: a command cannot pick files that all evict
 	 * each other (a miss costs a read of auxv, no more). */
 	uint64_t id[2] = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
-	struct interp_ent *e = &interp_cache[cw_siphash13(&cw_annot.hkey, id, sizeof(id)) % INTERP_CACHE];
+	struct interp_ent *e = &an->interp_cache[cw_siphash13(&an->hkey, id, sizeof(id)) % INTERP_CACHE];
 	if (same_file(e, &st))
 		return e->result;
 	int r = has_interp_auxv(pid);
@@ -318,14 +331,15 @@ static int has_interp(pid_t pid)
 
 const char *cw_annot_exec(struct cw_run *run, pid_t pid)
 {
-	if (!cw_annot.enabled)
+	struct cw_annot *an = run->annot;
+	if (!an || !an->enabled)
 		return "absent";
 	/* What the old image sent before its exec belongs to it. */
 	cw_annot_drain(run);
-	cw_annot_maps_cache_drop(pid); /* its maps are gone with it */
-	if (has_interp(pid) == 0)
+	cw_annot_maps_cache_drop(an, pid); /* its maps are gone with it */
+	if (has_interp(an, pid) == 0)
 		return "absent"; /* static: no loader, no LD_PRELOAD */
-	if (!env_has_preload(pid))
+	if (!env_has_preload(an, pid))
 		return "absent"; /* LD_PRELOAD cleared by a raw execve */
 	return "unknown";    /* expected; "present" once it says hello */
 }

@@ -25,21 +25,22 @@ struct cw_annot_view {
 };
 
 /* Before the launch: create the channel, find the library and add
- * LD_PRELOAD and the channel variable to run->envp. Never fatal: when the
+ * LD_PRELOAD and the channel variable to run->envp; the module's state is
+ * run->annot (struct cw_annot, annot_impl.h). Never fatal: when the
  * library is missing or disabled (CAPWATCH_PRELOAD=none) the run goes on
- * without annotations and every process is recorded "preload": "absent".
- * Returns 0 or -ENOMEM. */
+ * without annotations (run->annot stays NULL) and every process is
+ * recorded "preload": "absent". Returns 0 or -ENOMEM. */
 int cw_annot_setup(struct cw_run *run);
 
 /* In the launched child after close_range and before exec: put the
  * channel at CW_ANNOT_FD, inheritable. Async-signal-safe; failures leave
  * the command without a channel (the preload then stays silent). */
-void cw_annot_child(void);
+void cw_annot_child(const struct cw_run *run);
 
 /* The supervisor's end of the channel for the event loop, -1 when off.
  * The first call after the launch also closes capwatch's copy of the
  * child's end. */
-int cw_annot_fd(void);
+int cw_annot_fd(struct cw_run *run);
 
 /* Read what is queued (bounded per call), validate, attribute, store. */
 void cw_annot_drain(struct cw_run *run);
@@ -71,10 +72,11 @@ void cw_annot_report(struct cw_run *run);
 struct cw_annot_stats {
 	unsigned long long received, accepted, malformed, flooded, unattributed, attached;
 };
-void cw_annot_get_stats(struct cw_annot_stats *st);
+void cw_annot_get_stats(const struct cw_run *run, struct cw_annot_stats *st);
 /* Whether the channel was set up (the preload was offered to the command). */
-bool cw_annot_enabled(void);
+bool cw_annot_enabled(const struct cw_run *run);
 
-void cw_annot_free(void);
+/* Close the channel and free run->annot. */
+void cw_annot_free(struct cw_run *run);
 
 #endif

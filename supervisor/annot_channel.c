@@ -34,19 +34,16 @@
 #include "supervisor/run.h"
 #include "preload/proto.h"
 
-/* ---- state ---- */
-
-static bool noted_unattributed;
 /* Notes about bad senders, at most this many per run (a fork storm of
  * misbehaving processes must not flood the trace or the terminal). */
 #define NOTES_MAX 32
-static unsigned notes_written, flood_notes;
 
 static bool note_allowed(struct cw_run *run)
 {
-	if (notes_written > NOTES_MAX)
+	struct cw_annot *an = run->annot;
+	if (an->notes_written > NOTES_MAX)
 		return false;
-	if (notes_written++ == NOTES_MAX) {
+	if (an->notes_written++ == NOTES_MAX) {
 		cw_run_note(run, 0, "warning",
 			    "preload channel: more bad annotations; from now on they are only counted (stats.annotations)");
 		return false;
@@ -54,17 +51,20 @@ static bool note_allowed(struct cw_run *run)
 	return true;
 }
 
-void cw_annot_get_stats(struct cw_annot_stats *st)
+void cw_annot_get_stats(const struct cw_run *run, struct cw_annot_stats *st)
 {
-	*st = cw_annot.stats;
+	if (run->annot)
+		*st = run->annot->stats;
+	else
+		*st = (struct cw_annot_stats){ 0 };
 }
 
 void cw_annot_report(struct cw_run *run)
 {
-	if (!cw_annot.enabled || !run->report)
+	if (!run->annot || !run->annot->enabled || !run->report)
 		return;
 	cw_annot_drain(run);
-	const struct cw_annot_stats *st = &cw_annot.stats;
+	const struct cw_annot_stats *st = &run->annot->stats;
 	struct cw_report_annotations a = {
 		.received = st->received, .accepted = st->accepted, .malformed = st->malformed,
 		.flooded = st->flooded, .unattributed = st->unattributed, .attached = st->attached,
@@ -76,15 +76,15 @@ void cw_annot_report(struct cw_run *run)
 
 /* The bucket of PID; NULL only when memory ran out (the message is then
  * taken as flooding: dropped, never trusted more). */
-static struct bucket *bucket_for(pid_t pid, double now)
+static struct bucket *bucket_for(struct cw_annot *an, pid_t pid, double now)
 {
 	struct bucket *b;
-	int r = cw_hmap_insert(&cw_annot.buckets, &pid, sizeof(pid), (void **)&b);
+	int r = cw_hmap_insert(&an->buckets, &pid, sizeof(pid), (void **)&b);
 	if (r == -ENOSPC) {
 		/* Full of pids from a fork storm: start over (more lenient,
 		 * never more memory). */
-		cw_hmap_clear(&cw_annot.buckets);
-		r = cw_hmap_insert(&cw_annot.buckets, &pid, sizeof(pid), (void **)&b);
+		cw_hmap_clear(&an->buckets);
+		r = cw_hmap_insert(&an->buckets, &pid, sizeof(pid), (void **)&b);
 	}
 	if (r < 0)
 		return NULL;
@@ -157,7 +157,7 @@ static const char *validate(const unsigned char *buf, size_t len, struct cw_anno
 
 static void flag_bad(struct cw_run *run, pid_t pid, struct bucket *b, const char *why)
 {
-	cw_annot.stats.malformed++;
+	run->annot->stats.malformed++;
 	if (b && b->noted_bad)
 		return;
 	if (b)
@@ -169,7 +169,8 @@ static void flag_bad(struct cw_run *run, pid_t pid, struct bucket *b, const char
 		    "annotations are advisory and decisions are unaffected", (int)pid, why);
 }
 
-static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t pid, pid_t tid, double now)
+static void store(struct cw_annot *an, const struct cw_annot_hdr *h, const unsigned char *buf, pid_t pid,
+		  pid_t tid, double now)
 {
 	const unsigned char *p = buf + sizeof(*h);
 	const unsigned char *frames = p;
@@ -180,7 +181,7 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 
 	if (h->type == CW_ANNOT_RESOLVED) {
 		for (unsigned i = 0; i < h->naddrs; i++) {
-			struct name_rec *r = &cw_annot.names[cw_annot.names_next++ % NAMES];
+			struct name_rec *r = &an->names[an->names_next++ % NAMES];
 			r->tgid = pid;
 			memcpy(&r->a, addrs + i * sizeof(r->a), sizeof(r->a));
 			r->a.port = 0;
@@ -189,7 +190,7 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 		}
 		return;
 	}
-	struct ann *a = &cw_annot.ring[cw_annot.ring_next++ % RING];
+	struct ann *a = &an->ring[an->ring_next++ % RING];
 	memset(a, 0, offsetof(struct ann, frames));
 	a->valid = true;
 	a->tgid = pid;
@@ -235,10 +236,11 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len, bool trunc,
 			const struct ucred *cred)
 {
+	struct cw_annot *an = run->annot;
 	double now = cw_run_time(run);
 	struct cw_annot_hdr h;
 
-	cw_annot.stats.received++;
+	an->stats.received++;
 	/* A member of the tree, alive or not: a short-lived process (a
 	 * shell that runs "exit 3") is often reaped before its hello is read.
 	 * A sender outside the tree can only have the channel if a member
@@ -250,9 +252,9 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	if (!cred || cred->pid <= 0 || !cw_tracker_find(run, cred->pid)) {
 		/* No kernel-attested sender of the tree: nothing to attach
 		 * it to. */
-		cw_annot.stats.unattributed++;
-		if (!noted_unattributed && note_allowed(run)) {
-			noted_unattributed = true;
+		an->stats.unattributed++;
+		if (!an->noted_unattributed && note_allowed(run)) {
+			an->noted_unattributed = true;
 			cw_run_note(run, 0, "warning",
 				    "preload channel: annotation from a sender outside the supervised tree (pid %d): ignored",
 				    cred ? (int)cred->pid : 0);
@@ -260,9 +262,9 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		return;
 	}
 	pid_t pid = cred->pid;
-	struct bucket *b = bucket_for(pid, now);
+	struct bucket *b = bucket_for(an, pid, now);
 	if (!b) {
-		cw_annot.stats.flooded++;
+		an->stats.flooded++;
 		return;
 	}
 	b->tokens += (now - b->last) * RATE;
@@ -270,13 +272,13 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		b->tokens = BURST;
 	b->last = now;
 	if (b->tokens < 1.0) {
-		cw_annot.stats.flooded++;
+		an->stats.flooded++;
 		b->dropped++;
 		if (!b->noted_flood) {
 			b->noted_flood = true;
 			/* A busy honest program gets here too: an info note,
 			 * a few per run at most. */
-			if (flood_notes++ < NOTES_MAX)
+			if (an->flood_notes++ < NOTES_MAX)
 				cw_run_note(run, pid, "info",
 				    "preload channel: pid %d exceeds %g annotations/s; the excess is dropped",
 				    (int)pid, RATE);
@@ -308,41 +310,38 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 			return;
 		}
 	}
-	cw_annot.stats.accepted++;
+	an->stats.accepted++;
 	struct cw_proc *p = cw_tracker_find(run, pid);
 	if (p && (!p->preload || strcmp(p->preload, "unknown") == 0))
 		p->preload = "present"; /* the library runs in this image */
 	if (h.type != CW_ANNOT_HELLO)
-		store(&h, buf, pid, tid, now);
+		store(an, &h, buf, pid, tid, now);
 }
 
-/* Datagrams read per recvmmsg: a drain that finds the queue empty, or
- * holding fewer than this, costs one syscall (a recvmsg loop cost one per
- * message plus the one answered EAGAIN). */
-#define DRAIN_BATCH 16
-
+/* Datagrams are read DRAIN_BATCH per recvmmsg (annot_impl.h): a drain
+ * that finds the queue empty, or holding fewer than that, costs one
+ * syscall (a recvmsg loop cost one per message plus the one answered
+ * EAGAIN). */
 void cw_annot_drain(struct cw_run *run)
 {
-	static unsigned char bufs[DRAIN_BATCH][CW_ANNOT_MAX_MSG + 1];
-	static union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 16)];
-	} cms[DRAIN_BATCH];
+	struct cw_annot *an = run->annot;
 	struct mmsghdr mm[DRAIN_BATCH];
 	struct iovec iov[DRAIN_BATCH];
 
-	if (cw_annot.sup_fd < 0)
+	if (!an || an->sup_fd < 0)
 		return;
+	/* The buffers are the context's (annot_impl.h): filled and used
+	 * within this call, under run_lock. */
 	for (int done = 0; done < DRAIN_MAX;) {
 		for (int i = 0; i < DRAIN_BATCH; i++) {
-			iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
+			iov[i] = (struct iovec){ an->drain_bufs[i], sizeof(an->drain_bufs[i]) };
 			memset(&mm[i], 0, sizeof(mm[i]));
 			mm[i].msg_hdr.msg_iov = &iov[i];
 			mm[i].msg_hdr.msg_iovlen = 1;
-			mm[i].msg_hdr.msg_control = cms[i].b;
-			mm[i].msg_hdr.msg_controllen = sizeof(cms[i].b);
+			mm[i].msg_hdr.msg_control = an->drain_cms[i].b;
+			mm[i].msg_hdr.msg_controllen = sizeof(an->drain_cms[i].b);
 		}
-		int got = recvmmsg(cw_annot.sup_fd, mm, DRAIN_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
+		int got = recvmmsg(an->sup_fd, mm, DRAIN_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -372,7 +371,7 @@ void cw_annot_drain(struct cw_run *run)
 				}
 			}
 			bool trunc = (mh->msg_flags & MSG_TRUNC) || n > CW_ANNOT_MAX_MSG;
-			receive_one(run, bufs[i], n, trunc, cred);
+			receive_one(run, an->drain_bufs[i], n, trunc, cred);
 		}
 		done += got;
 		if (got < DRAIN_BATCH)

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 #include "hmap.h"
 #include "preload/proto.h"
 #include "supervisor/annot.h"
@@ -25,6 +27,8 @@
 #define RATE CW_ANNOT_RATE   /* ... and per second after that (proto.h) */
 #define DRAIN_MAX 512        /* messages read per call */
 #define SPAWN_WINDOW 5.0     /* seconds a spawn annotation waits for its exec */
+#define INTERP_CACHE 64      /* executables whose interpreter is known (annot.c) */
+#define DRAIN_BATCH 16       /* datagrams per recvmmsg (annot_channel.c) */
 
 /* One stored call annotation. */
 struct ann {
@@ -57,10 +61,26 @@ struct bucket {
 	bool noted_flood, noted_bad;
 };
 
-/* The channel's state: one per capwatch process, as the channel is the
- * run's (single-threaded: the event loop's). */
-struct cw_annot_state {
+/* Whether an executable has an interpreter, by its identity (annot.c). */
+struct interp_ent {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	int8_t result; /* 0 static, 1 dynamic; unused when ino == 0 */
+};
+
+struct cw_annot_symbols; /* annot_symbols.c's part */
+
+/* The channel's state (run->annot): made by cw_annot_setup when the
+ * preload is offered to the command (NULL: the layer is off), freed by
+ * cw_annot_free. Used by the event loop and the notification thread, both
+ * under run_lock only: the scratch buffers below (filled and used within
+ * one call) are safe there. */
+struct cw_annot {
 	int sup_fd;                /* capwatch's end, -1 when off */
+	int child_fd;              /* the command's end, until the launch is over */
+	unsigned long child_ino;
 	bool enabled;              /* the preload was offered to the command */
 	char lib_path[PATH_MAX];
 	struct cw_annot_stats stats;
@@ -70,14 +90,44 @@ struct cw_annot_state {
 	size_t names_next;
 	struct cw_hmap buckets;    /* pid -> struct bucket */
 	struct cw_hash_key hkey;   /* the key of the maps here (buckets, the interp cache) */
-};
-extern struct cw_annot_state cw_annot;
+	struct interp_ent interp_cache[INTERP_CACHE];
 
-/* annot_symbols.c: name A's frames (sent by PID) into OUT's site and
- * backtrace; forget cached maps (all of them, or OWNER's at its exec). */
+	/* annot_channel.c: notes about bad senders, a few per run */
+	bool noted_unattributed;
+	unsigned notes_written, flood_notes;
+
+	/* annot_match.c: the host name of the last attach (valid until the
+	 * next call), and the view looked up while the target was still
+	 * blocked in its call (cw_annot_prepare) */
+	char host_buf[CW_ANNOT_MAX_NAME + 1];
+	struct {
+		const struct cw_event *ev;
+		pid_t tid;
+		struct cw_annot_view view;
+	} prepared;
+
+	struct cw_annot_symbols *sym;
+
+	/* scratch of one call */
+	unsigned char drain_bufs[DRAIN_BATCH][CW_ANNOT_MAX_MSG + 1];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 16)];
+	} drain_cms[DRAIN_BATCH];
+	char environ_buf[65536 + PATH_MAX + 16]; /* /proc/PID/environ, in chunks */
+};
+
+/* A fresh state with its rings, maps and key: for cw_annot_setup (and the
+ * unit tests). NULL when memory ran out. */
+struct cw_annot *cw_annot_new(void);
+
+/* annot_symbols.c: its part of the state (NULL when memory ran out), and
+ * freeing it; name A's frames (sent by PID) into OUT's site and
+ * backtrace; forget the cached maps of OWNER (at its exec). */
 struct cw_run;
+struct cw_annot_symbols *cw_annot_symbols_new(void);
+void cw_annot_symbols_free(struct cw_annot_symbols *sym);
 void cw_annot_symbolize(struct cw_run *run, pid_t pid, const struct ann *a, struct cw_annot_view *out);
-void cw_annot_maps_cache_clear(void);
-void cw_annot_maps_cache_drop(pid_t owner);
+void cw_annot_maps_cache_drop(struct cw_annot *an, pid_t owner);
 
 #endif

@@ -16,9 +16,6 @@
 #include "supervisor/run.h"
 #include "preload/proto.h"
 
-/* The host name of the last attach (valid until the next call). */
-static char host_buf[CW_ANNOT_MAX_NAME + 1];
-
 /* ---- lookups ---- */
 
 static bool addr_match(const struct cw_annot_addr *a, const struct sockaddr *sa, size_t len, bool port)
@@ -77,12 +74,12 @@ static bool ann_matches(const struct ann *a, const struct cw_event *ev)
 	}
 }
 
-static struct ann *find_ann(pid_t tgid, pid_t tid, const struct cw_event *ev)
+static struct ann *find_ann(struct cw_annot *an, pid_t tgid, pid_t tid, const struct cw_event *ev)
 {
 	/* Newest first; the annotation was sent just before the call, so it
 	 * is among the last ones of this thread. */
-	for (size_t k = 0; k < RING && k < cw_annot.ring_next; k++) {
-		struct ann *a = &cw_annot.ring[(cw_annot.ring_next - 1 - k) % RING];
+	for (size_t k = 0; k < RING && k < an->ring_next; k++) {
+		struct ann *a = &an->ring[(an->ring_next - 1 - k) % RING];
 		if (!a->valid || a->used || a->tgid != tgid || a->tid != tid)
 			continue;
 		if (ann_matches(a, ev))
@@ -93,10 +90,10 @@ static struct ann *find_ann(pid_t tgid, pid_t tid, const struct cw_event *ev)
 
 /* posix_spawn, system, popen: the exec happens in a child the library
  * runs; the annotation came from the parent, moments before. */
-static struct ann *find_spawn(pid_t ppid, const struct cw_event *ev, double now)
+static struct ann *find_spawn(struct cw_annot *an, pid_t ppid, const struct cw_event *ev, double now)
 {
-	for (size_t k = 0; k < RING && k < cw_annot.ring_next; k++) {
-		struct ann *a = &cw_annot.ring[(cw_annot.ring_next - 1 - k) % RING];
+	for (size_t k = 0; k < RING && k < an->ring_next; k++) {
+		struct ann *a = &an->ring[(an->ring_next - 1 - k) % RING];
 		if (!a->valid || a->used || a->tgid != ppid || a->type != CW_ANNOT_EXEC || now - a->time > SPAWN_WINDOW)
 			continue;
 		if (a->func == CW_AF_SYSTEM || a->func == CW_AF_POPEN)
@@ -109,14 +106,15 @@ static struct ann *find_spawn(pid_t ppid, const struct cw_event *ev, double now)
 
 /* The newest name TGID resolved to this address; else one its parent
  * resolved (a child forked after the lookup). */
-static const char *find_host(pid_t tgid, pid_t ppid, const struct sockaddr *sa, size_t len)
+static const char *find_host(const struct cw_annot *an, pid_t tgid, pid_t ppid, const struct sockaddr *sa,
+			     size_t len)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		pid_t who = pass ? ppid : tgid;
 		if (who <= 0)
 			continue;
-		for (size_t k = 0; k < NAMES && k < cw_annot.names_next; k++) {
-			const struct name_rec *r = &cw_annot.names[(cw_annot.names_next - 1 - k) % NAMES];
+		for (size_t k = 0; k < NAMES && k < an->names_next; k++) {
+			const struct name_rec *r = &an->names[(an->names_next - 1 - k) % NAMES];
 			if (r->tgid == who && addr_match(&r->a, sa, len, false))
 				return r->name;
 		}
@@ -127,6 +125,7 @@ static const char *find_host(pid_t tgid, pid_t ppid, const struct sockaddr *sa, 
 static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 		   const struct cw_event *ev, struct cw_annot_view *out)
 {
+	struct cw_annot *an = run->annot;
 	memset(out, 0, sizeof(*out));
 	cw_op_kind k = ev->op.kind;
 	bool net = k == CW_OP_CONNECT || k == CW_OP_SEND;
@@ -152,68 +151,65 @@ static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 	 * one for the same call. Only when none is found is the channel
 	 * read first (one recvmmsg per exec saved when it was there). */
 	if (k == CW_OP_EXEC)
-		a = find_ann(tgid, tid, ev);
+		a = find_ann(an, tgid, tid, ev);
 	if (!a) {
 		cw_annot_drain(run);
-		a = find_ann(tgid, tid, ev);
+		a = find_ann(an, tgid, tid, ev);
 	}
 
 	if (!a && k == CW_OP_EXEC && ppid > 0)
-		a = find_spawn(ppid, ev, cw_run_time(run));
+		a = find_spawn(an, ppid, ev, cw_run_time(run));
 	if (a) {
 		a->used = true;
 		if (net && a->name[0]) {
-			memcpy(host_buf, a->name, sizeof(host_buf));
-			out->host = host_buf;
+			memcpy(an->host_buf, a->name, sizeof(an->host_buf));
+			out->host = an->host_buf;
 		}
 		if (frames)
 			cw_annot_symbolize(run, a->tgid, a, out);
 	}
 	if (net && !out->host) {
-		const char *h = find_host(tgid, ppid, ev->op.addr, ev->op.addrlen);
+		const char *h = find_host(an, tgid, ppid, ev->op.addr, ev->op.addrlen);
 		if (h) {
-			snprintf(host_buf, sizeof(host_buf), "%s", h);
-			out->host = host_buf;
+			snprintf(an->host_buf, sizeof(an->host_buf), "%s", h);
+			out->host = an->host_buf;
 		}
 	}
 	if (out->host || out->site)
 		out->source = "preload";
 }
 
-/* The view looked up while the target was still blocked in its call. */
-static struct {
-	const struct cw_event *ev;
-	pid_t tid;
-	struct cw_annot_view view;
-} prepared;
-
 void cw_annot_prepare(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid, const struct cw_event *ev)
 {
-	prepared.ev = NULL;
+	struct cw_annot *an = run->annot;
+	if (!an)
+		return;
+	an->prepared.ev = NULL;
 	/* Only for an operation that will not go ahead: an allowed one is
 	 * answered with CONTINUE and the kernel re-reads its arguments, so any
 	 * time spent here would widen that window (kernel-notes K11). Its
 	 * annotations are looked up after the answer, in cw_annot_attach(). */
-	if (!cw_annot.enabled || ev->allowed)
+	if (!an->enabled || ev->allowed)
 		return;
-	lookup(run, tgid, tid, ppid, ev, &prepared.view);
-	prepared.ev = ev;
-	prepared.tid = tid;
+	lookup(run, tgid, tid, ppid, ev, &an->prepared.view);
+	an->prepared.ev = ev;
+	an->prepared.tid = tid;
 }
 
 void cw_annot_attach(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 		     struct cw_event *ev, struct cw_annot_view *out)
 {
+	struct cw_annot *an = run->annot;
 	memset(out, 0, sizeof(*out));
-	if (!cw_annot.enabled)
+	if (!an || !an->enabled)
 		return;
-	if (prepared.ev == ev && prepared.tid == tid)
-		*out = prepared.view;
+	if (an->prepared.ev == ev && an->prepared.tid == tid)
+		*out = an->prepared.view;
 	else
 		lookup(run, tgid, tid, ppid, ev, out);
-	prepared.ev = NULL;
+	an->prepared.ev = NULL;
 	if (out->host && !ev->op.host)
 		ev->op.host = out->host;
 	if (out->source)
-		cw_annot.stats.attached++;
+		an->stats.attached++;
 }

@@ -24,10 +24,6 @@
 #include "supervisor/run.h"
 #include "supervisor/util.h"
 
-/* Frames of the last attach (valid until the next call). */
-static char frame_text[CW_ANNOT_MAX_FRAMES][640];
-static const char *frame_ptrs[CW_ANNOT_MAX_FRAMES + 1];
-
 /* ---- symbols ---- */
 
 struct map_ent {
@@ -136,12 +132,31 @@ struct module {
 	size_t strsize;
 };
 #define MODULES 16
-static struct module modules[MODULES];
-static uint64_t module_clock;
 /* Symbol tables read per event at most: a target mapping many large files
  * cannot make one annotation cost the supervisor more than this. */
 #define LOADS_PER_EVENT 4
-static int loads_left;
+
+/* Parsed maps of recent images (maps_for). */
+#define MAPS_CACHE 8
+struct maps_cache {
+	pid_t owner;
+	double start;
+	uint64_t use;
+	struct maps m;
+};
+
+/* This file's part of the channel's state (run->annot->sym), used under
+ * run_lock like the rest of it. */
+struct cw_annot_symbols {
+	/* frames of the last attach (valid until the next call) */
+	char frame_text[CW_ANNOT_MAX_FRAMES][640];
+	const char *frame_ptrs[CW_ANNOT_MAX_FRAMES + 1];
+	struct module modules[MODULES];
+	uint64_t module_clock;
+	int loads_left;              /* of LOADS_PER_EVENT, in this event */
+	struct maps_cache maps_cache[MAPS_CACHE];
+	uint64_t maps_clock;
+};
 
 static void module_clear(struct module *md)
 {
@@ -271,25 +286,25 @@ static int open_mapped(pid_t pid, const struct map_ent *me)
 	return fd;
 }
 
-static struct module *module_get(pid_t pid, const struct map_ent *me)
+static struct module *module_get(struct cw_annot_symbols *sym, pid_t pid, const struct map_ent *me)
 {
-	struct module *victim = &modules[0];
+	struct module *victim = &sym->modules[0];
 	for (size_t i = 0; i < MODULES; i++) {
-		struct module *md = &modules[i];
+		struct module *md = &sym->modules[i];
 		if (md->use && md->dev == me->dev && md->ino == me->ino) {
-			md->use = ++module_clock;
+			md->use = ++sym->module_clock;
 			return md->bad ? NULL : md;
 		}
 		if (md->use < victim->use)
 			victim = md;
 	}
-	if (loads_left <= 0)
+	if (sym->loads_left <= 0)
 		return NULL; /* over budget: this frame stays module+offset */
-	loads_left--;
+	sym->loads_left--;
 	module_clear(victim);
 	victim->dev = me->dev;
 	victim->ino = me->ino;
-	victim->use = ++module_clock;
+	victim->use = ++sym->module_clock;
 	victim->bad = true;
 	int fd = open_mapped(pid, me);
 	if (fd >= 0) {
@@ -333,15 +348,16 @@ static const char *sym_lookup(const struct module *md, uint64_t fileoff, uint64_
 	return NULL;
 }
 
-static bool is_preload(const struct map_ent *me)
+static bool is_preload(const struct cw_annot *an, const struct map_ent *me)
 {
 	const char *b = strrchr(me->path, '/');
-	return strcmp(me->path, cw_annot.lib_path) == 0 || (b && strcmp(b + 1, LIB_NAME) == 0);
+	return strcmp(me->path, an->lib_path) == 0 || (b && strcmp(b + 1, LIB_NAME) == 0);
 }
 
 /* One frame as "function+0xOFF (module+0xOFF)". Returns false for a frame
  * inside the preload itself. */
-static bool frame_format(pid_t pid, const struct maps *m, uint64_t ip, bool retaddr, char *out, size_t n)
+static bool frame_format(struct cw_annot *an, pid_t pid, const struct maps *m, uint64_t ip, bool retaddr,
+			 char *out, size_t n)
 {
 	uint64_t look = retaddr && ip ? ip - 1 : ip;
 	const struct map_ent *me = m ? maps_find(m, look) : NULL;
@@ -349,11 +365,11 @@ static bool frame_format(pid_t pid, const struct maps *m, uint64_t ip, bool reta
 		snprintf(out, n, "0x%llx", (unsigned long long)ip);
 		return true;
 	}
-	if (is_preload(me))
+	if (is_preload(an, me))
 		return false;
 	uint64_t fileoff = ip - me->start + me->off;
 	uint64_t symoff = 0;
-	const struct module *md = me->ino ? module_get(pid, me) : NULL;
+	const struct module *md = me->ino ? module_get(an->sym, pid, me) : NULL;
 	const char *sym = md ? sym_lookup(md, look - me->start + me->off, &symoff) : NULL;
 	if (sym) {
 		symoff += ip - look;
@@ -376,30 +392,31 @@ static bool frame_format(pid_t pid, const struct maps *m, uint64_t ip, bool reta
  * read afresh. What a stale hit could do (a library unmapped and another
  * one mapped at the same range since) is name a frame wrongly: frames are
  * an advisory annotation the sender chose anyway. */
-#define MAPS_CACHE 8
 #define MAPS_CACHE_MAX_TEXT (256 * 1024) /* bigger maps are not kept */
-static struct maps_cache {
-	pid_t owner;
-	double start;
-	uint64_t use;
-	struct maps m;
-} maps_cache[MAPS_CACHE];
-static uint64_t maps_clock;
 
-void cw_annot_maps_cache_clear(void)
+struct cw_annot_symbols *cw_annot_symbols_new(void)
 {
-	for (size_t i = 0; i < MAPS_CACHE; i++) {
-		maps_free(&maps_cache[i].m);
-		maps_cache[i].use = 0;
-	}
+	return calloc(1, sizeof(struct cw_annot_symbols));
 }
 
-void cw_annot_maps_cache_drop(pid_t owner)
+void cw_annot_symbols_free(struct cw_annot_symbols *sym)
 {
+	if (!sym)
+		return;
 	for (size_t i = 0; i < MAPS_CACHE; i++)
-		if (maps_cache[i].use && maps_cache[i].owner == owner) {
-			maps_free(&maps_cache[i].m);
-			maps_cache[i].use = 0;
+		maps_free(&sym->maps_cache[i].m);
+	for (size_t i = 0; i < MODULES; i++)
+		module_clear(&sym->modules[i]);
+	free(sym);
+}
+
+void cw_annot_maps_cache_drop(struct cw_annot *an, pid_t owner)
+{
+	struct cw_annot_symbols *sym = an->sym;
+	for (size_t i = 0; i < MAPS_CACHE; i++)
+		if (sym->maps_cache[i].use && sym->maps_cache[i].owner == owner) {
+			maps_free(&sym->maps_cache[i].m);
+			sym->maps_cache[i].use = 0;
 		}
 }
 
@@ -440,7 +457,9 @@ static bool frames_mapped(const struct maps *m, const struct ann *a)
  * unreadable; *FRESH is set when the caller owns the result (maps_free). */
 static struct maps *maps_for(struct cw_run *run, pid_t pid, const struct ann *a, struct maps *tmp, bool *fresh)
 {
-	const struct cw_proc *o = run ? image_owner(run, pid) : NULL;
+	struct maps_cache *maps_cache = run->annot->sym->maps_cache;
+	uint64_t *maps_clock = &run->annot->sym->maps_clock;
+	const struct cw_proc *o = image_owner(run, pid);
 	*fresh = false;
 	memset(tmp, 0, sizeof(*tmp));
 	if (o) {
@@ -448,7 +467,7 @@ static struct maps *maps_for(struct cw_run *run, pid_t pid, const struct ann *a,
 		for (size_t i = 0; i < MAPS_CACHE; i++) {
 			struct maps_cache *c = &maps_cache[i];
 			if (c->use && c->owner == o->pid && c->start == o->start && frames_mapped(&c->m, a)) {
-				c->use = ++maps_clock;
+				c->use = ++*maps_clock;
 				return &c->m;
 			}
 		}
@@ -467,7 +486,7 @@ static struct maps *maps_for(struct cw_run *run, pid_t pid, const struct ann *a,
 				memset(tmp, 0, sizeof(*tmp));
 				victim->owner = o->pid;
 				victim->start = o->start;
-				victim->use = ++maps_clock;
+				victim->use = ++*maps_clock;
 				if (o->pid == pid || frames_mapped(&victim->m, a))
 					return &victim->m;
 			} else if (o->pid == pid) {
@@ -486,20 +505,21 @@ static struct maps *maps_for(struct cw_run *run, pid_t pid, const struct ann *a,
 
 void cw_annot_symbolize(struct cw_run *run, pid_t pid, const struct ann *a, struct cw_annot_view *out)
 {
+	struct cw_annot_symbols *sym = run->annot->sym;
 	struct maps tmp;
 	bool fresh = false;
 	const struct maps *m = maps_for(run, pid, a, &tmp, &fresh);
 	size_t k = 0;
-	loads_left = LOADS_PER_EVENT;
+	sym->loads_left = LOADS_PER_EVENT;
 	for (unsigned i = 0; i < a->nframes && k < CW_ANNOT_MAX_FRAMES; i++) {
-		if (frame_format(pid, m, a->frames[i], true, frame_text[k], sizeof(frame_text[k])))
-			frame_ptrs[k] = frame_text[k], k++;
+		if (frame_format(run->annot, pid, m, a->frames[i], true, sym->frame_text[k], sizeof(sym->frame_text[k])))
+			sym->frame_ptrs[k] = sym->frame_text[k], k++;
 	}
-	frame_ptrs[k] = NULL;
+	sym->frame_ptrs[k] = NULL;
 	if (fresh)
 		maps_free(&tmp);
 	if (k) {
-		out->backtrace = frame_ptrs;
-		out->site = frame_ptrs[0];
+		out->backtrace = sym->frame_ptrs;
+		out->site = sym->frame_ptrs[0];
 	}
 }

@@ -88,7 +88,10 @@ struct client {
 	bool overlong;
 };
 
-static struct {
+/* The approvers' state (run->approval), from cw_approval_init to
+ * cw_approval_shutdown: the event loop's and the notification thread's,
+ * under run_lock. */
+struct cw_approval {
 	bool active;
 	int ep, timer, tty, listen_fd;
 	char *sock_path;
@@ -104,9 +107,10 @@ static struct {
 	bool use_socket;
 	/* the terminal: one question at a time, the oldest pending first */
 	struct pending *asking;
+	bool tty_watched;             /* the terminal is in the epoll set */
 	char tbuf[256];
 	size_t tlen;
-} A = { .ep = -1, .timer = -1, .tty = -1, .listen_fd = -1 };
+};
 
 /* ---- helpers ---- */
 
@@ -231,12 +235,12 @@ static void printable(char *dst, size_t n, const char *s)
 	dst[o] = '\0';
 }
 
-static void arm_timer(void)
+static void arm_timer(struct cw_approval *A)
 {
 	double next = 0;
-	for (size_t i = 0; i < A.npend; i++)
-		if (!next || A.pend[i]->deadline < next)
-			next = A.pend[i]->deadline;
+	for (size_t i = 0; i < A->npend; i++)
+		if (!next || A->pend[i]->deadline < next)
+			next = A->pend[i]->deadline;
 	struct itimerspec its = { 0 };
 	if (next) {
 		/* at least once a second: questions whose thread is gone are
@@ -249,34 +253,33 @@ static void arm_timer(void)
 		its.it_value.tv_sec = (time_t)d;
 		its.it_value.tv_nsec = (long)((d - (double)(time_t)d) * 1e9);
 	}
-	if (A.timer >= 0)
-		timerfd_settime(A.timer, 0, &its, NULL);
+	if (A->timer >= 0)
+		timerfd_settime(A->timer, 0, &its, NULL);
 }
 
 /* ---- the terminal ---- */
 
 /* The terminal is read only while a question is on it: at other times its
  * input belongs to the command. */
-static void tty_sync(void)
+static void tty_sync(struct cw_approval *A)
 {
-	static bool watched;
-	bool want = A.tty >= 0 && A.asking;
-	if (want == watched)
+	bool want = A->tty >= 0 && A->asking;
+	if (want == A->tty_watched)
 		return;
 	struct epoll_event e = { .events = EPOLLIN, .data.u32 = TAG_TTY };
 	if (want)
-		watched = epoll_ctl(A.ep, EPOLL_CTL_ADD, A.tty, &e) == 0;
+		A->tty_watched = epoll_ctl(A->ep, EPOLL_CTL_ADD, A->tty, &e) == 0;
 	else
-		watched = !(A.tty < 0 || epoll_ctl(A.ep, EPOLL_CTL_DEL, A.tty, NULL) == 0);
-	if (A.tty < 0)
-		watched = false;
+		A->tty_watched = !(A->tty < 0 || epoll_ctl(A->ep, EPOLL_CTL_DEL, A->tty, NULL) == 0);
+	if (A->tty < 0)
+		A->tty_watched = false;
 }
 
-static void tty_write(const char *s)
+static void tty_write(struct cw_approval *A, const char *s)
 {
 	size_t n = strlen(s);
-	while (A.tty >= 0 && n) {
-		ssize_t w = write(A.tty, s, n);
+	while (A->tty >= 0 && n) {
+		ssize_t w = write(A->tty, s, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -289,10 +292,11 @@ static void tty_write(const char *s)
 
 static void tty_ask_next(struct cw_run *run)
 {
-	if (A.tty < 0 || A.asking)
+	struct cw_approval *A = run->approval;
+	if (A->tty < 0 || A->asking)
 		return;
-	for (size_t i = 0; i < A.npend; i++) {
-		struct pending *p = A.pend[i];
+	for (size_t i = 0; i < A->npend; i++) {
+		struct pending *p = A->pend[i];
 		if (p->to_socket)
 			continue;
 		char prog[256], scope[512], msg[2048];
@@ -303,20 +307,20 @@ static void tty_ask_next(struct cw_run *run)
 			 "capwatch: [o] allow once  [r] allow %s for this run  [d] deny  [n] deny for this run"
 			 " (%gs, then deny): ",
 			 prog, (int)p->tgid, p->syscall, cw_cap_name(p->ev.d.cap), scope, scope,
-			 A.timeout);
-		tty_write(msg);
-		A.asking = p;
-		A.tlen = 0;
-		tty_sync();
+			 A->timeout);
+		tty_write(A, msg);
+		A->asking = p;
+		A->tlen = 0;
+		tty_sync(A);
 		return;
 	}
 }
 
 /* ---- the socket ---- */
 
-static int client_send(int ci, const char *line)
+static int client_send(struct cw_approval *A, int ci, const char *line)
 {
-	struct client *c = &A.cl[ci];
+	struct client *c = &A->cl[ci];
 	size_t n = strlen(line);
 	const char *s = line;
 	while (n) {
@@ -334,17 +338,18 @@ static int client_send(int ci, const char *line)
 
 static void client_drop(struct cw_run *run, int ci);
 
-static int first_client(void)
+static int first_client(struct cw_approval *A)
 {
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (A.cl[i].fd >= 0)
+		if (A->cl[i].fd >= 0)
 			return i;
 	return -1;
 }
 
 static void socket_send(struct cw_run *run, struct pending *p)
 {
-	int ci = first_client();
+	struct cw_approval *A = run->approval;
+	int ci = first_client(A);
 	if (ci < 0)
 		return; /* sent when a client connects */
 	cJSON *o = cJSON_CreateObject();
@@ -359,7 +364,7 @@ static void socket_send(struct cw_run *run, struct pending *p)
 		cJSON_AddStringToObject(o, "scope", p->ev.d.scope);
 		cJSON_AddStringToObject(o, "rule", p->ev.d.rule);
 		cJSON_AddStringToObject(o, "reason", p->ev.d.reason);
-		cJSON_AddNumberToObject(o, "timeout", A.timeout);
+		cJSON_AddNumberToObject(o, "timeout", A->timeout);
 		line = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 	}
@@ -375,7 +380,7 @@ static void socket_send(struct cw_run *run, struct pending *p)
 		line[n] = '\n';
 		line[n + 1] = '\0';
 		p->client = ci;
-		if (client_send(ci, line) < 0) {
+		if (client_send(A, ci, line) < 0) {
 			free(line);
 			client_drop(run, ci);
 			return;
@@ -386,18 +391,18 @@ static void socket_send(struct cw_run *run, struct pending *p)
 
 /* ---- completing a pending record ---- */
 
-static void remember(cw_cap_kind cap, const char *scope, bool allow, const char *how)
+static void remember(struct cw_approval *A, cw_cap_kind cap, const char *scope, bool allow, const char *how)
 {
-	struct remembered *r = realloc(A.rem, (A.nrem + 1) * sizeof(*r));
+	struct remembered *r = realloc(A->rem, (A->nrem + 1) * sizeof(*r));
 	if (!r)
 		return;
-	A.rem = r;
-	r[A.nrem].cap = cap;
-	r[A.nrem].scope = strdup(scope);
-	r[A.nrem].allow = allow;
-	r[A.nrem].how = how;
-	if (r[A.nrem].scope)
-		A.nrem++;
+	A->rem = r;
+	r[A->nrem].cap = cap;
+	r[A->nrem].scope = strdup(scope);
+	r[A->nrem].allow = allow;
+	r[A->nrem].how = how;
+	if (r[A->nrem].scope)
+		A->nrem++;
 }
 
 static void set_approval(struct cw_decision *d, bool allow, const char *how, const char *span,
@@ -419,16 +424,16 @@ static void set_approval(struct cw_decision *d, bool allow, const char *how, con
 	memcpy(d->reason, r, sizeof d->reason);
 }
 
-static void pending_remove(struct pending *p)
+static void pending_remove(struct cw_approval *A, struct pending *p)
 {
-	for (size_t i = 0; i < A.npend; i++)
-		if (A.pend[i] == p) {
-			A.pend[i] = A.pend[--A.npend];
+	for (size_t i = 0; i < A->npend; i++)
+		if (A->pend[i] == p) {
+			A->pend[i] = A->pend[--A->npend];
 			break;
 		}
-	if (A.asking == p) {
-		A.asking = NULL;
-		tty_sync();
+	if (A->asking == p) {
+		A->asking = NULL;
+		tty_sync(A);
 	}
 }
 
@@ -446,17 +451,18 @@ static void pending_remove(struct pending *p)
 static void complete(struct cw_run *run, struct pending *p, bool allow, const char *how,
 		     const char *span, const char *why)
 {
+	struct cw_approval *A = run->approval;
 	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
 			      .ppid = p->ppid, .syscall = p->syscall };
 	struct cw_event *ev = &p->ev;
 
-	pending_remove(p);
+	pending_remove(A, p);
 	if (allow) {
 		cw_handler_fn handle = cw_syscall_handler(p->req.data.nr);
 		if (strcmp(span, "once") == 0) {
-			A.once = (struct once){ .notif_id = p->req.id, .cap = ev->d.cap, .how = how };
-			memcpy(A.once.scope, ev->d.scope, sizeof A.once.scope);
-			A.once_set = true;
+			A->once = (struct once){ .notif_id = p->req.id, .cap = ev->d.cap, .how = how };
+			memcpy(A->once.scope, ev->d.scope, sizeof A->once.scope);
+			A->once_set = true;
 		}
 		if (handle) {
 			handle(&n);
@@ -467,17 +473,17 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 		} else {
 			cw_notif_error(&n, EPERM);
 		}
-		A.once_set = false;
+		A->once_set = false;
 		pending_free(p);
 		cw_run_trace_flush(run);
-		arm_timer();
+		arm_timer(A);
 		return;
 	}
 	if (!cw_notif_valid(&n)) {
 		/* The thread is gone (killed, or interrupted by a signal: it
 		 * will ask again). Nothing happened. */
 		pending_free(p);
-		arm_timer();
+		arm_timer(A);
 		return;
 	}
 	if (how) {
@@ -493,13 +499,14 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 	cw_event_record(&n, ev);
 	cw_run_trace_flush(run);
 	pending_free(p);
-	arm_timer();
+	arm_timer(A);
 }
 
 /* Apply ANSWER to P; a "for this run" answer also ends every other pending
  * record of the same capability and scope. */
 static void answer(struct cw_run *run, struct pending *p, enum answer a, const char *how)
 {
+	struct cw_approval *A = run->approval;
 	bool allow = a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN;
 	bool run_wide = a == ANS_ALLOW_RUN || a == ANS_DENY_RUN;
 	const char *who = strcmp(how, "tty") == 0 ? "answered on the terminal" :
@@ -509,12 +516,12 @@ static void answer(struct cw_run *run, struct pending *p, enum answer a, const c
 	memcpy(scope, p->ev.d.scope, sizeof scope);
 
 	if (run_wide)
-		remember(cap, scope, allow, how);
+		remember(A, cap, scope, allow, how);
 	complete(run, p, allow, how, run_wide ? "run" : "once", who);
 	if (!run_wide)
 		return;
-	for (size_t i = 0; i < A.npend;) {
-		struct pending *q = A.pend[i];
+	for (size_t i = 0; i < A->npend;) {
+		struct pending *q = A->pend[i];
 		if (q->ev.d.cap == cap && strcmp(q->ev.d.scope, scope) == 0) {
 			complete(run, q, allow, how, "run", who);
 			i = 0;
@@ -524,26 +531,27 @@ static void answer(struct cw_run *run, struct pending *p, enum answer a, const c
 	}
 }
 
-static struct pending *find_id(uint64_t id)
+static struct pending *find_id(struct cw_approval *A, uint64_t id)
 {
-	for (size_t i = 0; i < A.npend; i++)
-		if (A.pend[i]->id == id)
-			return A.pend[i];
+	for (size_t i = 0; i < A->npend; i++)
+		if (A->pend[i]->id == id)
+			return A->pend[i];
 	return NULL;
 }
 
 static void client_drop(struct cw_run *run, int ci)
 {
-	struct client *c = &A.cl[ci];
+	struct cw_approval *A = run->approval;
+	struct client *c = &A->cl[ci];
 	if (c->fd < 0)
 		return;
-	epoll_ctl(A.ep, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(A->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
 	c->len = 0;
 	/* A dropped client means deny for what it was asked. */
-	for (size_t i = 0; i < A.npend;) {
-		struct pending *p = A.pend[i];
+	for (size_t i = 0; i < A->npend;) {
+		struct pending *p = A->pend[i];
 		if (p->to_socket && p->client == ci) {
 			complete(run, p, false, NULL, NULL, "the approval client went away");
 			i = 0;
@@ -556,6 +564,7 @@ static void client_drop(struct cw_run *run, int ci)
 
 static void client_line(struct cw_run *run, int ci, const char *line)
 {
+	struct cw_approval *A = run->approval;
 	cJSON *o = cJSON_Parse(line);
 	const cJSON *id = o ? cJSON_GetObjectItemCaseSensitive(o, "id") : NULL;
 	const cJSON *dec = o ? cJSON_GetObjectItemCaseSensitive(o, "decision") : NULL;
@@ -567,12 +576,12 @@ static void client_line(struct cw_run *run, int ci, const char *line)
 	    (rem && !cJSON_IsBool(rem))) {
 		cw_warn("approval socket: malformed response ignored (want {\"id\":N,"
 			"\"decision\":\"allow\"|\"deny\",\"remember\":bool})");
-		client_send(ci, "{\"error\":\"malformed response\"}\n");
+		client_send(A, ci, "{\"error\":\"malformed response\"}\n");
 		goto out;
 	}
-	p = find_id((uint64_t)id->valuedouble);
+	p = find_id(A, (uint64_t)id->valuedouble);
 	if (!p || !p->to_socket || p->client != ci) {
-		client_send(ci, "{\"error\":\"unknown id\"}\n");
+		client_send(A, ci, "{\"error\":\"unknown id\"}\n");
 		goto out;
 	}
 	bool allow = strcmp(dec->valuestring, "allow") == 0;
@@ -585,7 +594,8 @@ out:
 
 static void client_read(struct cw_run *run, int ci)
 {
-	struct client *c = &A.cl[ci];
+	struct cw_approval *A = run->approval;
+	struct client *c = &A->cl[ci];
 	for (;;) {
 		ssize_t r = recv(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len, MSG_DONTWAIT);
 		if (r < 0 && errno == EINTR)
@@ -618,29 +628,30 @@ static void client_read(struct cw_run *run, int ci)
 
 static int client_add(struct cw_run *run, int fd)
 {
+	struct cw_approval *A = run->approval;
 	int ci = -1;
 	for (int i = 0; i < MAX_CLIENTS && ci < 0; i++)
-		if (A.cl[i].fd < 0)
+		if (A->cl[i].fd < 0)
 			ci = i;
 	if (ci < 0) {
 		close(fd);
 		return -EMFILE;
 	}
-	A.cl[ci].fd = fd;
-	A.cl[ci].len = 0;
-	A.cl[ci].overlong = false;
+	A->cl[ci].fd = fd;
+	A->cl[ci].len = 0;
+	A->cl[ci].overlong = false;
 	struct epoll_event e = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = (uint32_t)(TAG_CLIENT + ci) };
-	if (epoll_ctl(A.ep, EPOLL_CTL_ADD, fd, &e) < 0) {
+	if (epoll_ctl(A->ep, EPOLL_CTL_ADD, fd, &e) < 0) {
 		int err = -errno;
 		close(fd);
-		A.cl[ci].fd = -1;
+		A->cl[ci].fd = -1;
 		return err;
 	}
 	cw_info("approval client connected");
 	/* Requests that waited for a client. */
-	for (size_t i = 0; i < A.npend; i++)
-		if (A.pend[i]->to_socket && (A.pend[i]->client < 0 || A.cl[A.pend[i]->client].fd < 0))
-			socket_send(run, A.pend[i]);
+	for (size_t i = 0; i < A->npend; i++)
+		if (A->pend[i]->to_socket && (A->pend[i]->client < 0 || A->cl[A->pend[i]->client].fd < 0))
+			socket_send(run, A->pend[i]);
 	return 0;
 }
 
@@ -664,29 +675,35 @@ static void protect(struct cw_run *run, const char *path)
 	run->ctx.nprotected = run->nprotected;
 }
 
-int cw_approval_fd(void)
+int cw_approval_fd(const struct cw_run *run)
 {
-	return A.active ? A.ep : -1;
+	const struct cw_approval *A = run->approval;
+	return A && A->active ? A->ep : -1;
 }
 
 int cw_approval_init(struct cw_run *run)
 {
+	struct cw_approval *A = calloc(1, sizeof(*A));
+	if (!A)
+		return -ENOMEM;
+	A->ep = A->timer = A->tty = A->listen_fd = -1;
+	run->approval = A;
 	const struct cw_options *o = run->opts;
-	A.timeout = o->approval_timeout > 0 ? o->approval_timeout : DEFAULT_TIMEOUT;
+	A->timeout = o->approval_timeout > 0 ? o->approval_timeout : DEFAULT_TIMEOUT;
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		A.cl[i].fd = -1;
-	A.use_socket = o->approval_socket || o->approval_fd >= 0;
+		A->cl[i].fd = -1;
+	A->use_socket = o->approval_socket || o->approval_fd >= 0;
 	if (run->observe)
 		return 0; /* nothing is denied: nothing to ask */
-	A.ep = epoll_create1(EPOLL_CLOEXEC);
-	A.timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (A.ep < 0 || A.timer < 0)
+	A->ep = epoll_create1(EPOLL_CLOEXEC);
+	A->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (A->ep < 0 || A->timer < 0)
 		return -errno;
 	struct epoll_event e = { .events = EPOLLIN, .data.u32 = TAG_TIMER };
-	if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.timer, &e) < 0)
+	if (epoll_ctl(A->ep, EPOLL_CTL_ADD, A->timer, &e) < 0)
 		return -errno;
 
-	if (A.use_socket) {
+	if (A->use_socket) {
 		if (o->approval_socket) {
 			struct sockaddr_un sa = { .sun_family = AF_UNIX };
 			if (strlen(o->approval_socket) >= sizeof(sa.sun_path)) {
@@ -694,21 +711,21 @@ int cw_approval_init(struct cw_run *run)
 				return -ENAMETOOLONG;
 			}
 			strcpy(sa.sun_path, o->approval_socket);
-			A.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-			if (A.listen_fd < 0)
+			A->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+			if (A->listen_fd < 0)
 				return -errno;
 			mode_t old = umask(077); /* only this user may answer */
-			int r = bind(A.listen_fd, (struct sockaddr *)&sa, sizeof(sa));
+			int r = bind(A->listen_fd, (struct sockaddr *)&sa, sizeof(sa));
 			umask(old);
-			if (r < 0 || listen(A.listen_fd, 4) < 0) {
+			if (r < 0 || listen(A->listen_fd, 4) < 0) {
 				int err = -errno;
 				cw_err("--approval-socket %s: %s", o->approval_socket, strerror(errno));
 				return err;
 			}
-			A.sock_path = strdup(o->approval_socket);
+			A->sock_path = strdup(o->approval_socket);
 			protect(run, o->approval_socket);
 			e.data.u32 = TAG_LISTEN;
-			if (epoll_ctl(A.ep, EPOLL_CTL_ADD, A.listen_fd, &e) < 0)
+			if (epoll_ctl(A->ep, EPOLL_CTL_ADD, A->listen_fd, &e) < 0)
 				return -errno;
 		}
 		if (o->approval_fd >= 0) {
@@ -725,32 +742,33 @@ int cw_approval_init(struct cw_run *run)
 	} else if (isatty(STDIN_FILENO)) {
 		/* The terminal the user runs capwatch from; the command's
 		 * stdout and stderr may go anywhere else. */
-		A.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
-		if (A.tty >= 0 && tcgetpgrp(A.tty) != getpgrp()) {
+		A->tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (A->tty >= 0 && tcgetpgrp(A->tty) != getpgrp()) {
 			/* A background job cannot read the terminal: asks
 			 * are denied at once, as with no terminal. */
 			cw_debug("not the terminal's foreground process group: no approval prompts");
-			close(A.tty);
-			A.tty = -1;
+			close(A->tty);
+			A->tty = -1;
 		}
 		/* watched only while a question is on it (tty_sync) */
 	}
-	A.active = A.tty >= 0 || A.use_socket;
+	A->active = A->tty >= 0 || A->use_socket;
 	return 0;
 }
 
 bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 {
-	if (A.once_set && !A.once.used && A.once.notif_id == n->req->id && A.once.cap == ev->d.cap &&
-	    strcmp(A.once.scope, ev->d.scope) == 0) {
-		A.once.used = true;
-		set_approval(&ev->d, true, A.once.how, "once",
-			     strcmp(A.once.how, "tty") == 0 ? "answered on the terminal" :
+	struct cw_approval *A = n->run->approval;
+	if (A && A->once_set && !A->once.used && A->once.notif_id == n->req->id && A->once.cap == ev->d.cap &&
+	    strcmp(A->once.scope, ev->d.scope) == 0) {
+		A->once.used = true;
+		set_approval(&ev->d, true, A->once.how, "once",
+			     strcmp(A->once.how, "tty") == 0 ? "answered on the terminal" :
 							     "answered on the approval socket");
 		return true;
 	}
-	for (size_t i = 0; i < A.nrem; i++) {
-		struct remembered *r = &A.rem[i];
+	for (size_t i = 0; A && i < A->nrem; i++) {
+		struct remembered *r = &A->rem[i];
 		if (r->cap == ev->d.cap && strcmp(r->scope, ev->d.scope) == 0) {
 			set_approval(&ev->d, r->allow, r->how, "run",
 				     strcmp(r->how, "tty") == 0 ?
@@ -768,23 +786,24 @@ bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
 		       cw_enforce_fn enforce)
 {
+	struct cw_approval *A = n->run->approval;
 	struct cw_run *run = n->run;
-	if (!A.active || run->observe || ev->d.profile_verdict != CW_ASK ||
+	if (!A || !A->active || run->observe || ev->d.profile_verdict != CW_ASK ||
 	    ev->d.next_action != CW_NEXT_REQUEST_APPROVAL || !enforce || !deferrable(ev) ||
 	    run->timed_out || run->cancelled)
 		return false;
-	if (A.npend >= MAX_PENDING) {
+	if (A->npend >= MAX_PENDING) {
 		cw_warn("too many operations waiting for approval: denied");
 		return false;
 	}
 	struct pending *p = pending_new(n, ev);
 	if (!p)
 		return false;
-	p->id = ++A.next_id;
+	p->id = ++A->next_id;
 	(void)prepare; /* an allowed answer runs the whole handler again */
-	p->deadline = cw_now() + A.timeout;
-	p->to_socket = A.use_socket;
-	A.pend[A.npend++] = p;
+	p->deadline = cw_now() + A->timeout;
+	p->to_socket = A->use_socket;
+	A->pend[A->npend++] = p;
 	n->answered = true; /* answered later, from the pending record */
 	cw_run_note(run, p->tgid, "info", "waiting for approval (%s): %s %s %s",
 		    p->to_socket ? "approval socket" : "terminal", p->syscall,
@@ -793,7 +812,7 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 		socket_send(run, p);
 	else
 		tty_ask_next(run);
-	arm_timer();
+	arm_timer(A);
 	return true;
 }
 
@@ -825,11 +844,12 @@ void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
 
 static void tty_read(struct cw_run *run)
 {
+	struct cw_approval *A = run->approval;
 	char buf[128];
 	/* Only while a question is open: what is typed afterwards is the
 	 * command's (a canonical-mode read returns one line at most). */
-	while (A.tty >= 0 && A.asking) {
-		ssize_t r = read(A.tty, buf, sizeof buf);
+	while (A->tty >= 0 && A->asking) {
+		ssize_t r = read(A->tty, buf, sizeof buf);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -837,37 +857,37 @@ static void tty_read(struct cw_run *run)
 				/* The terminal is gone (hangup) or cannot be read
 				 * (capwatch was put in the background): no more
 				 * prompts; what waits for one is denied. */
-				A.asking = NULL;
-				tty_sync();
-				close(A.tty);
-				A.tty = -1;
-				for (size_t i = 0; i < A.npend;) {
-					if (!A.pend[i]->to_socket) {
-						complete(run, A.pend[i], false, NULL, NULL,
+				A->asking = NULL;
+				tty_sync(A);
+				close(A->tty);
+				A->tty = -1;
+				for (size_t i = 0; i < A->npend;) {
+					if (!A->pend[i]->to_socket) {
+						complete(run, A->pend[i], false, NULL, NULL,
 							 "the terminal cannot be read");
 						i = 0;
 					} else {
 						i++;
 					}
 				}
-				if (!A.use_socket)
-					A.active = false;
+				if (!A->use_socket)
+					A->active = false;
 			}
 			return;
 		}
 		for (ssize_t i = 0; i < r; i++) {
 			char c = buf[i];
 			if (c != '\n' && c != '\r') {
-				if (A.tlen < sizeof(A.tbuf) - 1)
-					A.tbuf[A.tlen++] = c;
+				if (A->tlen < sizeof(A->tbuf) - 1)
+					A->tbuf[A->tlen++] = c;
 				continue;
 			}
-			A.tbuf[A.tlen] = '\0';
-			A.tlen = 0;
-			struct pending *p = A.asking;
+			A->tbuf[A->tlen] = '\0';
+			A->tlen = 0;
+			struct pending *p = A->asking;
 			if (!p)
 				continue; /* typed ahead with nothing asked */
-			const char *s = A.tbuf;
+			const char *s = A->tbuf;
 			while (*s == ' ')
 				s++;
 			enum answer a;
@@ -880,12 +900,12 @@ static void tty_read(struct cw_run *run)
 			else if (*s == 'n')
 				a = ANS_DENY_RUN;
 			else {
-				tty_write("capwatch: answer o, r, d or n: ");
+				tty_write(A, "capwatch: answer o, r, d or n: ");
 				continue;
 			}
-			A.asking = NULL;
-			tty_sync();
-			tty_write(a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN ? "capwatch: allowed\r\n" :
+			A->asking = NULL;
+			tty_sync(A);
+			tty_write(A, a == ANS_ALLOW_ONCE || a == ANS_ALLOW_RUN ? "capwatch: allowed\r\n" :
 									 "capwatch: denied\r\n");
 			answer(run, p, a, "tty");
 			tty_ask_next(run);
@@ -895,21 +915,22 @@ static void tty_read(struct cw_run *run)
 
 static void expire(struct cw_run *run)
 {
+	struct cw_approval *A = run->approval;
 	double now = cw_now();
-	for (size_t i = 0; i < A.npend;) {
-		struct pending *p = A.pend[i];
+	for (size_t i = 0; i < A->npend;) {
+		struct pending *p = A->pend[i];
 		struct cw_notif n = { .run = run, .req = &p->req };
 		if (!cw_notif_valid(&n)) {
 			/* Killed, or interrupted by a signal (a restarted call
 			 * comes back as a new question): nothing to answer. */
-			if (A.asking == p)
-				tty_write("\r\ncapwatch: the operation was interrupted; question withdrawn\r\n");
-			pending_remove(p);
+			if (A->asking == p)
+				tty_write(A, "\r\ncapwatch: the operation was interrupted; question withdrawn\r\n");
+			pending_remove(A, p);
 			pending_free(p);
 			i = 0;
 		} else if (p->deadline <= now) {
-			if (A.asking == p)
-				tty_write("\r\ncapwatch: no answer in time: denied\r\n");
+			if (A->asking == p)
+				tty_write(A, "\r\ncapwatch: no answer in time: denied\r\n");
 			complete(run, p, false, NULL, NULL, "no answer in time");
 			i = 0;
 		} else {
@@ -917,26 +938,27 @@ static void expire(struct cw_run *run)
 		}
 	}
 	tty_ask_next(run);
-	arm_timer();
+	arm_timer(A);
 }
 
 void cw_approval_dispatch(struct cw_run *run)
 {
+	struct cw_approval *A = run->approval;
 	struct epoll_event evs[8];
-	int k = epoll_wait(A.ep, evs, CW_ARRAY_SIZE(evs), 0);
+	int k = epoll_wait(A->ep, evs, CW_ARRAY_SIZE(evs), 0);
 	for (int i = 0; i < k; i++) {
 		uint32_t tag = evs[i].data.u32;
 		if (tag == TAG_TIMER) {
 			uint64_t x;
-			if (read(A.timer, &x, sizeof x) < 0) {
+			if (read(A->timer, &x, sizeof x) < 0) {
 				/* EAGAIN: re-armed meanwhile */
 			}
 			expire(run);
 		} else if (tag == TAG_TTY) {
-			if (A.tty >= 0)
+			if (A->tty >= 0)
 				tty_read(run);
 		} else if (tag == TAG_LISTEN) {
-			int fd = accept4(A.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+			int fd = accept4(A->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 			struct ucred uc;
 			socklen_t ul = sizeof(uc);
 			if (fd < 0)
@@ -952,13 +974,13 @@ void cw_approval_dispatch(struct cw_run *run)
 			client_add(run, fd);
 		} else if (tag >= TAG_CLIENT && tag < TAG_CLIENT + MAX_CLIENTS) {
 			int ci = (int)(tag - TAG_CLIENT);
-			if (A.cl[ci].fd >= 0)
+			if (A->cl[ci].fd >= 0)
 				client_read(run, ci);
 		}
 	}
 	/* Deadlines pass while the loop is busy too. */
-	for (size_t i = 0; i < A.npend; i++)
-		if (A.pend[i]->deadline <= cw_now()) {
+	for (size_t i = 0; i < A->npend; i++)
+		if (A->pend[i]->deadline <= cw_now()) {
 			expire(run);
 			break;
 		}
@@ -966,35 +988,37 @@ void cw_approval_dispatch(struct cw_run *run)
 
 void cw_approval_shutdown(struct cw_run *run)
 {
-	while (A.npend) {
-		if (A.asking == A.pend[0])
-			tty_write("\r\ncapwatch: run over: denied\r\n");
-		complete(run, A.pend[0], false, NULL, NULL, "capwatch is exiting");
+	struct cw_approval *A = run->approval;
+	if (!A)
+		return;
+	while (A->npend) {
+		if (A->asking == A->pend[0])
+			tty_write(A, "\r\ncapwatch: run over: denied\r\n");
+		complete(run, A->pend[0], false, NULL, NULL, "capwatch is exiting");
 	}
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (A.cl[i].fd >= 0) {
-			close(A.cl[i].fd);
-			A.cl[i].fd = -1;
+		if (A->cl[i].fd >= 0) {
+			close(A->cl[i].fd);
+			A->cl[i].fd = -1;
 		}
-	if (A.listen_fd >= 0) {
-		close(A.listen_fd);
-		A.listen_fd = -1;
-		if (A.sock_path)
-			unlink(A.sock_path);
+	if (A->listen_fd >= 0) {
+		close(A->listen_fd);
+		A->listen_fd = -1;
+		if (A->sock_path)
+			unlink(A->sock_path);
 	}
-	free(A.sock_path);
-	A.sock_path = NULL;
-	if (A.tty >= 0)
-		close(A.tty);
-	if (A.timer >= 0)
-		close(A.timer);
-	if (A.ep >= 0)
-		close(A.ep);
-	A.tty = A.timer = A.ep = -1;
-	for (size_t i = 0; i < A.nrem; i++)
-		free(A.rem[i].scope);
-	free(A.rem);
-	A.rem = NULL;
-	A.nrem = 0;
-	A.active = false;
+	free(A->sock_path);
+	A->sock_path = NULL;
+	if (A->tty >= 0)
+		close(A->tty);
+	if (A->timer >= 0)
+		close(A->timer);
+	if (A->ep >= 0)
+		close(A->ep);
+	A->tty = A->timer = A->ep = -1;
+	for (size_t i = 0; i < A->nrem; i++)
+		free(A->rem[i].scope);
+	free(A->rem);
+	free(A);
+	run->approval = NULL;
 }

@@ -24,14 +24,16 @@
 struct cw_run;
 
 /* Set up the approvers the options ask for (the terminal when capwatch has
- * one, --approval-socket). Returns 0 or -errno (a socket that cannot be
- * created is a setup failure). */
+ * one, --approval-socket), with the module's state in run->approval.
+ * Returns 0 or -errno (a socket that cannot be created is a setup
+ * failure). */
 int cw_approval_init(struct cw_run *run);
 /* One fd for the event loop (an epoll set of the approvers and a timer),
  * -1 when no approver is active. Readable: call cw_approval_dispatch(). */
-int cw_approval_fd(void);
+int cw_approval_fd(const struct cw_run *run);
 void cw_approval_dispatch(struct cw_run *run);
-/* Deny every pending approval and close the approvers (capwatch's exit). */
+/* Deny every pending approval, close the approvers and free
+ * run->approval (capwatch's exit; later calls do nothing). */
 void cw_approval_shutdown(struct cw_run *run);
 
 /* For an ask that approvals on the command line did not settle: apply an

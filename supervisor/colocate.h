@@ -37,31 +37,38 @@
 
 #define CW_COLOCATE_WATCHDOG_US 2000
 
-/* Probe and create the watchdog timer. Returns the timer's descriptor for
- * the event loop's epoll set, or -1 when co-location is off. */
-int cw_colocate_init(void);
+struct cw_run;
+
+/* Probe and create the watchdog timer, with the module's state in
+ * run->colocate (left NULL when co-location is off). Returns the timer's
+ * descriptor for the event loop's epoll set, or -1 when co-location is
+ * off. Before the notification thread starts. */
+int cw_colocate_init(struct cw_run *run);
+/* Free run->colocate: at the end of the run, when the notification thread
+ * can no longer take run_lock. */
+void cw_colocate_free(struct cw_run *run);
 /* Called by the notification thread first thing: it is the thread whose
  * policy is switched. */
-void cw_colocate_thread_start(void);
-/* SECCOMP_IOCTL_NOTIF_ADDFD on LISTENER for A, for the notification of
- * thread TID, with the calling thread SCHED_IDLE around it when this is
- * the notification thread and co-location is on. Same return as the
+void cw_colocate_thread_start(struct cw_run *run);
+/* SECCOMP_IOCTL_NOTIF_ADDFD on run->listener for A, for the notification
+ * of thread TID, with the calling thread SCHED_IDLE around it when this
+ * is the notification thread and co-location is on. Same return as the
  * ioctl: the installed descriptor, or -1 with errno. */
-int cw_colocate_addfd(int listener, struct seccomp_notif_addfd *a, pid_t tid);
+int cw_colocate_addfd(struct cw_run *run, struct seccomp_notif_addfd *a, pid_t tid);
 /* True (once) when the last co-located ADDFD for TID found the target on
  * another CPU (it took as long as two cross-CPU wake-ups): answer this
  * one as ADDFD without SEND, then a plain SEND, whose synchronous
  * wake-up brings the target to this CPU. */
-bool cw_colocate_rejoin(pid_t tid);
+bool cw_colocate_rejoin(struct cw_run *run, pid_t tid);
 /* The event loop, on the watchdog timer's readiness, without run_lock
  * (the notification thread may hold it while starved). */
-void cw_colocate_watchdog(int tfd);
+void cw_colocate_watchdog(struct cw_run *run, int tfd);
 
 /* Counts for the report's stats.colocation; false when co-location was
  * off for the run. */
 struct cw_colocate_stats {
 	unsigned long long addfds, rejoins, rescues, backoffs;
 };
-bool cw_colocate_get_stats(struct cw_colocate_stats *st);
+bool cw_colocate_get_stats(const struct cw_run *run, struct cw_colocate_stats *st);
 
 #endif

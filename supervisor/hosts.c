@@ -16,8 +16,9 @@
 #define MAX_ENTRIES 4096
 #define MAX_NEGATIVE 256
 
-static struct {
-	bool init;
+/* The module's state (run->hosts), made at the first network operation
+ * (cw_hosts_prepare) and used under run_lock. */
+struct cw_hosts {
 	const char *scopes[MAX_SCOPES]; /* host scopes, owned by the profile */
 	size_t nscopes;
 	bool wildcard;                  /* some scope is "*.name" */
@@ -27,7 +28,7 @@ static struct {
 	/* addresses whose reverse lookup confirmed nothing, with when */
 	struct { struct sockaddr_storage a; double t; } neg[MAX_NEGATIVE];
 	size_t nneg, negnext;
-} H;
+};
 
 static bool same_ip(const struct sockaddr *a, const struct sockaddr *b)
 {
@@ -61,29 +62,29 @@ static void unmap(const struct sockaddr *sa, size_t len, struct sockaddr_storage
 	*outlen = len;
 }
 
-static void add(const struct sockaddr *sa, size_t len, const char *name)
+static void add(struct cw_hosts *H, const struct sockaddr *sa, size_t len, const char *name)
 {
-	if (H.n >= MAX_ENTRIES || len > sizeof(struct sockaddr_storage))
+	if (H->n >= MAX_ENTRIES || len > sizeof(struct sockaddr_storage))
 		return;
-	for (size_t i = 0; i < H.n; i++)
-		if (same_ip((const struct sockaddr *)&H.tab[i].addr, sa) &&
-		    strcasecmp(H.tab[i].name, name) == 0)
+	for (size_t i = 0; i < H->n; i++)
+		if (same_ip((const struct sockaddr *)&H->tab[i].addr, sa) &&
+		    strcasecmp(H->tab[i].name, name) == 0)
 			return;
-	struct cw_resolved_host *t = realloc(H.tab, (H.n + 1) * sizeof(*t));
+	struct cw_resolved_host *t = realloc(H->tab, (H->n + 1) * sizeof(*t));
 	if (!t)
 		return;
-	H.tab = t;
-	memset(&t[H.n], 0, sizeof(t[H.n]));
-	memcpy(&t[H.n].addr, sa, len);
-	t[H.n].addrlen = len;
-	t[H.n].name = strdup(name);
-	if (t[H.n].name)
-		H.n++;
+	H->tab = t;
+	memset(&t[H->n], 0, sizeof(t[H->n]));
+	memcpy(&t[H->n].addr, sa, len);
+	t[H->n].addrlen = len;
+	t[H->n].name = strdup(name);
+	if (t[H->n].name)
+		H->n++;
 }
 
 /* Resolve NAME and add its addresses; with WANT, only report whether WANT
  * is one of them (nothing added). */
-static bool resolve(const char *name, const struct sockaddr *want)
+static bool resolve(struct cw_hosts *H, const char *name, const struct sockaddr *want)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
@@ -97,25 +98,26 @@ static bool resolve(const char *name, const struct sockaddr *want)
 		if (want)
 			found |= same_ip(ai->ai_addr, want);
 		else
-			add(ai->ai_addr, ai->ai_addrlen, name);
+			add(H, ai->ai_addr, ai->ai_addrlen, name);
 	}
 	freeaddrinfo(res);
 	return found;
 }
 
-static void clear(void)
+static void clear(struct cw_hosts *H)
 {
-	for (size_t i = 0; i < H.n; i++)
-		free((char *)H.tab[i].name);
-	H.n = 0;
-	H.nneg = H.negnext = 0;
+	for (size_t i = 0; i < H->n; i++)
+		free((char *)H->tab[i].name);
+	H->n = 0;
+	H->nneg = H->negnext = 0;
 }
 
 static void refresh(struct cw_run *run)
 {
-	clear();
-	for (size_t i = 0; i < H.nscopes; i++) {
-		const char *s = H.scopes[i];
+	struct cw_hosts *H = run->hosts;
+	clear(H);
+	for (size_t i = 0; i < H->nscopes; i++) {
+		const char *s = H->scopes[i];
 		if (s[0] == '*')
 			continue; /* wildcards: reverse-confirmed per address */
 		char name[256];
@@ -125,24 +127,24 @@ static void refresh(struct cw_run *run)
 			continue;
 		memcpy(name, s, l);
 		name[l] = '\0';
-		size_t before = H.n;
-		resolve(name, NULL);
+		size_t before = H->n;
+		resolve(H, name, NULL);
 		cw_run_note(run, 0, "info", "host scope %s: %zu address%s resolved by capwatch", s,
-			    H.n - before, H.n - before == 1 ? "" : "es");
+			    H->n - before, H->n - before == 1 ? "" : "es");
 	}
-	H.resolved_at = cw_now();
-	run->ctx.hosts = H.tab;
-	run->ctx.nhosts = H.n;
+	H->resolved_at = cw_now();
+	run->ctx.hosts = H->tab;
+	run->ctx.nhosts = H->n;
 }
 
-static bool known(const struct sockaddr *sa)
+static bool known(const struct cw_hosts *H, const struct sockaddr *sa)
 {
-	for (size_t i = 0; i < H.n; i++)
-		if (same_ip((const struct sockaddr *)&H.tab[i].addr, sa))
+	for (size_t i = 0; i < H->n; i++)
+		if (same_ip((const struct sockaddr *)&H->tab[i].addr, sa))
 			return true;
 	double now = cw_now();
-	for (size_t i = 0; i < H.nneg; i++)
-		if (same_ip((const struct sockaddr *)&H.neg[i].a, sa) && now - H.neg[i].t < CW_HOSTS_TTL)
+	for (size_t i = 0; i < H->nneg; i++)
+		if (same_ip((const struct sockaddr *)&H->neg[i].a, sa) && now - H->neg[i].t < CW_HOSTS_TTL)
 			return true;
 	return false;
 }
@@ -150,29 +152,30 @@ static bool known(const struct sockaddr *sa)
 /* Forward-confirmed reverse lookup of SA against the wildcard scopes. */
 static void reverse(struct cw_run *run, const struct sockaddr *sa, size_t len)
 {
+	struct cw_hosts *H = run->hosts;
 	char name[NI_MAXHOST];
 	int port = sa->sa_family == AF_INET ? ntohs(((const struct sockaddr_in *)sa)->sin_port) :
 					      ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 	bool ok = false;
 	if (getnameinfo(sa, (socklen_t)len, name, sizeof name, NULL, 0, NI_NAMEREQD) == 0) {
 		bool matches = false;
-		for (size_t i = 0; i < H.nscopes && !matches; i++)
-			matches = H.scopes[i][0] == '*' && cw_addr_host_scope_match(H.scopes[i], name, port);
-		if (matches && resolve(name, sa)) {
-			add(sa, len, name);
+		for (size_t i = 0; i < H->nscopes && !matches; i++)
+			matches = H->scopes[i][0] == '*' && cw_addr_host_scope_match(H->scopes[i], name, port);
+		if (matches && resolve(H, name, sa)) {
+			add(H, sa, len, name);
 			cw_run_note(run, 0, "info", "host %s: confirmed by reverse and forward lookup", name);
 			ok = true;
 		}
 	}
 	if (!ok) {
-		memcpy(&H.neg[H.negnext].a, sa, len);
-		H.neg[H.negnext].t = cw_now();
-		H.negnext = (H.negnext + 1) % MAX_NEGATIVE;
-		if (H.nneg < MAX_NEGATIVE)
-			H.nneg++;
+		memcpy(&H->neg[H->negnext].a, sa, len);
+		H->neg[H->negnext].t = cw_now();
+		H->negnext = (H->negnext + 1) % MAX_NEGATIVE;
+		if (H->nneg < MAX_NEGATIVE)
+			H->nneg++;
 	}
-	run->ctx.hosts = H.tab;
-	run->ctx.nhosts = H.n;
+	run->ctx.hosts = H->tab;
+	run->ctx.nhosts = H->n;
 }
 
 void cw_hosts_prepare(struct cw_run *run, const struct cw_op *op)
@@ -180,36 +183,43 @@ void cw_hosts_prepare(struct cw_run *run, const struct cw_op *op)
 	if (!op->addr || (op->kind != CW_OP_CONNECT && op->kind != CW_OP_SEND &&
 			  op->kind != CW_OP_BIND && op->kind != CW_OP_LISTEN))
 		return;
-	if (!H.init) {
-		H.init = true;
-		size_t n = cw_profile_host_scopes(run->profile, H.scopes, MAX_SCOPES);
-		H.nscopes = n < MAX_SCOPES ? n : MAX_SCOPES;
-		for (size_t i = 0; i < H.nscopes; i++)
-			H.wildcard |= H.scopes[i][0] == '*';
-		if (H.nscopes)
+	struct cw_hosts *H = run->hosts;
+	if (!H) {
+		/* Once per run: the first network operation. */
+		H = run->hosts = calloc(1, sizeof(*H));
+		if (!H)
+			return; /* no host scope resolved: none matches (a denial) */
+		size_t n = cw_profile_host_scopes(run->profile, H->scopes, MAX_SCOPES);
+		H->nscopes = n < MAX_SCOPES ? n : MAX_SCOPES;
+		for (size_t i = 0; i < H->nscopes; i++)
+			H->wildcard |= H->scopes[i][0] == '*';
+		if (H->nscopes)
 			refresh(run);
 	}
-	if (!H.nscopes)
+	if (!H->nscopes)
 		return;
 	if (op->addr->sa_family != AF_INET && op->addr->sa_family != AF_INET6)
 		return;
-	if (cw_now() - H.resolved_at > CW_HOSTS_TTL)
+	if (cw_now() - H->resolved_at > CW_HOSTS_TTL)
 		refresh(run);
-	if (H.wildcard) {
+	if (H->wildcard) {
 		struct sockaddr_storage ss;
 		size_t len;
 		unmap(op->addr, op->addrlen, &ss, &len);
-		if (!known((const struct sockaddr *)&ss))
+		if (!known(H, (const struct sockaddr *)&ss))
 			reverse(run, (const struct sockaddr *)&ss, len);
 	}
 }
 
 void cw_hosts_free(struct cw_run *run)
 {
-	clear();
-	free(H.tab);
-	H.tab = NULL;
+	struct cw_hosts *H = run->hosts;
 	run->ctx.hosts = NULL;
 	run->ctx.nhosts = 0;
-	H.init = false;
+	if (!H)
+		return;
+	clear(H);
+	free(H->tab);
+	free(H);
+	run->hosts = NULL;
 }

@@ -48,6 +48,8 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+#define FANQ 8192 /* > every task of a tree at its --max-procs, one event each */
+
 struct cw_kernel {
 	char cg_dir[512];     /* the run's cgroup, absolute */
 	char cg_line[560];    /* its /proc/PID/cgroup line: "0::/..." */
@@ -65,13 +67,22 @@ struct cw_kernel {
 	 * for exec after the program, in the same execve). */
 	struct interp { pid_t tgid; dev_t dev; ino_t ino; char name[256]; } interp[64];
 	unsigned ninterp;
+	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
+	 * calls while the loop may be stuck: an O_WRONLY descriptor of
+	 * cgroup.kill, set before any thread starts (the watchdog starts
+	 * after the launch) and never changed until the end, so read
+	 * without run_lock. */
+	int cg_kill_fd;
+	/* The exec events the fanotify reader queues for the decider
+	 * (fan_reader, fan_decider): the two threads reach it through the
+	 * run they are started with, under its own lock. */
+	struct fan_queue {
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+		struct fanotify_event_metadata ev[FANQ];
+		unsigned head, n;
+	} fq;
 };
-
-/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread calls
- * while the loop may be stuck: an O_WRONLY descriptor of cgroup.kill, set
- * before any thread starts and never changed until the end (documented
- * file-level state: it must be reachable without the run). */
-static int cg_kill_fd = -1;
 
 /* The cgroup v2 mount and capwatch's own group in it. */
 static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
@@ -247,8 +258,8 @@ static int sentinel_start(struct cw_kernel *k)
 		/* Nothing else of capwatch's: above all not the fanotify
 		 * group (its pending events would wait on us) or the
 		 * listener. */
-		int keep_lo = p[0] < cg_kill_fd ? p[0] : cg_kill_fd;
-		int keep_hi = p[0] < cg_kill_fd ? cg_kill_fd : p[0];
+		int keep_lo = p[0] < k->cg_kill_fd ? p[0] : k->cg_kill_fd;
+		int keep_hi = p[0] < k->cg_kill_fd ? k->cg_kill_fd : p[0];
 		for (int fd = 0; fd < 3; fd++)
 			if (fd != keep_lo && fd != keep_hi)
 				close(fd);
@@ -261,8 +272,8 @@ static int sentinel_start(struct cw_kernel *k)
 		ssize_t r;
 		while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
 			;
-		if (r <= 0 && cg_kill_fd >= 0) {
-			if (write(cg_kill_fd, "1", 1) < 0)
+		if (r <= 0 && k->cg_kill_fd >= 0) {
+			if (write(k->cg_kill_fd, "1", 1) < 0)
 				_exit(1);
 		}
 		_exit(0);
@@ -713,15 +724,8 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
  * events at once and queues the tree's; the decider takes the loop's lock
  * and decides them. Deciding opens files (/proc, the ELF of an image...),
  * some on the tree's mounts: their events are capwatch's own, and only a
- * thread that never waits for anything but the group may answer those. */
-#define FANQ 8192 /* > every task of a tree at its --max-procs, one event each */
-static struct {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct fanotify_event_metadata ev[FANQ];
-	unsigned head, n;
-} fq = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { { 0 } }, 0, 0 };
-/* (file-level: shared by the two threads of one run, as the lock is) */
+ * thread that never waits for anything but the group may answer those.
+ * Between them, the queue k->fq (struct cw_kernel). */
 
 static void fan_respond(int fan, int fd, unsigned response)
 {
@@ -735,6 +739,7 @@ static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
 	struct cw_kernel *k = run->kernel;
+	struct fan_queue *fq = &k->fq;
 	pid_t self = getpid();
 	char buf[4096] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
 	for (;;) {
@@ -755,17 +760,17 @@ static void *fan_reader(void *arg)
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
-			pthread_mutex_lock(&fq.mu);
-			if (fq.n == FANQ) {
+			pthread_mutex_lock(&fq->mu);
+			if (fq->n == FANQ) {
 				/* Cannot happen within --max-procs; fail closed. */
-				pthread_mutex_unlock(&fq.mu);
+				pthread_mutex_unlock(&fq->mu);
 				fan_respond(k->fan, m->fd, FAN_DENY);
 				continue;
 			}
-			fq.ev[(fq.head + fq.n) % FANQ] = *m;
-			fq.n++;
-			pthread_cond_signal(&fq.cv);
-			pthread_mutex_unlock(&fq.mu);
+			fq->ev[(fq->head + fq->n) % FANQ] = *m;
+			fq->n++;
+			pthread_cond_signal(&fq->cv);
+			pthread_mutex_unlock(&fq->mu);
 		}
 	}
 }
@@ -774,14 +779,15 @@ static void *fan_decider(void *arg)
 {
 	struct cw_run *run = arg;
 	struct cw_kernel *k = run->kernel;
+	struct fan_queue *fq = &k->fq;
 	for (;;) {
-		pthread_mutex_lock(&fq.mu);
-		while (fq.n == 0)
-			pthread_cond_wait(&fq.cv, &fq.mu);
-		struct fanotify_event_metadata m = fq.ev[fq.head];
-		fq.head = (fq.head + 1) % FANQ;
-		fq.n--;
-		pthread_mutex_unlock(&fq.mu);
+		pthread_mutex_lock(&fq->mu);
+		while (fq->n == 0)
+			pthread_cond_wait(&fq->cv, &fq->mu);
+		struct fanotify_event_metadata m = fq->ev[fq->head];
+		fq->head = (fq->head + 1) % FANQ;
+		fq->n--;
+		pthread_mutex_unlock(&fq->mu);
 		unsigned response = FAN_ALLOW;
 		cw_loop_lock();
 		connector_drain(run);
@@ -895,7 +901,9 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	struct cw_kernel *k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	k->cg_events = k->cn = k->fan = k->sentinel_w = -1;
+	k->cg_events = k->cn = k->fan = k->sentinel_w = k->cg_kill_fd = -1;
+	pthread_mutex_init(&k->fq.mu, NULL);
+	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];
 	int r = cgroup2_root(mnt, sizeof(mnt), own, sizeof(own));
@@ -920,8 +928,8 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	snprintf(p, sizeof(p), "%s/cgroup.events", k->cg_dir);
 	k->cg_events = open(p, O_RDONLY | O_CLOEXEC);
 	snprintf(p, sizeof(p), "%s/cgroup.kill", k->cg_dir);
-	cg_kill_fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (k->cg_events < 0 || cg_kill_fd < 0)
+	k->cg_kill_fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (k->cg_events < 0 || k->cg_kill_fd < 0)
 		return -errno;
 	if ((k->cn = connector_open()) < 0)
 		return k->cn;
@@ -1000,7 +1008,7 @@ static void kernel_kill_all(struct cw_run *run, int sig)
 {
 	struct cw_kernel *k = run->kernel;
 	if (sig == SIGKILL) {
-		cw_kernel_kill_cgroup();
+		cw_kernel_kill_cgroup(run);
 	} else if (k) {
 		char p[700];
 		snprintf(p, sizeof(p), "%s/cgroup.procs", k->cg_dir);
@@ -1023,9 +1031,10 @@ const struct cw_tracker_ops cw_tracker_kernel = {
 	.kill_all = kernel_kill_all,
 };
 
-void cw_kernel_kill_cgroup(void)
+void cw_kernel_kill_cgroup(const struct cw_run *run)
 {
-	if (cg_kill_fd >= 0 && pwrite(cg_kill_fd, "1", 1, 0) < 0)
+	const struct cw_kernel *k = run->kernel;
+	if (k && k->cg_kill_fd >= 0 && pwrite(k->cg_kill_fd, "1", 1, 0) < 0)
 		cw_debug("cgroup.kill: %s", strerror(errno));
 }
 
@@ -1045,7 +1054,7 @@ void cw_kernel_teardown(struct cw_run *run)
 	}
 	if (k->cg_dir[0]) {
 		for (int i = 0; i < 200; i++) {
-			cw_kernel_kill_cgroup();
+			cw_kernel_kill_cgroup(run);
 			if (rmdir(k->cg_dir) == 0 || errno == ENOENT || errno != EBUSY)
 				break;
 			usleep(10000);

@@ -37,8 +37,9 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid);
  * with the run's lock held by whoever meets a process it does not know. */
 void cw_kernel_sync(struct cw_run *run);
 /* SIGKILL the whole cgroup (async-signal-safe: the watchdog thread and
- * the limits module call it; a no-op without the kernel back end). */
-void cw_kernel_kill_cgroup(void);
+ * the limits module call it, without run_lock: it reads only what is set
+ * before the watchdog starts; a no-op without the kernel back end). */
+void cw_kernel_kill_cgroup(const struct cw_run *run);
 /* The end of the run: stop the sentinel, remove the cgroup. */
 void cw_kernel_teardown(struct cw_run *run);
 /* Counters for the report's layer list. */

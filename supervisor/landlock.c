@@ -42,33 +42,39 @@ struct ll_attr {
 /* Rights a rule on a single file (not a directory) may carry. */
 #define FS_FILE_RIGHTS (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)
 
-static int ll_fd = -1;      /* the ruleset, O_CLOEXEC; the child uses it before exec */
-static char ll_layer[48];   /* "" when not applied */
-static char ll_note[512];
-static bool ll_fs_open;     /* fs part left out: writes may be allowed anywhere */
+/* The run's ruleset and what the report says of it (run->landlock), from
+ * cw_landlock_prepare to cw_landlock_free. */
+struct cw_landlock {
+	int fd;              /* the ruleset, O_CLOEXEC; the child uses it before exec */
+	char layer[48];      /* "" when not applied */
+	char note[512];
+	bool fs_open;        /* fs part left out: writes may be allowed anywhere */
+};
 
-bool cw_landlock_fs_unbounded(void)
+bool cw_landlock_fs_unbounded(const struct cw_run *run)
 {
-	return ll_fs_open;
+	return run->landlock && run->landlock->fs_open;
 }
 
-const char *cw_landlock_layer(void)
+const char *cw_landlock_layer(const struct cw_run *run)
 {
-	return ll_layer[0] ? ll_layer : NULL;
+	const struct cw_landlock *L = run->landlock;
+	return L && L->layer[0] ? L->layer : NULL;
 }
 
-const char *cw_landlock_note(void)
+const char *cw_landlock_note(const struct cw_run *run)
 {
-	return ll_note;
+	return run->landlock ? run->landlock->note : "";
 }
 
-int cw_landlock_child(void)
+int cw_landlock_child(const struct cw_run *run)
 {
-	if (ll_fd < 0)
+	const struct cw_landlock *L = run->landlock;
+	if (!L || L->fd < 0)
 		return 0;
-	if (syscall(SYS_landlock_restrict_self, ll_fd, 0) < 0)
+	if (syscall(SYS_landlock_restrict_self, L->fd, 0) < 0)
 		return -errno;
-	close(ll_fd);
+	close(L->fd);
 	return 0;
 }
 
@@ -226,23 +232,36 @@ static int add_path(int rs, const char *path, uint64_t access, bool file_ok)
 	return 0;
 }
 
+void cw_landlock_free(struct cw_run *run)
+{
+	struct cw_landlock *L = run->landlock;
+	if (!L)
+		return;
+	if (L->fd >= 0)
+		close(L->fd);
+	free(L);
+	run->landlock = NULL;
+}
+
 void cw_landlock_prepare(struct cw_run *run)
 {
-	ll_layer[0] = ll_note[0] = '\0';
-	ll_fs_open = false;
-	if (ll_fd >= 0) {
-		close(ll_fd);
-		ll_fd = -1;
+	cw_landlock_free(run);
+	struct cw_landlock *L = calloc(1, sizeof(*L));
+	if (!L) {
+		cw_warn("landlock not applied: out of memory");
+		return;
 	}
+	L->fd = -1;
+	run->landlock = L;
 	if (run->opts->no_landlock) {
-		snprintf(ll_note, sizeof(ll_note), "landlock disabled by --no-landlock");
+		snprintf(L->note, sizeof(L->note), "landlock disabled by --no-landlock");
 		return;
 	}
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 1) {
-		snprintf(ll_note, sizeof(ll_note), "landlock unavailable (%s)",
+		snprintf(L->note, sizeof(L->note), "landlock unavailable (%s)",
 			 abi < 0 ? strerror(errno) : "no ABI");
-		cw_debug("%s", ll_note);
+		cw_debug("%s", L->note);
 		return;
 	}
 
@@ -261,7 +280,7 @@ void cw_landlock_prepare(struct cw_run *run)
 		 * could be anywhere is the fs part left out. */
 		if (fs && outside_writes(caps, run->ctx.home, &out) < 0) {
 			fs = false;
-			ll_fs_open = true;
+			L->fs_open = true;
 		}
 		/* Signals and connections outside the tree may be allowed. */
 		if (!slot_only_denies(caps, "process_control"))
@@ -270,10 +289,10 @@ void cw_landlock_prepare(struct cw_run *run)
 	}
 	cJSON_Delete(root);
 	if (!fs && !scope) {
-		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld not applied: %s%s", abi,
+		snprintf(L->note, sizeof(L->note), "landlock ABI %ld not applied: %s%s", abi,
 			 run->observe ? "observe mode" : "the profile may allow writes anywhere outside the workspace: ",
 			 run->observe ? "" : out.why);
-		cw_debug("%s", ll_note);
+		cw_debug("%s", L->note);
 		outside_free(&out);
 		return;
 	}
@@ -300,8 +319,8 @@ void cw_landlock_prepare(struct cw_run *run)
 		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
 	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
 	if (rs < 0) {
-		snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld: create_ruleset: %s", abi, strerror(errno));
-		cw_warn("%s", ll_note);
+		snprintf(L->note, sizeof(L->note), "landlock ABI %ld: create_ruleset: %s", abi, strerror(errno));
+		cw_warn("%s", L->note);
 		return;
 	}
 	if (fs) {
@@ -316,8 +335,8 @@ void cw_landlock_prepare(struct cw_run *run)
 		for (size_t i = 0; i < out.n && e == 0; i++)
 			e = add_path(rs, out.path[i], rights, true);
 		if (e < 0) {
-			snprintf(ll_note, sizeof(ll_note), "landlock ABI %ld: adding a rule: %s", abi, strerror(-e));
-			cw_warn("%s", ll_note);
+			snprintf(L->note, sizeof(L->note), "landlock ABI %ld: adding a rule: %s", abi, strerror(-e));
+			cw_warn("%s", L->note);
 			close(rs);
 			outside_free(&out);
 			return;
@@ -333,14 +352,14 @@ void cw_landlock_prepare(struct cw_run *run)
 		}
 	}
 	outside_free(&out);
-	ll_fd = rs;
-	snprintf(ll_layer, sizeof(ll_layer), "landlock-abi%ld:%s%s%s", abi, fs ? "fs" : "",
+	L->fd = rs;
+	snprintf(L->layer, sizeof(L->layer), "landlock-abi%ld:%s%s%s", abi, fs ? "fs" : "",
 		 fs && scope ? "+" : "", scope ? "scope" : "");
 	if (!fs)
-		snprintf(ll_note, sizeof(ll_note), "landlock fs rules not applied: the profile may allow "
+		snprintf(L->note, sizeof(L->note), "landlock fs rules not applied: the profile may allow "
 			 "writes anywhere outside the workspace: %s", out.why);
 	else if (!scope)
-		snprintf(ll_note, sizeof(ll_note), abi < 6 ? "landlock scoping needs ABI 6" :
+		snprintf(L->note, sizeof(L->note), abi < 6 ? "landlock scoping needs ABI 6" :
 			 "landlock scoping not applied: the profile allows process_control");
-	cw_debug("landlock: %s %s", ll_layer, ll_note);
+	cw_debug("landlock: %s %s", L->layer, L->note);
 }

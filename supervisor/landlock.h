@@ -16,26 +16,29 @@
 
 struct cw_run;
 
-/* In the parent, before fork: probe the ABI and build the ruleset. Never
- * fails the run: an unusable Landlock leaves the layer out. */
+/* In the parent, before fork: probe the ABI and build the ruleset, in the
+ * module's state (run->landlock, made here). Never fails the run: an
+ * unusable Landlock leaves the layer out. */
 void cw_landlock_prepare(struct cw_run *run);
+/* Close the ruleset and free run->landlock (the end of the run). */
+void cw_landlock_free(struct cw_run *run);
 
 /* In the child, after PR_SET_NO_NEW_PRIVS and before the seccomp filter
  * (async-signal-safe). Returns 0 (also when nothing was prepared) or
  * -errno. */
-int cw_landlock_child(void);
+int cw_landlock_child(const struct cw_run *run);
 
 /* The report's layer name ("landlock-abi7:fs+scope"), or NULL when no
  * Landlock domain was applied. */
-const char *cw_landlock_layer(void);
+const char *cw_landlock_layer(const struct cw_run *run);
 
 /* Why the layer is absent or partial ("" when fully applied). */
-const char *cw_landlock_note(void);
+const char *cw_landlock_note(const struct cw_run *run);
 
 /* True when the fs part was left out because the profile may allow writes
  * anywhere outside the workspace ("unrestricted" allowed or asked by
  * default, or by a scope such as "**" that can match under "/"); the run
  * notes why. */
-bool cw_landlock_fs_unbounded(void);
+bool cw_landlock_fs_unbounded(const struct cw_run *run);
 
 #endif

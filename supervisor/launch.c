@@ -117,7 +117,7 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 		child_fail(st, CW_STEP_FDS);
 	/* ...but for the preload's annotation channel, at a fixed number,
 	 * and the --keep-fd descriptors the profile allowed (fds.h). */
-	cw_annot_child();
+	cw_annot_child(run);
 	cw_fds_child(run);
 
 	/* The kernel back end watches the mounts of a namespace of the
@@ -139,7 +139,7 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 		child_fail(st, CW_STEP_NNP);
 	/* The kernel backstop: after NNP (required without CAP_SYS_ADMIN),
 	 * before the filter (landlock syscalls are not notified either way). */
-	int ll = cw_landlock_child();
+	int ll = cw_landlock_child(run);
 	if (ll < 0) {
 		errno = -ll;
 		child_fail(st, CW_STEP_LANDLOCK);

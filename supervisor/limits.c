@@ -25,32 +25,50 @@
 #endif
 #define CW_MAX_PROCS_DEFAULT 4096
 
-static char cg_dir[512];   /* "" when the run has no cgroup */
-static int cg_version;
-static char cg_layer[32];
-static char cg_note[768];
+static const int own_res[] = { RLIMIT_FSIZE, RLIMIT_NOFILE };
+#define CG_DIR_MAX 512
 
-/* Without a pids cgroup: the limit counted by the ptrace tracker. */
-static bool cnt_on;
-static long cnt_max;
-static uint64_t cnt_killed;
+/* The run's limits (run->limits), from cw_limits_init to
+ * cw_limits_teardown. The --timeout watchdog thread reads cg_dir and
+ * cg_version (cw_limits_kill) without run_lock: both are set before it
+ * starts (prepare and attach run before the launch ends) and cleared only
+ * after it is joined (teardown). */
+struct cw_limits {
+	char cg_dir[CG_DIR_MAX]; /* "" when the run has no cgroup */
+	int cg_version;
+	char cg_layer[32];
+	char cg_note[768];
+
+	/* Without a pids cgroup: the limit counted by the ptrace tracker. */
+	bool cnt_on;
+	long cnt_max;
+	uint64_t cnt_killed;
+
+	/* capwatch's own limits as it was started with (cw_limits_init). */
+	struct rlimit own_orig[CW_ARRAY_SIZE(own_res)];
+	bool own_saved[CW_ARRAY_SIZE(own_res)];
+};
 #define CNT_NOTES 10 /* kills noted one by one; the rest only counted */
 
-const char *cw_limits_layer(void)
+const char *cw_limits_layer(const struct cw_run *run)
 {
-	if (cg_layer[0])
-		return cg_layer;
-	return cnt_on ? CW_LIMITS_TRACKER_LAYER : NULL;
+	const struct cw_limits *l = run->limits;
+	if (!l)
+		return NULL;
+	if (l->cg_layer[0])
+		return l->cg_layer;
+	return l->cnt_on ? CW_LIMITS_TRACKER_LAYER : NULL;
 }
 
-uint64_t cw_limits_killed(void)
+uint64_t cw_limits_killed(const struct cw_run *run)
 {
-	return cnt_killed;
+	return run->limits ? run->limits->cnt_killed : 0;
 }
 
 void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
 {
-	if (!cnt_on || ntasks <= (size_t)cnt_max)
+	struct cw_limits *l = run->limits;
+	if (!l || !l->cnt_on || ntasks <= (size_t)l->cnt_max)
 		return;
 	/* The task is normally in its first ptrace stop (auto-attached,
 	 * not yet continued): SIGKILL ends it there. When its own stop was
@@ -60,17 +78,17 @@ void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
 	 * there is no killing one thread alone. */
 	if (kill(pid, SIGKILL) < 0)
 		return;
-	cnt_killed++;
-	if (cnt_killed <= CNT_NOTES)
+	l->cnt_killed++;
+	if (l->cnt_killed <= CNT_NOTES)
 		cw_run_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
-			    cnt_max, ntasks, (int)pid);
-	if (cnt_killed == CNT_NOTES)
+			    l->cnt_max, ntasks, (int)pid);
+	if (l->cnt_killed == CNT_NOTES)
 		cw_run_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
 }
 
-const char *cw_limits_note(void)
+const char *cw_limits_note(const struct cw_run *run)
 {
-	return cg_note;
+	return run->limits ? run->limits->cg_note : "";
 }
 
 /* capwatch's own cgroup path in the hierarchy whose /proc/self/cgroup line
@@ -128,7 +146,7 @@ static void sweep_stale(const char *parent)
 		long pid = strtol(e->d_name + 9, &end, 10);
 		if (*end || pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		char p[sizeof(cg_dir) + sizeof(e->d_name) + 2];
+		char p[CG_DIR_MAX + sizeof(e->d_name) + 2];
 		snprintf(p, sizeof(p), "%s/%s", parent, e->d_name);
 		rmdir(p);
 	}
@@ -136,9 +154,9 @@ static void sweep_stale(const char *parent)
 }
 
 /* Create MNT/OWN/capwatch-PID with pids.max set. */
-static int try_make(const char *mnt, const char *own, int version, long max)
+static int try_make(struct cw_limits *lim, const char *mnt, const char *own, int version, long max)
 {
-	char dir[sizeof(cg_dir)];
+	char dir[CG_DIR_MAX];
 	snprintf(dir, sizeof(dir), "%s%s%s", mnt, own[0] == '/' ? "" : "/",
 		 strcmp(own, "/") == 0 ? "" : own);
 	sweep_stale(dir);
@@ -153,16 +171,17 @@ static int try_make(const char *mnt, const char *own, int version, long max)
 		rmdir(dir);
 		return e;
 	}
-	snprintf(cg_dir, sizeof(cg_dir), "%s", dir);
-	cg_version = version;
+	snprintf(lim->cg_dir, sizeof(lim->cg_dir), "%s", dir);
+	lim->cg_version = version;
 	return 0;
 }
 
 void cw_limits_prepare(struct cw_run *run)
 {
-	cg_dir[0] = cg_layer[0] = cg_note[0] = '\0';
-	cnt_on = false;
-	cnt_killed = 0;
+	struct cw_limits *l = run->limits;
+	l->cg_dir[0] = l->cg_layer[0] = l->cg_note[0] = '\0';
+	l->cnt_on = false;
+	l->cnt_killed = 0;
 	long max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
 	char own[400];
 	int e = -ENOENT;
@@ -184,41 +203,39 @@ void cw_limits_prepare(struct cw_run *run)
 		char p[600];
 		snprintf(p, sizeof(p), "%s%s", v2, strcmp(own, "/") == 0 ? "" : own);
 		cw_write_at(p, "cgroup.subtree_control", "+pids");
-		e = try_make(v2, own, 2, max);
+		e = try_make(l, v2, own, 2, max);
 	}
 	if (e < 0 && cw_limits_own_cgroup("pids", own, sizeof(own)) == 0)
-		e = try_make("/sys/fs/cgroup/pids", own, 1, max);
+		e = try_make(l, "/sys/fs/cgroup/pids", own, 1, max);
 fallback:
 	if (e < 0) {
 		/* The ptrace tracker counts the tree's tasks instead and kills
 		 * each new one past the limit (cw_limits_new_task). Only with
 		 * the ptrace back end: the report names the layer then. */
-		cnt_on = true;
-		cnt_max = max;
-		snprintf(cg_note, sizeof(cg_note), "no writable cgroup with the pids controller (%s): "
+		l->cnt_on = true;
+		l->cnt_max = max;
+		snprintf(l->cg_note, sizeof(l->cg_note), "no writable cgroup with the pids controller (%s): "
 			 "the process limit is kept by the tracker's count", strerror(-e));
-		cw_debug("%s", cg_note);
+		cw_debug("%s", l->cg_note);
 		return;
 	}
-	snprintf(cg_layer, sizeof(cg_layer), "cgroup-v%d-pids", cg_version);
-	cw_debug("process limit %ld in %s", max, cg_dir);
+	snprintf(l->cg_layer, sizeof(l->cg_layer), "cgroup-v%d-pids", l->cg_version);
+	cw_debug("process limit %ld in %s", max, l->cg_dir);
 }
 
 /* ---- capwatch's own limits ---- */
 
-static const int own_res[] = { RLIMIT_FSIZE, RLIMIT_NOFILE };
-static struct rlimit own_orig[CW_ARRAY_SIZE(own_res)];
-static bool own_saved[CW_ARRAY_SIZE(own_res)];
-
-void cw_limits_own_raise(void)
+/* Raise capwatch's own soft limits; with L, first save the ones it has
+ * now into L (once: the limits capwatch was started with). */
+static void own_raise(struct cw_limits *l)
 {
 	for (size_t i = 0; i < CW_ARRAY_SIZE(own_res); i++) {
 		struct rlimit rl;
 		if (getrlimit(own_res[i], &rl) < 0)
 			continue;
-		if (!own_saved[i]) {
-			own_orig[i] = rl;
-			own_saved[i] = true;
+		if (l && !l->own_saved[i]) {
+			l->own_orig[i] = rl;
+			l->own_saved[i] = true;
 		}
 		if (rl.rlim_cur == rl.rlim_max)
 			continue;
@@ -230,12 +247,28 @@ void cw_limits_own_raise(void)
 	}
 }
 
-int cw_limits_own_restore(pid_t pid)
+int cw_limits_init(struct cw_run *run)
 {
+	struct cw_limits *l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	run->limits = l;
+	own_raise(l);
+	return 0;
+}
+
+void cw_limits_own_raise(void)
+{
+	own_raise(NULL);
+}
+
+int cw_limits_own_restore(const struct cw_run *run, pid_t pid)
+{
+	const struct cw_limits *l = run->limits;
 	int e = 0;
-	for (size_t i = 0; i < CW_ARRAY_SIZE(own_res); i++) {
+	for (size_t i = 0; l && i < CW_ARRAY_SIZE(own_res); i++) {
 		struct rlimit now;
-		if (!own_saved[i])
+		if (!l->own_saved[i])
 			continue;
 		/* The hard limit is the one capwatch has now (it never raises
 		 * one); only the soft limit goes back. */
@@ -243,7 +276,7 @@ int cw_limits_own_restore(pid_t pid)
 			e = -errno;
 			continue;
 		}
-		struct rlimit want = { own_orig[i].rlim_cur, now.rlim_max };
+		struct rlimit want = { l->own_orig[i].rlim_cur, now.rlim_max };
 		if (want.rlim_cur > want.rlim_max)
 			want.rlim_cur = want.rlim_max;
 		if (want.rlim_cur != now.rlim_cur && prlimit(pid, own_res[i], &want, NULL) < 0)
@@ -256,32 +289,33 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 {
 	/* The command gets the limits capwatch was started with: it is
 	 * still waiting for its "go", before its exec. */
-	int r = cw_limits_own_restore(child);
+	struct cw_limits *l = run->limits;
+	int r = cw_limits_own_restore(run, child);
 	if (r < 0)
 		cw_run_note(run, child, "warning", "the command could not be given capwatch's original "
 			    "resource limits (prlimit: %s): it runs with capwatch's raised soft limits",
 			    strerror(-r));
-	if (!cg_dir[0])
+	if (!l->cg_dir[0])
 		return;
 	char num[32];
 	snprintf(num, sizeof(num), "%d", (int)child);
-	int e = cw_write_at(cg_dir, "cgroup.procs", num);
+	int e = cw_write_at(l->cg_dir, "cgroup.procs", num);
 	if (e < 0) {
-		snprintf(cg_note, sizeof(cg_note), "moving the command into %s failed (%s): "
-			 "the process limit is kept by the tracker's count", cg_dir, strerror(-e));
-		cw_run_note(run, child, "warning", "%s", cg_note);
-		rmdir(cg_dir);
-		cg_dir[0] = cg_layer[0] = '\0';
-		cnt_on = true; /* the tracker's count then */
-		cnt_max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
+		snprintf(l->cg_note, sizeof(l->cg_note), "moving the command into %s failed (%s): "
+			 "the process limit is kept by the tracker's count", l->cg_dir, strerror(-e));
+		cw_run_note(run, child, "warning", "%s", l->cg_note);
+		rmdir(l->cg_dir);
+		l->cg_dir[0] = l->cg_layer[0] = '\0';
+		l->cnt_on = true; /* the tracker's count then */
+		l->cnt_max = run->opts->max_procs > 0 ? run->opts->max_procs : CW_MAX_PROCS_DEFAULT;
 	}
 }
 
 /* SIGKILL every member; returns how many were still there. */
-static int kill_members(void)
+static int kill_members(const struct cw_limits *l)
 {
 	char p[600];
-	snprintf(p, sizeof(p), "%s/cgroup.procs", cg_dir);
+	snprintf(p, sizeof(p), "%s/cgroup.procs", l->cg_dir);
 	FILE *f = fopen(p, "re");
 	if (!f)
 		return 0;
@@ -294,26 +328,32 @@ static int kill_members(void)
 	return n;
 }
 
-void cw_limits_kill(void)
+void cw_limits_kill(const struct cw_run *run)
 {
-	cw_kernel_kill_cgroup(); /* the kernel back end's group, if any */
-	if (!cg_dir[0])
+	cw_kernel_kill_cgroup(run); /* the kernel back end's group, if any */
+	const struct cw_limits *l = run->limits;
+	if (!l || !l->cg_dir[0])
 		return;
-	if (cg_version != 2 || cw_write_at(cg_dir, "cgroup.kill", "1") < 0)
-		kill_members();
+	if (l->cg_version != 2 || cw_write_at(l->cg_dir, "cgroup.kill", "1") < 0)
+		kill_members(l);
 }
 
-void cw_limits_teardown(void)
+void cw_limits_teardown(struct cw_run *run)
 {
-	if (!cg_dir[0])
+	struct cw_limits *l = run->limits;
+	if (!l)
 		return;
+	if (!l->cg_dir[0])
+		goto out;
 	/* Members die asynchronously (a fork bomb may still be forking on
 	 * v1): kill again until the directory can go, for a bounded time. */
 	for (int i = 0; i < 200; i++) {
-		cw_limits_kill();
-		if (rmdir(cg_dir) == 0 || errno == ENOENT)
+		cw_limits_kill(run);
+		if (rmdir(l->cg_dir) == 0 || errno == ENOENT)
 			break;
 		usleep(10000);
 	}
-	cg_dir[0] = '\0';
+out:
+	free(l);
+	run->limits = NULL;
 }

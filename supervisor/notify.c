@@ -160,7 +160,7 @@ int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
 	};
 	if (n->answered)
 		return -EINPROGRESS;
-	if (cw_colocate_rejoin(n->tid)) {
+	if (cw_colocate_rejoin(n->run, n->tid)) {
 		/* The target sleeps on another CPU (colocate.h): install the
 		 * descriptor, then answer with a plain SEND, whose synchronous
 		 * wake-up runs the target on this CPU from now on. */
@@ -171,7 +171,7 @@ int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
 		send_resp(n, fd, 0, 0); /* ENOENT: the target died meanwhile */
 		return fd;
 	}
-	int r = cw_colocate_addfd(n->run->listener, &a, n->tid);
+	int r = cw_colocate_addfd(n->run, &a, n->tid);
 	if (r >= 0) {
 		n->answered = true;
 		return r;
@@ -405,7 +405,7 @@ static bool run_over(struct cw_run *run)
 static void *notify_thread(void *arg)
 {
 	struct cw_run *run = arg;
-	cw_colocate_thread_start();
+	cw_colocate_thread_start(run);
 	for (;;) {
 		memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
 		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
@@ -507,8 +507,8 @@ static void on_timeout(struct cw_run *run, struct loop *L, struct loop_src *s, u
  * notification thread may hold (colocate.h). */
 static void on_colocate(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
 {
-	(void)run, (void)L, (void)revents;
-	cw_colocate_watchdog(s->fd);
+	(void)L, (void)revents;
+	cw_colocate_watchdog(run, s->fd);
 }
 
 /* A back end's source (kernel.c: the proc connector, cgroup.events). */
@@ -546,15 +546,15 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	 * drained after each notification is answered (the queue holds only
 	 * max_dgram_qlen datagrams, and nearly every annotated call is a
 	 * notified one), by the lookups that need it, and when idle. */
-	if (cw_approval_fd() >= 0 && (r = loop_add(&L, cw_approval_fd(), EPOLLIN, false, on_approval, 0)) < 0)
+	if (cw_approval_fd(run) >= 0 && (r = loop_add(&L, cw_approval_fd(run), EPOLLIN, false, on_approval, 0)) < 0)
 		return r;
-	int wfd = run->listener >= 0 ? cw_colocate_init() : -1;
+	int wfd = run->listener >= 0 ? cw_colocate_init(run) : -1;
 	if (wfd >= 0 && (r = loop_add(&L, wfd, EPOLLIN, true, on_colocate, 0)) < 0)
 		return r;
 	/* --timeout: the watchdog thread's clock (watchdog.h), which goes on
 	 * when this loop or the notification thread is stuck; it kills what
 	 * it can alone and wakes us here for the rest. */
-	int tfd = cw_watchdog_fd();
+	int tfd = cw_watchdog_fd(run);
 	if (tfd >= 0 && (r = loop_add(&L, tfd, EPOLLIN, false, on_timeout, 0)) < 0)
 		return r;
 	for (size_t i = 0; i < run->nsources; i++)
@@ -626,13 +626,13 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			if (!s->unlocked)
 				s->fn(run, &L, s, evs[i].events);
 		}
-		if (cw_watchdog_fired() && !run->timed_out) {
+		if (cw_watchdog_fired(run) && !run->timed_out) {
 			/* The watchdog killed the group and the cgroup; the
 			 * tracker's pids (setsid'd ones) die here. */
 			run->timed_out = true;
 			cw_run_kill_all(run);
 			kill_deadline = cw_now() + 5;
-			cw_watchdog_ack();
+			cw_watchdog_ack(run);
 		}
 		/* Every tracee stop and exit raises SIGCHLD, and a reap drains
 		 * all pending statuses: no waitpid per notification. */
@@ -657,9 +657,9 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	}
 	/* The tree may have emptied (the watchdog's cgroup.kill) in an
 	 * iteration that did not see the watchdog's wake-up yet. */
-	if (cw_watchdog_fired() && !run->timed_out) {
+	if (cw_watchdog_fired(run) && !run->timed_out) {
 		run->timed_out = true;
-		cw_watchdog_ack();
+		cw_watchdog_ack(run);
 	}
 	loop_over = true;
 	return 0;

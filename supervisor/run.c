@@ -698,12 +698,12 @@ static void set_enforcement(struct cw_run *run)
 		layers[nl++] = run->privs.layer;
 	if (run->child > 0 && run->privs.layer_ns[0])
 		layers[nl++] = run->privs.layer_ns;
-	if (run->child > 0 && cw_landlock_layer())
-		layers[nl++] = cw_landlock_layer();
+	if (run->child > 0 && cw_landlock_layer(run))
+		layers[nl++] = cw_landlock_layer(run);
 	/* Without a pids cgroup the tracker's count keeps the process limit:
 	 * ptrace's (at the fork stop) or the connector's (at the fork event,
 	 * processes only, after the child may have run briefly). */
-	const char *lim = cw_limits_layer();
+	const char *lim = cw_limits_layer(run);
 	if (run->child > 0 && lim && strcmp(lim, CW_LIMITS_TRACKER_LAYER) != 0)
 		layers[nl++] = lim;
 	else if (run->child > 0 && lim && run->tracker_ops == &cw_tracker_ptrace)
@@ -726,7 +726,7 @@ static bool write_report(struct cw_run *run, const struct outcome *o)
 {
 	/* One writer: the --timeout watchdog may have taken the report
 	 * because this thread was stuck; it writes it and exits. */
-	if (!cw_watchdog_claim_report())
+	if (!cw_watchdog_claim_report(run))
 		for (;;)
 			pause();
 	/* Every event so far is in the trace before the report is tried. */
@@ -737,7 +737,7 @@ static bool write_report(struct cw_run *run, const struct outcome *o)
 	cw_report_set_outcome(run->report, o->state, o->kind, o->has_exit, o->code, o->signal, o->denial);
 	cw_annot_report(run);
 	struct cw_colocate_stats cs;
-	if (cw_colocate_get_stats(&cs)) {
+	if (cw_colocate_get_stats(run, &cs)) {
 		struct cw_report_colocation rc = {
 			.addfds = cs.addfds, .rejoins = cs.rejoins, .rescues = cs.rescues, .backoffs = cs.backoffs,
 		};
@@ -898,7 +898,7 @@ void cw_run_kill_all(struct cw_run *run)
 		run->tracker_ops->kill_all(run, SIGKILL);
 	else if (run->child > 0)
 		kill(run->child, SIGKILL);
-	cw_limits_kill(); /* what escaped the tracker (CLONE_UNTRACED...) */
+	cw_limits_kill(run); /* what escaped the tracker (CLONE_UNTRACED...) */
 }
 
 /* After a supervisor failure with the command running: kill everything and
@@ -918,8 +918,11 @@ static void run_free(struct cw_run *run)
 {
 	cw_approval_shutdown(run); /* no-op when the loop already did */
 	cw_hosts_free(run);
+	cw_landlock_free(run);
+	cw_secret_ids_free(run);
+	cw_colocate_free(run);
 	cw_tracker_free(run);
-	cw_annot_free();
+	cw_annot_free(run);
 	changes_free(run->changes);
 	if (run->profile)
 		cw_profile_free(run->profile);
@@ -1022,7 +1025,10 @@ int cw_run_main(const struct cw_options *opts)
 	}
 	/* Soft RLIMIT_FSIZE and RLIMIT_NOFILE up to the hard limits; the
 	 * command gets the ones we were started with (cw_limits_attach). */
-	cw_limits_own_raise();
+	if (cw_limits_init(run) < 0) {
+		cw_err("out of memory");
+		goto out;
+	}
 
 	char cwdbuf[PATH_MAX];
 	if (!getcwd(cwdbuf, sizeof(cwdbuf))) {
@@ -1304,8 +1310,8 @@ int cw_run_main(const struct cw_options *opts)
 			    "does not allow writes outside the workspace", run->scratch);
 	/* Not degraded (the profile asked for it), but worth a line: the
 	 * kernel does not back the supervisor on writes in this run. */
-	if (cw_landlock_fs_unbounded())
-		cw_run_note(run, run->child, "info", "%s", cw_landlock_note());
+	if (cw_landlock_fs_unbounded(run))
+		cw_run_note(run, run->child, "info", "%s", cw_landlock_note(run));
 	/* Nothing of capwatch's (the listener, its memory) can be read
 	 * through /proc or ptrace by a process of the same user. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -1359,9 +1365,9 @@ setup_failed:
 	}
 	status = CW_EXIT_FAILURE;
 out:
-	cw_watchdog_stop();
+	cw_watchdog_stop(run);
 	cw_kernel_teardown(run);
-	cw_limits_teardown();
+	cw_limits_teardown(run);
 	remove_scratch(run);
 	free(prog.filter);
 	cw_profile_files_free(&pfiles);

@@ -19,6 +19,14 @@ struct cw_tracker;
 struct cw_tracker_ops;
 struct cw_changes;
 struct cw_kernel;
+struct cw_limits;
+struct cw_landlock;
+struct cw_secret_ids;
+struct cw_colocate;
+struct cw_annot;
+struct cw_approval;
+struct cw_hosts;
+struct cw_watchdog;
 struct cw_run;
 /* An event source of the loop registered by a back end (notify.h). */
 struct cw_loop_source {
@@ -92,6 +100,16 @@ struct cw_run {
 	const char *backend;          /* "portable" or "kernel" */
 	char backend_reason[256];     /* why auto chose it */
 	struct cw_kernel *kernel;     /* kernel.c's state, NULL for portable */
+	/* --- the state of the infrastructure modules, each made by the
+	 * module's init and freed at its teardown (NULL: not made, or off) --- */
+	struct cw_limits *limits;         /* limits.c */
+	struct cw_landlock *landlock;     /* landlock.c */
+	struct cw_secret_ids *secret_ids; /* secret_ids.c */
+	struct cw_colocate *colocate;     /* colocate.c */
+	struct cw_annot *annot;           /* annot*.c */
+	struct cw_approval *approval;     /* approval.c */
+	struct cw_hosts *hosts;           /* hosts.c */
+	struct cw_watchdog *watchdog;     /* watchdog.c */
 	struct cw_loop_source sources[4];
 	size_t nsources;
 };

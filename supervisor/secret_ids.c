@@ -27,10 +27,14 @@ struct id_val {
 	char *name;
 	bool orphan; /* a name of it was removed while it had others */
 };
-static struct cw_hmap ids;
-static bool ids_ready;
-static bool started, full_noted;
-static struct cw_run *the_run;
+/* The module's state (run->secret_ids): made by the scan, the first
+ * cw_secret_ids_start of the run; used by the notification thread under
+ * run_lock. */
+struct cw_secret_ids {
+	struct cw_hmap ids;
+	bool ids_ready;
+	bool full_noted;
+};
 
 static struct id_key key_of(dev_t dev, ino_t ino)
 {
@@ -38,28 +42,29 @@ static struct id_key key_of(dev_t dev, ino_t ino)
 	return k;
 }
 
-static struct id_val *lookup(dev_t dev, ino_t ino)
+static struct id_val *lookup(struct cw_secret_ids *S, dev_t dev, ino_t ino)
 {
 	struct id_key k = key_of(dev, ino);
-	return ids_ready ? cw_hmap_find(&ids, &k, sizeof(k)) : NULL;
+	return S && S->ids_ready ? cw_hmap_find(&S->ids, &k, sizeof(k)) : NULL;
 }
 
-static void add(const struct stat *st, const char *path)
+static void add(struct cw_run *run, const struct stat *st, const char *path)
 {
-	if (!S_ISREG(st->st_mode) || lookup(st->st_dev, st->st_ino))
+	struct cw_secret_ids *S = run->secret_ids;
+	if (!S || !S_ISREG(st->st_mode) || lookup(S, st->st_dev, st->st_ino))
 		return;
-	if (!ids_ready) {
+	if (!S->ids_ready) {
 		struct cw_hash_key hk;
 		cw_hash_key_random(&hk);
-		cw_hmap_init(&ids, &hk, sizeof(struct id_key), sizeof(struct id_val), CW_SECRET_IDS_MAX);
-		ids_ready = true;
+		cw_hmap_init(&S->ids, &hk, sizeof(struct id_key), sizeof(struct id_val), CW_SECRET_IDS_MAX);
+		S->ids_ready = true;
 	}
-	if (cw_hmap_count(&ids) >= CW_SECRET_IDS_MAX) {
-		if (!full_noted && the_run)
-			cw_run_note(the_run, 0, "warning",
+	if (cw_hmap_count(&S->ids) >= CW_SECRET_IDS_MAX) {
+		if (!S->full_noted)
+			cw_run_note(run, 0, "warning",
 				    "more than %d secrets seen: later ones are recognised by name only",
 				    CW_SECRET_IDS_MAX);
-		full_noted = true;
+		S->full_noted = true;
 		return;
 	}
 	char *name = strdup(path);
@@ -67,7 +72,7 @@ static void add(const struct stat *st, const char *path)
 		return;
 	struct id_key k = key_of(st->st_dev, st->st_ino);
 	struct id_val *v;
-	if (cw_hmap_insert(&ids, &k, sizeof(k), (void **)&v) != 1) {
+	if (cw_hmap_insert(&S->ids, &k, sizeof(k), (void **)&v) != 1) {
 		free(name);
 		return;
 	}
@@ -78,10 +83,9 @@ static void add(const struct stat *st, const char *path)
 void cw_secret_ids_note(struct cw_run *run, const char *path)
 {
 	struct stat st;
-	the_run = run;
 	/* lstat: a symlink named like a secret is not its target */
-	if (path && path[0] == '/' && cw_stat_long(path, &st, false) == 0) /* any depth */
-		add(&st, path);
+	if (run->secret_ids && path && path[0] == '/' && cw_stat_long(path, &st, false) == 0) /* any depth */
+		add(run, &st, path);
 }
 
 const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
@@ -90,18 +94,19 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
 		return NULL;
 	if (st->st_nlink > 1)
 		cw_secret_ids_start(run);
-	struct id_val *e = lookup(st->st_dev, st->st_ino);
+	struct id_val *e = lookup(run->secret_ids, st->st_dev, st->st_ino);
 	if (!e || (st->st_nlink <= 1 && !e->orphan))
 		return NULL;
 	return e->name;
 }
 
-void cw_secret_ids_unlinking(const char *path)
+void cw_secret_ids_unlinking(struct cw_run *run, const char *path)
 {
+	struct cw_secret_ids *S = run->secret_ids;
 	struct stat st;
-	if (!ids_ready || !path || cw_stat_long(path, &st, false) < 0 || !S_ISREG(st.st_mode))
+	if (!S || !S->ids_ready || !path || cw_stat_long(path, &st, false) < 0 || !S_ISREG(st.st_mode))
 		return;
-	struct id_val *e = lookup(st.st_dev, st.st_ino);
+	struct id_val *e = lookup(S, st.st_dev, st.st_ino);
 	if (!e)
 		return;
 	if (st.st_nlink > 1) {
@@ -110,7 +115,7 @@ void cw_secret_ids_unlinking(const char *path)
 	}
 	free(e->name);
 	struct id_key k = key_of(st.st_dev, st.st_ino);
-	cw_hmap_remove(&ids, &k, sizeof(k));
+	cw_hmap_remove(&S->ids, &k, sizeof(k));
 }
 
 /* ---- the start-up scan ---- */
@@ -176,7 +181,7 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 				if (strcmp(de->d_name, ".git") != 0)
 					push(&q, path);
 			} else if (type == DT_REG && secret) {
-				add(&st, path);
+				add(run, &st, path);
 			}
 		}
 		closedir(d);
@@ -191,10 +196,13 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 
 void cw_secret_ids_start(struct cw_run *run)
 {
-	if (started)
+	if (run->secret_ids)
 		return;
-	started = true;
-	the_run = run;
+	run->secret_ids = calloc(1, sizeof(*run->secret_ids));
+	if (!run->secret_ids) {
+		cw_warn("secret scan: out of memory: secrets are recognised by name only");
+		return;
+	}
 	long budget = CW_SECRET_SCAN_ENTRIES;
 	const char *home = run->ctx.home;
 	char path[PATH_MAX];
@@ -207,7 +215,7 @@ void cw_secret_ids_start(struct cw_run *run)
 			struct stat st;
 			snprintf(path, sizeof(path), "%s/%s", home, files[i]);
 			if (lstat(path, &st) == 0)
-				add(&st, path);
+				add(run, &st, path);
 		}
 		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && budget > 0; i++) {
 			snprintf(path, sizeof(path), "%s/%s", home, dirs[i]);
@@ -222,5 +230,24 @@ void cw_secret_ids_start(struct cw_run *run)
 			    "secret scan stopped after %d directory entries: files past them are recognised "
 			    "as secrets by name, and by identity only once opened or renamed by a secret name",
 			    CW_SECRET_SCAN_ENTRIES);
-	cw_debug("secret scan: %zu secrets, %ld entries left", ids_ready ? cw_hmap_count(&ids) : 0, budget);
+	struct cw_secret_ids *S = run->secret_ids;
+	cw_debug("secret scan: %zu secrets, %ld entries left", S->ids_ready ? cw_hmap_count(&S->ids) : 0, budget);
+}
+
+void cw_secret_ids_free(struct cw_run *run)
+{
+	struct cw_secret_ids *S = run->secret_ids;
+	if (!S)
+		return;
+	if (S->ids_ready) {
+		size_t pos = 0;
+		const void *k;
+		size_t klen;
+		void *v;
+		while (cw_hmap_next(&S->ids, &pos, &k, &klen, &v))
+			free(((struct id_val *)v)->name);
+		cw_hmap_free(&S->ids);
+	}
+	free(S);
+	run->secret_ids = NULL;
 }

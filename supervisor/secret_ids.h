@@ -30,7 +30,8 @@ struct cw_run;
 #define CW_SECRET_SCAN_ENTRIES 10000
 #define CW_SECRET_IDS_MAX 4096
 
-/* The scan, once per run (later calls return at once). */
+/* The scan, once per run (later calls return at once): it also makes the
+ * module's state, run->secret_ids; the other calls do nothing before it. */
 void cw_secret_ids_start(struct cw_run *run);
 /* PATH (absolute, resolved) was decided as a secret: remember what it is. */
 void cw_secret_ids_note(struct cw_run *run, const char *path);
@@ -42,6 +43,8 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st);
 /* The tree is about to remove the name PATH (unlink, or a rename over
  * it): a known secret with other names stays one under them; one with no
  * other name is forgotten. */
-void cw_secret_ids_unlinking(const char *path);
+void cw_secret_ids_unlinking(struct cw_run *run, const char *path);
+/* Free the module's state (run->secret_ids, made by the scan). */
+void cw_secret_ids_free(struct cw_run *run);
 
 #endif

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -22,9 +23,11 @@
 #define ACK_GRACE 1.0
 #define REPORT_GRACE 8.0
 
-static struct {
+/* The watchdog's state (run->watchdog), from cw_watchdog_start to
+ * cw_watchdog_stop: shared by the run's threads and the watchdog thread,
+ * which reaches it through the run it was started with. */
+struct cw_watchdog {
 	pthread_t th;
-	bool started;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool stop, acked;        /* under mu */
@@ -32,15 +35,15 @@ static struct {
 	int efd;
 	_Atomic bool fired;
 	_Atomic int claimed;     /* who writes the report: CLAIM_* */
-} wd = { .mu = PTHREAD_MUTEX_INITIALIZER, .efd = -1 };
+};
 
 enum { CLAIM_NONE, CLAIM_RUN, CLAIM_WATCHDOG };
 
 /* True when WHO has the report (now or already). */
-static bool claim(int who)
+static bool claim(struct cw_watchdog *wd, int who)
 {
 	int none = CLAIM_NONE;
-	return atomic_compare_exchange_strong(&wd.claimed, &none, who) || none == who;
+	return atomic_compare_exchange_strong(&wd->claimed, &none, who) || none == who;
 }
 
 static struct timespec mono_after(double secs)
@@ -57,14 +60,14 @@ static struct timespec mono_after(double secs)
 	return t;
 }
 
-/* Wait under wd.mu until UNTIL, or until *FLAG or wd.stop. Returns
+/* Wait under wd->mu until UNTIL, or until *FLAG or wd->stop. Returns
  * whether it ended by the flag or stop (not by the clock). */
-static bool wait_until(const struct timespec *until, const bool *flag)
+static bool wait_until(struct cw_watchdog *wd, const struct timespec *until, const bool *flag)
 {
-	while (!wd.stop && !(flag && *flag))
-		if (pthread_cond_timedwait(&wd.cv, &wd.mu, until) == ETIMEDOUT)
+	while (!wd->stop && !(flag && *flag))
+		if (pthread_cond_timedwait(&wd->cv, &wd->mu, until) == ETIMEDOUT)
 			break;
-	return wd.stop || (flag && *flag);
+	return wd->stop || (flag && *flag);
 }
 
 /* SIGKILL the tree with nothing the stuck threads may be changing: the
@@ -84,38 +87,39 @@ static void kill_tree(struct cw_run *run)
 		if (run->child_pidfd >= 0)
 			syscall(SYS_pidfd_send_signal, run->child_pidfd, SIGKILL, NULL, 0);
 	}
-	cw_limits_kill();
+	cw_limits_kill(run);
 }
 
 static void *watchdog_thread(void *arg)
 {
 	struct cw_run *run = arg;
-	pthread_mutex_lock(&wd.mu);
-	if (wait_until(&wd.deadline, NULL)) {
-		pthread_mutex_unlock(&wd.mu);
+	struct cw_watchdog *wd = run->watchdog;
+	pthread_mutex_lock(&wd->mu);
+	if (wait_until(wd, &wd->deadline, NULL)) {
+		pthread_mutex_unlock(&wd->mu);
 		return NULL;
 	}
-	pthread_mutex_unlock(&wd.mu);
+	pthread_mutex_unlock(&wd->mu);
 
-	atomic_store(&wd.fired, true);
+	atomic_store(&wd->fired, true);
 	cw_warn("timeout after %gs: killing the process tree", run->opts->timeout);
 	kill_tree(run);
 	uint64_t one = 1;
-	if (write(wd.efd, &one, sizeof(one)) < 0)
+	if (write(wd->efd, &one, sizeof(one)) < 0)
 		cw_debug("watchdog eventfd: %s", strerror(errno));
 
 	struct timespec ack_by = mono_after(ACK_GRACE), report_by = mono_after(REPORT_GRACE);
 	const char *why = NULL;
-	pthread_mutex_lock(&wd.mu);
-	if (!wait_until(&ack_by, &wd.acked))
+	pthread_mutex_lock(&wd->mu);
+	if (!wait_until(wd, &ack_by, &wd->acked))
 		why = "timeout: capwatch's event loop was blocked and did not come back within 1 s of the "
 		      "kill; the tree was killed by process group and cgroup (and by ptrace's exit-kill "
 		      "as capwatch exits); processes, denials and capabilities are not listed";
-	else if (!wait_until(&report_by, &wd.stop))
+	else if (!wait_until(wd, &report_by, &wd->stop))
 		why = "timeout: capwatch did not get to the report within 8 s of the kill; "
 		      "processes, denials and capabilities are not listed";
-	pthread_mutex_unlock(&wd.mu);
-	if (!why || !claim(CLAIM_WATCHDOG))
+	pthread_mutex_unlock(&wd->mu);
+	if (!why || !claim(wd, CLAIM_WATCHDOG))
 		return NULL; /* the run writes the report */
 	int e = cw_run_emergency_report(run, "cancelled", "timed_out", why);
 	if (e < 0)
@@ -125,64 +129,87 @@ static void *watchdog_thread(void *arg)
 	_exit(e < 0 ? CW_EXIT_FAILURE : CW_EXIT_TIMEOUT);
 }
 
+static void wd_free(struct cw_run *run)
+{
+	struct cw_watchdog *wd = run->watchdog;
+	if (wd->efd >= 0)
+		close(wd->efd);
+	pthread_cond_destroy(&wd->cv);
+	pthread_mutex_destroy(&wd->mu);
+	free(wd);
+	run->watchdog = NULL;
+}
+
 int cw_watchdog_start(struct cw_run *run)
 {
 	if (run->opts->timeout <= 0)
 		return 0;
+	struct cw_watchdog *wd = calloc(1, sizeof(*wd));
+	if (!wd)
+		return -ENOMEM;
+	wd->efd = -1;
+	pthread_mutex_init(&wd->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	int e = pthread_cond_init(&wd.cv, &ca);
+	int e = pthread_cond_init(&wd->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (e)
-		return -e;
-	wd.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (wd.efd < 0)
-		return -errno;
-	wd.deadline = mono_after(run->opts->timeout);
-	e = pthread_create(&wd.th, NULL, watchdog_thread, run);
 	if (e) {
-		close(wd.efd);
-		wd.efd = -1;
+		pthread_mutex_destroy(&wd->mu);
+		free(wd);
 		return -e;
 	}
-	wd.started = true;
+	run->watchdog = wd;
+	wd->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wd->efd < 0) {
+		e = -errno;
+		wd_free(run);
+		return e;
+	}
+	wd->deadline = mono_after(run->opts->timeout);
+	e = pthread_create(&wd->th, NULL, watchdog_thread, run);
+	if (e) {
+		wd_free(run);
+		return -e;
+	}
 	return 0;
 }
 
-int cw_watchdog_fd(void)
+int cw_watchdog_fd(const struct cw_run *run)
 {
-	return wd.efd;
+	return run->watchdog ? run->watchdog->efd : -1;
 }
 
-bool cw_watchdog_fired(void)
+bool cw_watchdog_fired(const struct cw_run *run)
 {
-	return atomic_load(&wd.fired);
+	return run->watchdog && atomic_load(&run->watchdog->fired);
 }
 
-void cw_watchdog_ack(void)
+void cw_watchdog_ack(struct cw_run *run)
 {
-	pthread_mutex_lock(&wd.mu);
-	wd.acked = true;
-	pthread_cond_signal(&wd.cv);
-	pthread_mutex_unlock(&wd.mu);
-}
-
-bool cw_watchdog_claim_report(void)
-{
-	return claim(CLAIM_RUN);
-}
-
-void cw_watchdog_stop(void)
-{
-	if (!wd.started)
+	struct cw_watchdog *wd = run->watchdog;
+	if (!wd)
 		return;
-	pthread_mutex_lock(&wd.mu);
-	wd.stop = true;
-	pthread_cond_signal(&wd.cv);
-	pthread_mutex_unlock(&wd.mu);
-	pthread_join(wd.th, NULL);
-	wd.started = false;
-	close(wd.efd);
-	wd.efd = -1;
+	pthread_mutex_lock(&wd->mu);
+	wd->acked = true;
+	pthread_cond_signal(&wd->cv);
+	pthread_mutex_unlock(&wd->mu);
+}
+
+bool cw_watchdog_claim_report(struct cw_run *run)
+{
+	return !run->watchdog || claim(run->watchdog, CLAIM_RUN);
+}
+
+void cw_watchdog_stop(struct cw_run *run)
+{
+	struct cw_watchdog *wd = run->watchdog;
+	if (!wd)
+		return;
+	pthread_mutex_lock(&wd->mu);
+	wd->stop = true;
+	pthread_cond_signal(&wd->cv);
+	pthread_mutex_unlock(&wd->mu);
+	pthread_join(wd->th, NULL);
+	wd_free(run);
 }

@@ -20,29 +20,30 @@
 
 struct cw_run;
 
-/* Start the watchdog when run->opts->timeout > 0 (a no-op otherwise).
- * 0 or -errno. Call with the signals of the event loop blocked: the
- * thread inherits the mask. */
+/* Start the watchdog when run->opts->timeout > 0 (a no-op otherwise),
+ * with its state in run->watchdog. 0 or -errno. Call with the signals of
+ * the event loop blocked: the thread inherits the mask. */
 int cw_watchdog_start(struct cw_run *run);
 
 /* A descriptor (eventfd) readable once the deadline passed, for the
  * event loop's epoll set; -1 without a watchdog. */
-int cw_watchdog_fd(void);
+int cw_watchdog_fd(const struct cw_run *run);
 
 /* Whether the deadline passed. */
-bool cw_watchdog_fired(void);
+bool cw_watchdog_fired(const struct cw_run *run);
 
 /* The event loop has seen the timeout (under run_lock) and killed the
  * tree through the tracker: it is not stuck. */
-void cw_watchdog_ack(void);
+void cw_watchdog_ack(struct cw_run *run);
 
 /* Claim the report for the run: true unless the watchdog took it first
  * (always true without a watchdog, and on every later call once the run
  * has it). A run thread that gets false must not touch the report or the
  * run again: the watchdog writes it and exits the process. */
-bool cw_watchdog_claim_report(void);
+bool cw_watchdog_claim_report(struct cw_run *run);
 
-/* Stop and join the thread (after the report is written). */
-void cw_watchdog_stop(void);
+/* Stop and join the thread (after the report is written); frees
+ * run->watchdog. */
+void cw_watchdog_stop(struct cw_run *run);
 
 #endif

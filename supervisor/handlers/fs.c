@@ -176,9 +176,9 @@ static void prepare_fs(struct cw_notif *n, struct cw_event *ev)
 	/* A name of a known secret goes away (unlink, or a rename over it;
 	 * RENAME_EXCHANGE keeps both names). */
 	if (nr == __NR_unlink || nr == __NR_unlinkat)
-		cw_secret_ids_unlinking(ev->op.path);
+		cw_secret_ids_unlinking(n->run, ev->op.path);
 	else if ((nr == __NR_rename || nr == __NR_renameat || nr == __NR_renameat2) && !ev->op.exchange)
-		cw_secret_ids_unlinking(ev->op.path2);
+		cw_secret_ids_unlinking(n->run, ev->op.path2);
 	if (nr == __NR_link || nr == __NR_linkat)
 		remember_link_source(ev->op.path, nr == __NR_linkat && (arg_int(n, 4) & AT_SYMLINK_FOLLOW));
 }

@@ -60,16 +60,16 @@ int main(int argc, char **argv)
 	run.ctx.nroots = 1;
 	run.scratch = argv[3];
 	cw_landlock_prepare(&run);
-	const char *layer = cw_landlock_layer();
+	const char *layer = cw_landlock_layer(&run);
 	printf("layer %s\n", layer ? layer : "none");
-	printf("note %s\n", cw_landlock_note());
+	printf("note %s\n", cw_landlock_note(&run));
 	fflush(stdout);
-	if (!layer && strstr(cw_landlock_note(), "unavailable"))
+	if (!layer && strstr(cw_landlock_note(&run), "unavailable"))
 		return 77;
 
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || cw_landlock_child() < 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || cw_landlock_child(&run) < 0) {
 			perror("landlock");
 			_exit(3);
 		}
@@ -103,6 +103,7 @@ int main(int argc, char **argv)
 	int st;
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return 1;
+	cw_landlock_free(&run);
 	cw_profile_free(run.profile);
 	return 0;
 }

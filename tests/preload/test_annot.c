@@ -82,27 +82,25 @@ static unsigned char buf[CW_ANNOT_MAX_MSG * 2];
 static int setup(void **state)
 {
 	(void)state;
-	memset(&cw_annot.stats, 0, sizeof(cw_annot.stats));
 	memset(procs, 0, sizeof(procs));
 	procs[0] = (struct cw_proc){ .pid = 100, .tgid = 100 };
 	procs[1] = (struct cw_proc){ .pid = 101, .tgid = 100, .is_thread = true };
 	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200 };
-	cw_annot.ring = calloc(RING, sizeof(*cw_annot.ring));
-	cw_annot.names = calloc(NAMES, sizeof(*cw_annot.names));
-	cw_hmap_init(&cw_annot.buckets, &cw_annot.hkey, sizeof(pid_t), sizeof(struct bucket), BUCKETS);
-	cw_annot.ring_next = cw_annot.names_next = 0;
+	/* A fresh state: zero counters, empty rings and caches. */
+	run.annot = cw_annot_new();
+	if (!run.annot)
+		return -1;
 	notes = 0;
-	notes_written = flood_notes = 0;
 	now_s = 1.0;
-	cw_annot.enabled = true;
-	snprintf(cw_annot.lib_path, sizeof(cw_annot.lib_path), "/nonexistent/%s", LIB_NAME);
-	return cw_annot.ring && cw_annot.names ? 0 : -1;
+	run.annot->enabled = true;
+	snprintf(run.annot->lib_path, sizeof(run.annot->lib_path), "/nonexistent/%s", LIB_NAME);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	cw_annot_free();
+	cw_annot_free(&run);
 	return 0;
 }
 
@@ -167,10 +165,10 @@ static void test_malformed_rejected(void **state)
 	n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	((struct cw_annot_hdr *)buf)->nframes = CW_ANNOT_MAX_FRAMES + 1;
 	deliver(n, 100, false);                        /* over a limit */
-	assert_int_equal(cw_annot.stats.malformed, 9);
-	assert_int_equal(cw_annot.stats.accepted, 0);
-	assert_int_equal(cw_annot.ring_next, 0);
-	assert_int_equal(cw_annot.names_next, 0);
+	assert_int_equal(run.annot->stats.malformed, 9);
+	assert_int_equal(run.annot->stats.accepted, 0);
+	assert_int_equal(run.annot->ring_next, 0);
+	assert_int_equal(run.annot->names_next, 0);
 	/* One note for the sender, not one per message. */
 	assert_int_equal(notes, 1);
 	assert_non_null(strstr(last_note, "malformed"));
@@ -178,8 +176,8 @@ static void test_malformed_rejected(void **state)
 	/* A thread of the sender is fine. */
 	n = build(CW_ANNOT_NET, 101, &s, sizeof(s), NULL, NULL, NULL, 0);
 	deliver(n, 100, false);
-	assert_int_equal(cw_annot.stats.accepted, 1);
-	assert_int_equal(cw_annot.ring[0].tid, 101);
+	assert_int_equal(run.annot->stats.accepted, 1);
+	assert_int_equal(run.annot->ring[0].tid, 101);
 }
 
 static void test_attribution_is_the_kernels(void **state)
@@ -188,8 +186,8 @@ static void test_attribution_is_the_kernels(void **state)
 	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	deliver(n, 999, false); /* no such member */
 	receive_one(&run, buf, n, false, NULL); /* no credentials */
-	assert_int_equal(cw_annot.stats.unattributed, 2);
-	assert_int_equal(cw_annot.stats.accepted, 0);
+	assert_int_equal(run.annot->stats.unattributed, 2);
+	assert_int_equal(run.annot->stats.accepted, 0);
 	procs[2].preload = "absent"; /* a static binary cannot be made "present" */
 	n = build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0);
 	deliver(n, 200, false);
@@ -204,14 +202,14 @@ static void test_rate_limit(void **state)
 	size_t n = build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0);
 	for (int i = 0; i < (int)BURST + 500; i++)
 		deliver(n, 100, false);
-	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST);
-	assert_int_equal(cw_annot.stats.flooded, 500);
+	assert_int_equal(run.annot->stats.accepted, (unsigned long long)BURST);
+	assert_int_equal(run.annot->stats.flooded, 500);
 	/* Another process has its own budget; time refills. */
 	deliver(build(CW_ANNOT_HELLO, 200, NULL, 0, NULL, NULL, NULL, 0), 200, false);
-	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST + 1);
+	assert_int_equal(run.annot->stats.accepted, (unsigned long long)BURST + 1);
 	now_s += 1.0;
 	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
-	assert_int_equal(cw_annot.stats.accepted, (unsigned long long)BURST + 2);
+	assert_int_equal(run.annot->stats.accepted, (unsigned long long)BURST + 2);
 }
 
 static void test_host_for_matching_connect_only(void **state)
@@ -267,20 +265,20 @@ static void test_path_prefix(void **state)
 	memcpy(buf, &hh, sizeof(hh));
 	memcpy(buf + sizeof(hh), t2, sizeof(t2) - 1);
 	deliver(sizeof(hh) + sizeof(t2) - 1, 100, false);
-	assert_int_equal(cw_annot.stats.accepted, 2);
+	assert_int_equal(run.annot->stats.accepted, 2);
 
 	struct cw_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.op.kind = CW_OP_OPEN_READ;
 	ev.raw_path = "/home/u/.ssh/id_rsa";
 	ev.raw_path_len = strlen(ev.raw_path);
-	assert_non_null(find_ann(100, 100, &ev));
+	assert_non_null(find_ann(run.annot, 100, 100, &ev));
 	ev.raw_path = "/etc/shadow";
 	ev.raw_path_len = strlen(ev.raw_path);
-	assert_non_null(find_ann(100, 100, &ev));
+	assert_non_null(find_ann(run.annot, 100, 100, &ev));
 	ev.raw_path = "/etc/shadow-";
 	ev.raw_path_len = strlen(ev.raw_path);
-	assert_null(find_ann(100, 100, &ev));
+	assert_null(find_ann(run.annot, 100, 100, &ev));
 }
 
 static int __attribute__((noinline)) named_function(int x)
@@ -296,12 +294,12 @@ static void test_symbols_from_the_mapped_file(void **state)
 	uint64_t ip = (uint64_t)(uintptr_t)&named_function + 1;
 	assert_int_equal(named_function(1), 4);
 	assert_int_equal(maps_read(getpid(), &m), 0);
-	loads_left = LOADS_PER_EVENT;
-	assert_true(frame_format(getpid(), &m, ip + 1, true, out, sizeof(out)));
+	run.annot->sym->loads_left = LOADS_PER_EVENT;
+	assert_true(frame_format(run.annot, getpid(), &m, ip + 1, true, out, sizeof(out)));
 	assert_non_null(strstr(out, "named_function+0x"));
 	assert_non_null(strstr(out, "test_annot"));
 	/* An address in no mapping is shown as a number. */
-	assert_true(frame_format(getpid(), &m, 0x10, true, out, sizeof(out)));
+	assert_true(frame_format(run.annot, getpid(), &m, 0x10, true, out, sizeof(out)));
 	assert_string_equal(out, "0x10");
 	maps_free(&m);
 }
@@ -327,16 +325,16 @@ static void test_maps_of_the_image_owner_are_kept(void **state)
 	cw_annot_symbolize(&run, child, &a, &v);
 	assert_non_null(v.site);
 	assert_non_null(strstr(v.site, "named_function+0x"));
-	uint64_t clock_after_read = maps_clock;
+	uint64_t clock_after_read = run.annot->sym->maps_clock;
 	/* The second time from the cache: no read, the same name. */
 	memset(&v, 0, sizeof(v));
 	cw_annot_symbolize(&run, child, &a, &v);
 	assert_non_null(v.site);
 	assert_non_null(strstr(v.site, "named_function+0x"));
-	assert_int_equal(maps_clock, clock_after_read + 1);
+	assert_int_equal(run.annot->sym->maps_clock, clock_after_read + 1);
 	size_t kept = 0;
 	for (size_t i = 0; i < MAPS_CACHE; i++)
-		kept += maps_cache[i].use && maps_cache[i].owner == getpid();
+		kept += run.annot->sym->maps_cache[i].use && run.annot->sym->maps_cache[i].owner == getpid();
 	assert_int_equal(kept, 1);
 
 	/* A frame in no mapping of the cached copy: not a hit. */
@@ -356,9 +354,9 @@ static void test_maps_of_the_image_owner_are_kept(void **state)
 	procs[2].exe = "/bin/sh";
 
 	/* The owner's exec drops what was kept for it. */
-	cw_annot_maps_cache_drop(getpid());
+	cw_annot_maps_cache_drop(run.annot, getpid());
 	for (size_t i = 0; i < MAPS_CACHE; i++)
-		assert_false(maps_cache[i].use && maps_cache[i].owner == getpid());
+		assert_false(run.annot->sym->maps_cache[i].use && run.annot->sym->maps_cache[i].owner == getpid());
 }
 
 int main(void)
