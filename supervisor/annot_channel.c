@@ -32,6 +32,7 @@
 #include "supervisor/ptrace.h"
 #include "supervisor/kernel.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "preload/proto.h"
 
 /* ---- state ---- */
@@ -47,7 +48,7 @@ static bool note_allowed(struct cw_run *run)
 	if (notes_written > NOTES_MAX)
 		return false;
 	if (notes_written++ == NOTES_MAX) {
-		cw_run_note(run, 0, "warning",
+		cw_record_note(run, 0, "warning",
 			    "preload channel: more bad annotations; from now on they are only counted (stats.annotations)");
 		return false;
 	}
@@ -164,7 +165,7 @@ static void flag_bad(struct cw_run *run, pid_t pid, struct bucket *b, const char
 		b->noted_bad = true;
 	if (!note_allowed(run))
 		return;
-	cw_run_note(run, pid, "warning",
+	cw_record_note(run, pid, "warning",
 		    "preload channel: malformed annotation from pid %d (%s): ignored; "
 		    "annotations are advisory and decisions are unaffected", (int)pid, why);
 }
@@ -235,7 +236,7 @@ static void store(const struct cw_annot_hdr *h, const unsigned char *buf, pid_t 
 static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len, bool trunc,
 			const struct ucred *cred)
 {
-	double now = cw_run_time(run);
+	double now = cw_record_time(run);
 	struct cw_annot_hdr h;
 
 	cw_annot.stats.received++;
@@ -253,7 +254,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		cw_annot.stats.unattributed++;
 		if (!noted_unattributed && note_allowed(run)) {
 			noted_unattributed = true;
-			cw_run_note(run, 0, "warning",
+			cw_record_note(run, 0, "warning",
 				    "preload channel: annotation from a sender outside the supervised tree (pid %d): ignored",
 				    cred ? (int)cred->pid : 0);
 		}
@@ -277,7 +278,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 			/* A busy honest program gets here too: an info note,
 			 * a few per run at most. */
 			if (flood_notes++ < NOTES_MAX)
-				cw_run_note(run, pid, "info",
+				cw_record_note(run, pid, "info",
 				    "preload channel: pid %d exceeds %g annotations/s; the excess is dropped",
 				    (int)pid, RATE);
 		}

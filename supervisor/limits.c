@@ -16,6 +16,7 @@
 #include <linux/magic.h>
 #include "supervisor/limits.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/kernel.h"
@@ -62,10 +63,10 @@ void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
 		return;
 	cnt_killed++;
 	if (cnt_killed <= CNT_NOTES)
-		cw_run_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
+		cw_record_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
 			    cnt_max, ntasks, (int)pid);
 	if (cnt_killed == CNT_NOTES)
-		cw_run_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
+		cw_record_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
 }
 
 const char *cw_limits_note(void)
@@ -258,7 +259,7 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 	 * still waiting for its "go", before its exec. */
 	int r = cw_limits_own_restore(child);
 	if (r < 0)
-		cw_run_note(run, child, "warning", "the command could not be given capwatch's original "
+		cw_record_note(run, child, "warning", "the command could not be given capwatch's original "
 			    "resource limits (prlimit: %s): it runs with capwatch's raised soft limits",
 			    strerror(-r));
 	if (!cg_dir[0])
@@ -269,7 +270,7 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 	if (e < 0) {
 		snprintf(cg_note, sizeof(cg_note), "moving the command into %s failed (%s): "
 			 "the process limit is kept by the tracker's count", cg_dir, strerror(-e));
-		cw_run_note(run, child, "warning", "%s", cg_note);
+		cw_record_note(run, child, "warning", "%s", cg_note);
 		rmdir(cg_dir);
 		cg_dir[0] = cg_layer[0] = '\0';
 		cnt_on = true; /* the tracker's count then */

@@ -30,6 +30,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/watchdog.h"
@@ -225,7 +226,7 @@ void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
 void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_run *run = n->run;
-	double t = cw_run_time(run);
+	double t = cw_record_time(run);
 	bool denied = ev->d.verdict != CW_ALLOW;
 	struct cw_annot_view av; /* advisory: looked up after the decision */
 
@@ -257,7 +258,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	 * was built and thrown away on every event. */
 	if (run->trace_fd >= 0)
 		cw_trace_op_write(&run->tj, &to);
-	cw_run_trace_emit(run);
+	cw_record_trace_emit(run);
 	cw_approval_note(n, ev); /* report "approvals" */
 
 	if (ev->d.cap != CW_CAP_NONE && !deferred)
@@ -627,7 +628,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			/* The watchdog killed the group and the cgroup; the
 			 * tracker's pids (setsid'd ones) die here. */
 			run->timed_out = true;
-			cw_run_kill_all(run);
+			cw_tracker_kill_all(run);
 			kill_deadline = cw_now() + 5;
 			cw_watchdog_ack();
 		}
@@ -642,15 +643,15 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			break;
 		}
 		if (run->timed_out)
-			cw_run_kill_all(run); /* late forks */
+			cw_tracker_kill_all(run); /* late forks */
 		if (run->stop_deadline && cw_now() > run->stop_deadline) {
 			/* Asked to stop after the command exited: what did not
 			 * go at the forwarded signal goes now. */
 			run->stop_deadline = 0;
-			cw_run_kill_all(run);
+			cw_tracker_kill_all(run);
 		}
 		if (cw_now() - run->last_flush > 1.0)
-			cw_run_trace_flush(run);
+			cw_record_trace_flush(run);
 	}
 	/* The tree may have emptied (the watchdog's cgroup.kill) in an
 	 * iteration that did not see the watchdog's wake-up yet. */
