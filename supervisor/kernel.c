@@ -784,11 +784,11 @@ static void *fan_decider(void *arg)
 		fq.n--;
 		pthread_mutex_unlock(&fq.mu);
 		unsigned response = FAN_ALLOW;
-		cw_loop_lock();
+		cw_loop_lock(run);
 		connector_drain(run);
 		if (cw_kernel_in_tree(run, m.pid))
 			response = decide_exec(run, &m);
-		cw_loop_unlock();
+		cw_loop_unlock(run);
 		fan_respond(k->fan, m.fd, response);
 	}
 	return NULL;

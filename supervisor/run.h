@@ -19,6 +19,7 @@ struct cw_tracker;
 struct cw_tracker_ops;
 struct cw_changes;
 struct cw_kernel;
+struct cw_loop;
 struct cw_run;
 /* An event source of the loop registered by a back end (notify.h). */
 struct cw_loop_source {
@@ -94,6 +95,7 @@ struct cw_run {
 	struct cw_kernel *kernel;     /* kernel.c's state, NULL for portable */
 	struct cw_loop_source sources[4];
 	size_t nsources;
+	struct cw_loop *loop;         /* the event loop's state (notify.c) */
 };
 
 /* The whole run after argument parsing: returns the exit status. */
