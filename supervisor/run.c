@@ -1,11 +1,13 @@
-/* One run: set up (profile, workspace, scratch, environment, outputs),
- * launch, loop, then the outcome, the report and the exit status
- * (contract sections 1 and 4). The report is written on every path out of
- * here once its destination is open. */
+/* One run, the top of the program: set up (profile, workspace, scratch,
+ * environment, outputs), launch, loop, then the outcome, the report and
+ * the exit status (contract sections 1 and 4), one step function each
+ * (cw_run_main at the end reads as the list). The report is written on
+ * every path out of here once its destination is open. Only main.c calls
+ * in here; what the modules share while the run goes on is elsewhere
+ * (record.h, changes.h, outcome.h, ptrace.h's cw_tracker_kill_all). */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,7 +18,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "supervisor/run.h"
@@ -264,9 +265,9 @@ static bool choose_backend(struct cw_run *run)
 	return true;
 }
 
-/* The report with outcome O, then the trace's summary. One writer: the
- * --timeout watchdog may have taken the report because this thread was
- * stuck; it writes it and exits. */
+/* The report with outcome O. One writer: the --timeout watchdog may have
+ * taken the report because this thread was stuck; it writes it and
+ * exits. */
 static bool write_report(struct cw_run *run, const struct cw_outcome *o)
 {
 	if (!cw_watchdog_claim_report())
@@ -398,42 +399,60 @@ static int take_output_fd(struct cw_run *run, int fd, const char *opt)
 	return own;
 }
 
-int cw_run_main(const struct cw_options *opts)
-{
-	struct cw_run r = { 0 };
-	struct cw_run *run = &r;
-	struct cw_profile_files pfiles = { 0 };
-	struct sock_fprog prog = { 0 };
-	struct cw_launch_signals sigs;
-	_cleanup_close_ int sigfd = -1;
-	int status = CW_EXIT_FAILURE;
-	int e;
-	char err_reason[256] = "";
+/* ---- the run, step by step ---- */
 
-	run->opts = opts;
-	run->t0 = cw_now();
-	run->last_flush = run->t0;
-	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
-	run->observe = opts->observe;
-	cw_jbuf_init(&run->tj);
+/* What cw_run_main's steps share besides the run. */
+struct setup {
+	struct cw_profile_files pfiles;
+	struct sock_fprog prog;
+	struct cw_launch_signals sigs; /* as capwatch was started: the command's */
+	int sigfd;
+	int status;                    /* capwatch's exit status at STEP_END */
+	char err_reason[256];          /* why setup failed (debug line) */
+};
+
+/* How a step ended: go on to the next; the run is over with su->status
+ * (the report, if any, written); out of memory; setup failed (reported
+ * as sandbox_setup_failure). */
+enum step { STEP_OK, STEP_END, STEP_OOM, STEP_FAILED };
+
+static enum step setup_failed(struct setup *su, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static enum step setup_failed(struct setup *su, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(su->err_reason, sizeof(su->err_reason), fmt, ap);
+	va_end(ap);
+	return STEP_FAILED;
+}
+
+static enum step end_with(struct setup *su, int status)
+{
+	su->status = status;
+	return STEP_END;
+}
+
+/* The process capwatch is: the signal state the command must inherit
+ * saved before ours changes, the log level, the limits, the directory. */
+static enum step configure_process(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
 	cw_log_set_level(opts->verbosity < 0 ? CW_LOG_ERROR :
 			 opts->verbosity == 0 ? CW_LOG_WARNING :
 			 opts->verbosity == 1 ? CW_LOG_INFO : CW_LOG_DEBUG);
 
 	/* The signal state the command must inherit, before we change ours. */
-	sigprocmask(SIG_SETMASK, NULL, &sigs.mask);
-	sigaction(SIGPIPE, NULL, &sigs.pipe);
+	sigprocmask(SIG_SETMASK, NULL, &su->sigs.mask);
+	sigaction(SIGPIPE, NULL, &su->sigs.pipe);
 	signal(SIGPIPE, SIG_IGN); /* a closed report/trace pipe is an error, not death */
 	/* A file size limit makes a write fail (EFBIG), never kills capwatch
 	 * before its report (issue 14). Blocked, not ignored, until the
 	 * command is launched: the child restores the mask above, while an
 	 * ignored disposition would survive its exec. Ignored from then on. */
-	{
-		sigset_t xfsz;
-		sigemptyset(&xfsz);
-		sigaddset(&xfsz, SIGXFSZ);
-		sigprocmask(SIG_BLOCK, &xfsz, NULL);
-	}
+	sigset_t xfsz;
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &xfsz, NULL);
 	/* Soft RLIMIT_FSIZE and RLIMIT_NOFILE up to the hard limits; the
 	 * command gets the ones we were started with (cw_limits_attach). */
 	cw_limits_own_raise();
@@ -441,16 +460,21 @@ int cw_run_main(const struct cw_options *opts)
 	char cwdbuf[PATH_MAX];
 	if (!getcwd(cwdbuf, sizeof(cwdbuf))) {
 		cw_err("cannot determine the current directory: %s", strerror(errno));
-		goto out;
+		return end_with(su, CW_EXIT_FAILURE);
 	}
 	run->cwd = strdup(cwdbuf);
+	return STEP_OK;
+}
 
-	/* 1. Where the report goes: first, so that every later failure is
-	 * reported. */
+/* 1. Where the report goes: first, so that every later failure is
+ * reported. A failure here has no report to write. */
+static enum step open_report(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
 	run->report = cw_report_new();
 	if (!run->report || !run->cwd) {
 		cw_err("out of memory");
-		goto out;
+		return end_with(su, CW_EXIT_FAILURE);
 	}
 	struct cw_hash_key hk; /* capabilitiesUsed is keyed by scopes the command chooses */
 	cw_hash_key_random(&hk);
@@ -459,22 +483,22 @@ int cw_run_main(const struct cw_options *opts)
 		run->report_fd = open_output(opts->report);
 		if (run->report_fd < 0) {
 			cw_err("%s: %s", opts->report, strerror(errno));
-			goto out;
+			return end_with(su, CW_EXIT_FAILURE);
 		}
 		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->report)) < 0)
-			goto oom;
+			return STEP_OOM;
 	} else if (opts->report_fd >= 0) {
 		int fl = fcntl(opts->report_fd, F_GETFL);
 		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
 			cw_err("--report-fd %d: %s", opts->report_fd,
 			       fl < 0 ? strerror(errno) : "descriptor is not open for writing");
-			goto out;
+			return end_with(su, CW_EXIT_FAILURE);
 		}
 		run->report_fd = fcntl(opts->report_fd, F_DUPFD_CLOEXEC, 3);
 		close(opts->report_fd); /* the command must not inherit it */
 		if (run->report_fd < 0) {
 			cw_err("--report-fd %d: %s", opts->report_fd, strerror(errno));
-			goto out;
+			return end_with(su, CW_EXIT_FAILURE);
 		}
 		char link[64], target[PATH_MAX];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", run->report_fd);
@@ -482,11 +506,16 @@ int cw_run_main(const struct cw_options *opts)
 		if (n > 0 && target[0] == '/') {
 			target[n] = '\0';
 			if (push_str(&run->protected_files, &run->nprotected, strdup(target)) < 0)
-				goto oom;
+				return STEP_OOM;
 		}
 	}
+	return STEP_OK;
+}
 
-	/* 2. The workspace roots, the scratch directory, the context. */
+/* 2. The workspace roots. 3. The profile. */
+static enum step configure_policy(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
 	size_t nroots = 0;
 	for (size_t i = 0; i < (opts->nworkspaces ? opts->nworkspaces : 1); i++) {
 		const char *w = opts->nworkspaces ? opts->workspaces[i] : run->cwd;
@@ -494,63 +523,66 @@ int cw_run_main(const struct cw_options *opts)
 		struct stat st;
 		if (!realpath(w, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			cw_err("--workspace %s: %s", w, errno ? strerror(errno) : "not a directory");
-			snprintf(err_reason, sizeof(err_reason), "workspace %s unusable", w);
-			goto setup_failed;
+			return setup_failed(su, "workspace %s unusable", w);
 		}
 		if (push_str(&run->roots, &nroots, strdup(real)) < 0)
-			goto oom;
+			return STEP_OOM;
 	}
 	run->ctx.roots = (const char *const *)run->roots;
 	run->ctx.nroots = nroots;
 
-	/* 3. The profile. */
-	e = cw_profile_load(opts->profile, &run->profile, &pfiles);
-	if (e < 0) {
-		snprintf(err_reason, sizeof(err_reason), "profile %s could not be loaded", opts->profile);
-		goto setup_failed;
-	}
-	for (size_t i = 0; i < pfiles.n; i++)
-		if (push_str(&run->protected_files, &run->nprotected, strdup(pfiles.paths[i])) < 0)
-			goto oom;
+	if (cw_profile_load(opts->profile, &run->profile, &su->pfiles) < 0)
+		return setup_failed(su, "profile %s could not be loaded", opts->profile);
+	for (size_t i = 0; i < su->pfiles.n; i++)
+		if (push_str(&run->protected_files, &run->nprotected, strdup(su->pfiles.paths[i])) < 0)
+			return STEP_OOM;
 	run->profile_name = xstrdup(cw_profile_name(run->profile));
+	return STEP_OK;
+}
 
+/* The trace's destination and its buffer. */
+static enum step open_trace(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
 	if (opts->trace) {
 		run->trace_fd = open_output(opts->trace);
 		if (run->trace_fd < 0) {
 			cw_err("%s: %s", opts->trace, strerror(errno));
-			snprintf(err_reason, sizeof(err_reason), "trace file unusable");
-			goto setup_failed;
+			return setup_failed(su, "trace file unusable");
 		}
 		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->trace)) < 0)
-			goto oom;
+			return STEP_OOM;
 	} else if (opts->trace_fd >= 0) {
 		/* --trace-fd N: a stream for a log pipeline, taken like
 		 * --report-fd (the command does not inherit it, a file behind
 		 * it is protected); its flags stay the caller's (O_APPEND) */
-		e = take_output_fd(run, opts->trace_fd, "--trace-fd");
-		if (e < 0) {
-			if (e == -ENOMEM)
-				goto oom;
-			snprintf(err_reason, sizeof(err_reason), "trace descriptor unusable");
-			goto setup_failed;
-		}
+		int e = take_output_fd(run, opts->trace_fd, "--trace-fd");
+		if (e == -ENOMEM)
+			return STEP_OOM;
+		if (e < 0)
+			return setup_failed(su, "trace descriptor unusable");
 		run->trace_fd = e;
 	}
 	if (run->trace_fd >= 0) {
 		run->tcap = TRACE_BUF;
 		run->tbuf = malloc(run->tcap);
 		if (!run->tbuf)
-			goto oom;
+			return STEP_OOM;
 	}
+	return STEP_OK;
+}
 
+/* The scratch directory, the report's spill file, the decision context,
+ * the tracker, the back end; the trace's header. */
+static enum step configure_run(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
 	const char *tmp = getenv("TMPDIR");
-	e = cw_scratch_create(run, tmp && tmp[0] == '/' ? tmp : "/tmp");
+	int e = cw_scratch_create(run, tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (e == -ENOMEM)
-		goto oom;
-	if (e < 0) {
-		snprintf(err_reason, sizeof(err_reason), "scratch directory could not be created");
-		goto setup_failed;
-	}
+		return STEP_OOM;
+	if (e < 0)
+		return setup_failed(su, "scratch directory could not be created");
 
 	cw_outcome_setup_spill(run, tmp && tmp[0] == '/' ? tmp : "/tmp");
 
@@ -564,13 +596,11 @@ int cw_run_main(const struct cw_options *opts)
 	run->ctx.ngrants = opts->ngrants;
 	run->changes = cw_changes_new();
 	if (!run->changes || cw_tracker_new(run) < 0)
-		goto oom;
+		return STEP_OOM;
 
 	set_run(run, run->profile_name ? run->profile_name : opts->profile);
-	if (!choose_backend(run)) {
-		snprintf(err_reason, sizeof(err_reason), "--backend kernel is not available here");
-		goto setup_failed;
-	}
+	if (!choose_backend(run))
+		return setup_failed(su, "--backend kernel is not available here");
 
 	if (run->trace_fd >= 0) {
 		struct utsname u;
@@ -587,16 +617,30 @@ int cw_run_main(const struct cw_options *opts)
 		cw_trace_header_write(&run->tj, &h);
 		cw_record_trace_emit(run);
 	}
+	return STEP_OK;
+}
 
-	/* 4. Before starting: is the command there, may it start at all? */
-	e = find_command(opts->command[0], getenv("PATH"), &run->command_path);
+/* A denial before the command exists, in the report. */
+static void deny_unstarted(struct cw_run *run, const char *abs_cmd, const struct cw_decision *d)
+{
+	struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = d,
+				       .time = cw_record_time(run), .enforced = true };
+	cw_report_add_denial(run->report, &dr);
+	run->denials++;
+}
+
+/* 4. Before starting: is the command there, may it start at all, with
+ * which environment, and which descriptors. */
+static enum step check_start(struct cw_run *run, struct setup *su)
+{
+	const struct cw_options *opts = run->opts;
+	int e = find_command(opts->command[0], getenv("PATH"), &run->command_path);
 	if (e == -ENOMEM)
-		goto oom;
+		return STEP_OOM;
 	if (e < 0) {
 		cw_err("%s: %s", opts->command[0], e == -ENOENT ? "command not found" : "cannot execute (permission denied or not a regular file)");
 		int st = e == -ENOENT ? CW_EXIT_NOT_FOUND : CW_EXIT_CANNOT_EXEC;
-		status = end_unstarted(run, "failed", cw_outcome_unstarted_kind(st), NULL, st);
-		goto out;
+		return end_with(su, end_unstarted(run, "failed", cw_outcome_unstarted_kind(st), NULL, st));
 	}
 	char abs_cmd[PATH_MAX + 16];
 	if (cw_path_normalize(run->cwd, run->command_path, abs_cmd, sizeof(abs_cmd)) < 0)
@@ -612,13 +656,9 @@ int cw_run_main(const struct cw_options *opts)
 			d.cap = CW_CAP_PROCESS_SPAWN;
 			snprintf(d.reason, sizeof(d.reason), "profile %s does not let any command start", run->profile_name);
 		}
-		struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = &d,
-					       .time = cw_record_time(run), .enforced = true };
-		cw_report_add_denial(run->report, &dr);
-		run->denials++;
+		deny_unstarted(run, abs_cmd, &d);
 		cw_err("profile %s: %s is not allowed to start (%s)", run->profile_name, opts->command[0], d.rule);
-		status = end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC);
-		goto out;
+		return end_with(su, end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC));
 	}
 	bool full_env = false;
 	if (opts->inherit_env) {
@@ -632,41 +672,25 @@ int cw_run_main(const struct cw_options *opts)
 				d.verdict = CW_DENY; /* no prompt yet: an unanswered ask */
 				d.next_action = CW_NEXT_REQUEST_APPROVAL;
 			}
-			struct cw_denial_record dr = { .pid = 0, .program = abs_cmd, .syscall = "execve", .d = &d,
-						       .time = cw_record_time(run), .enforced = true };
-			cw_report_add_denial(run->report, &dr);
-			run->denials++;
+			deny_unstarted(run, abs_cmd, &d);
 			cw_err("--inherit-env denied by profile %s (%s)", run->profile_name, d.rule);
-			status = end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC);
-			goto out;
+			return end_with(su, end_unstarted(run, "denied", "policy_denied", &d, CW_EXIT_CANNOT_EXEC));
 		}
 		full_env = true;
 	}
 	if (build_env(run, full_env) < 0 || cw_annot_setup(run) < 0)
-		goto oom;
+		return STEP_OOM;
 
 	/* Descriptors capwatch was started with: closed, or passed with
 	 * --keep-fd when the profile allows them (fds.h). */
-	if (cw_fds_decide(run) < 0) {
-		snprintf(err_reason, sizeof(err_reason), "a --keep-fd descriptor is not open");
-		goto setup_failed;
-	}
+	if (cw_fds_decide(run) < 0)
+		return setup_failed(su, "a --keep-fd descriptor is not open");
+	return STEP_OK;
+}
 
-	/* 5. The filter, the signals, the launch. */
-	if (cw_filter_build(run, &prog) < 0) {
-		snprintf(err_reason, sizeof(err_reason), "seccomp filter could not be built");
-		goto setup_failed;
-	}
-	if (cw_notify_init(run) < 0) {
-		snprintf(err_reason, sizeof(err_reason), "seccomp notifications unavailable");
-		goto setup_failed;
-	}
-	if (cw_approval_init(run) < 0) {
-		snprintf(err_reason, sizeof(err_reason), "the approval channel could not be set up");
-		goto setup_failed;
-	}
-	run->tty_mode = isatty(STDIN_FILENO);
-	run->under_filter = seccomp_mode() == 2;
+/* The signals the loop takes through its signalfd (su->sigfd), blocked. */
+static enum step open_signals(struct cw_run *run, struct setup *su)
+{
 	sigset_t mask;
 	sigemptyset(&mask);
 	int fwd[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };
@@ -678,29 +702,17 @@ int cw_run_main(const struct cw_options *opts)
 		sigaddset(&mask, SIGTTOU);
 	}
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0) {
+	su->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (su->sigfd < 0) {
 		cw_err("signalfd: %s", strerror(errno));
-		snprintf(err_reason, sizeof(err_reason), "signalfd failed");
-		goto setup_failed;
+		return setup_failed(su, "signalfd failed");
 	}
+	return STEP_OK;
+}
 
-	cw_record_trace_flush(run);
-	{
-		char links[256];
-		if (cw_resolve_toplinks(links, sizeof(links)))
-			cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
-	}
-	/* Secrets by identity (secret_ids.h): scanned now, before the command
-	 * can make names, so that no number of files it creates first can
-	 * spend the scan's budget (red team e128). */
-	cw_secret_ids_start(run);
-	e = cw_launch(run, &prog, &sigs);
-	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
-	if (e < 0) {
-		snprintf(err_reason, sizeof(err_reason), "launching the command failed: %s", strerror(-e));
-		goto setup_failed;
-	}
+/* What the run says about itself once the command is there. */
+static void note_launched(struct cw_run *run)
+{
 	if (run->degraded)
 		cw_record_note(run, run->child, "warning", "%s", run->downgrade_reason);
 	/* What the command keeps of capwatch's privileges, when not all
@@ -716,65 +728,129 @@ int cw_run_main(const struct cw_options *opts)
 	 * kernel does not back the supervisor on writes in this run. */
 	if (cw_landlock_fs_unbounded())
 		cw_record_note(run, run->child, "info", "%s", cw_landlock_note());
+}
+
+/* 5. The filter, the signals, the launch. */
+static enum step launch(struct cw_run *run, struct setup *su)
+{
+	if (cw_filter_build(run, &su->prog) < 0)
+		return setup_failed(su, "seccomp filter could not be built");
+	if (cw_notify_init(run) < 0)
+		return setup_failed(su, "seccomp notifications unavailable");
+	if (cw_approval_init(run) < 0)
+		return setup_failed(su, "the approval channel could not be set up");
+	run->tty_mode = isatty(STDIN_FILENO);
+	run->under_filter = seccomp_mode() == 2;
+	enum step st = open_signals(run, su);
+	if (st != STEP_OK)
+		return st;
+
+	cw_record_trace_flush(run);
+	char links[256];
+	if (cw_resolve_toplinks(links, sizeof(links)))
+		cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
+	/* Secrets by identity (secret_ids.h): scanned now, before the command
+	 * can make names, so that no number of files it creates first can
+	 * spend the scan's budget (red team e128). */
+	cw_secret_ids_start(run);
+	int e = cw_launch(run, &su->prog, &su->sigs);
+	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
+	if (e < 0)
+		return setup_failed(su, "launching the command failed: %s", strerror(-e));
+	note_launched(run);
 	/* Nothing of capwatch's (the listener, its memory) can be read
 	 * through /proc or ptrace by a process of the same user. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	return STEP_OK;
+}
 
-	/* 6. The run. The enforcement is in the report from here, for a
-	 * report the watchdog may have to write. */
+/* 6. The run. The enforcement is in the report from here, for a report
+ * the watchdog may have to write. */
+static enum step run_loop(struct cw_run *run, struct setup *su)
+{
 	cw_outcome_set_enforcement(run);
-	e = cw_watchdog_start(run);
-	if (e < 0) {
-		snprintf(err_reason, sizeof(err_reason), "the --timeout watchdog could not start: %s", strerror(-e));
-		goto setup_failed;
-	}
-	e = cw_notify_loop(run, sigfd);
+	int e = cw_watchdog_start(run);
+	if (e < 0)
+		return setup_failed(su, "the --timeout watchdog could not start: %s", strerror(-e));
+	e = cw_notify_loop(run, su->sigfd);
 	cw_approval_shutdown(run); /* what still waits for an answer is denied */
 	if (e < 0) {
 		cw_err("event loop failed: %s", strerror(-e));
 		close(run->listener); /* pending notifications fail with ENOSYS */
 		run->listener = -1;
 		kill_and_drain(run);
-		snprintf(err_reason, sizeof(err_reason), "supervisor failure: %s", strerror(-e));
+		setup_failed(su, "supervisor failure: %s", strerror(-e));
 		if (!run->child_exited)
-			goto setup_failed;
+			return STEP_FAILED;
 	}
 	if (run->tracker_ops->alive(run))
 		kill_and_drain(run);
+	return STEP_OK;
+}
 
-	{
-		struct cw_outcome o;
-		cw_outcome_compute(run, &o);
-		bool ok = write_report(run, &o);
-		cw_outcome_finish_trace(run, &o);
-		say_denials(run, &o);
-		status = ok ? o.status : CW_EXIT_FAILURE;
-	}
-	goto out;
+/* 7. The outcome, the report, the trace's summary, the line on stderr. */
+static enum step finish(struct cw_run *run, struct setup *su)
+{
+	struct cw_outcome o;
+	cw_outcome_compute(run, &o);
+	bool ok = write_report(run, &o);
+	cw_outcome_finish_trace(run, &o);
+	say_denials(run, &o);
+	return end_with(su, ok ? o.status : CW_EXIT_FAILURE);
+}
 
-oom:
-	cw_err("out of memory");
-	snprintf(err_reason, sizeof(err_reason), "out of memory");
-setup_failed:
+/* The run could not be set up (or its supervisor failed with the command
+ * still there): nothing is left running, and the report says
+ * sandbox_setup_failure. */
+static int end_failed(struct cw_run *run, struct setup *su)
+{
 	if (run->child > 0 && !run->child_exited)
 		kill_and_drain(run);
-	{
-		if (!run->report_run_set)
-			set_run(run, opts->profile);
-		struct cw_outcome o = { .state = "failed", .kind = "sandbox_setup_failure", .status = CW_EXIT_FAILURE };
-		if (err_reason[0])
-			cw_debug("setup failure: %s", err_reason);
-		write_report(run, &o);
-		cw_outcome_finish_trace(run, &o);
+	if (!run->report_run_set)
+		set_run(run, run->opts->profile);
+	struct cw_outcome o = { .state = "failed", .kind = "sandbox_setup_failure", .status = CW_EXIT_FAILURE };
+	if (su->err_reason[0])
+		cw_debug("setup failure: %s", su->err_reason);
+	write_report(run, &o);
+	cw_outcome_finish_trace(run, &o);
+	return CW_EXIT_FAILURE;
+}
+
+int cw_run_main(const struct cw_options *opts)
+{
+	static enum step (*const steps[])(struct cw_run *, struct setup *) = {
+		configure_process, open_report, configure_policy, open_trace, configure_run,
+		check_start, launch, run_loop, finish,
+	};
+	struct cw_run r = { 0 };
+	struct cw_run *run = &r;
+	struct setup su = { .sigfd = -1, .status = CW_EXIT_FAILURE };
+
+	run->opts = opts;
+	run->t0 = cw_now();
+	run->last_flush = run->t0;
+	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
+	run->observe = opts->observe;
+	cw_jbuf_init(&run->tj);
+
+	enum step st = STEP_OK;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(steps) && st == STEP_OK; i++)
+		st = steps[i](run, &su);
+	if (st == STEP_OOM) {
+		cw_err("out of memory");
+		snprintf(su.err_reason, sizeof(su.err_reason), "out of memory");
 	}
-	status = CW_EXIT_FAILURE;
-out:
+	if (st == STEP_OOM || st == STEP_FAILED)
+		su.status = end_failed(run, &su);
+
 	cw_watchdog_stop();
 	cw_kernel_teardown(run);
 	cw_limits_teardown();
 	cw_scratch_remove(run);
-	free(prog.filter);
-	cw_profile_files_free(&pfiles);
+	free(su.prog.filter);
+	cw_profile_files_free(&su.pfiles);
+	if (su.sigfd >= 0)
+		close(su.sigfd);
 	run_free(run);
-	return status;
+	return su.status;
 }
