@@ -32,6 +32,7 @@
 #include "supervisor/ptrace.h"
 #include "supervisor/kernel.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "preload/proto.h"
 
 /* Notes about bad senders, at most this many per run (a fork storm of
@@ -44,7 +45,7 @@ static bool note_allowed(struct cw_run *run)
 	if (an->notes_written > NOTES_MAX)
 		return false;
 	if (an->notes_written++ == NOTES_MAX) {
-		cw_run_note(run, 0, "warning",
+		cw_record_note(run, 0, "warning",
 			    "preload channel: more bad annotations; from now on they are only counted (stats.annotations)");
 		return false;
 	}
@@ -164,7 +165,7 @@ static void flag_bad(struct cw_run *run, pid_t pid, struct bucket *b, const char
 		b->noted_bad = true;
 	if (!note_allowed(run))
 		return;
-	cw_run_note(run, pid, "warning",
+	cw_record_note(run, pid, "warning",
 		    "preload channel: malformed annotation from pid %d (%s): ignored; "
 		    "annotations are advisory and decisions are unaffected", (int)pid, why);
 }
@@ -237,7 +238,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 			const struct ucred *cred)
 {
 	struct cw_annot *an = run->annot;
-	double now = cw_run_time(run);
+	double now = cw_record_time(run);
 	struct cw_annot_hdr h;
 
 	an->stats.received++;
@@ -255,7 +256,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		an->stats.unattributed++;
 		if (!an->noted_unattributed && note_allowed(run)) {
 			an->noted_unattributed = true;
-			cw_run_note(run, 0, "warning",
+			cw_record_note(run, 0, "warning",
 				    "preload channel: annotation from a sender outside the supervised tree (pid %d): ignored",
 				    cred ? (int)cred->pid : 0);
 		}
@@ -279,7 +280,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 			/* A busy honest program gets here too: an info note,
 			 * a few per run at most. */
 			if (an->flood_notes++ < NOTES_MAX)
-				cw_run_note(run, pid, "info",
+				cw_record_note(run, pid, "info",
 				    "preload channel: pid %d exceeds %g annotations/s; the excess is dropped",
 				    (int)pid, RATE);
 		}

@@ -14,6 +14,7 @@
 #include "supervisor/annot_impl.h"
 #include "supervisor/notify.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "preload/proto.h"
 
 /* ---- lookups ---- */
@@ -158,7 +159,7 @@ static void lookup(struct cw_run *run, pid_t tgid, pid_t tid, pid_t ppid,
 	}
 
 	if (!a && k == CW_OP_EXEC && ppid > 0)
-		a = find_spawn(an, ppid, ev, cw_run_time(run));
+		a = find_spawn(an, ppid, ev, cw_record_time(run));
 	if (a) {
 		a->used = true;
 		if (net && a->name[0]) {

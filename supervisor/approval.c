@@ -39,6 +39,7 @@
 #include "supervisor/log.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/util.h"
 
 #define MAX_PENDING 256
@@ -475,7 +476,7 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 		}
 		A->once_set = false;
 		pending_free(p);
-		cw_run_trace_flush(run);
+		cw_record_trace_flush(run);
 		arm_timer(A);
 		return;
 	}
@@ -497,7 +498,7 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 	ev->enforced = true;
 	cw_event_deny(&n, ev);
 	cw_event_record(&n, ev);
-	cw_run_trace_flush(run);
+	cw_record_trace_flush(run);
 	pending_free(p);
 	arm_timer(A);
 }
@@ -805,7 +806,7 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 	p->to_socket = A->use_socket;
 	A->pend[A->npend++] = p;
 	n->answered = true; /* answered later, from the pending record */
-	cw_run_note(run, p->tgid, "info", "waiting for approval (%s): %s %s %s",
+	cw_record_note(run, p->tgid, "info", "waiting for approval (%s): %s %s %s",
 		    p->to_socket ? "approval socket" : "terminal", p->syscall,
 		    cw_cap_name(p->ev.d.cap), p->ev.d.scope);
 	if (p->to_socket)
@@ -837,7 +838,7 @@ void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
 		once = strstr(d->rule, ":once") != NULL;
 	struct cw_approval_record a = {
 		.cap = d->cap, .scope = d->scope, .rule = d->rule, .reason = d->reason,
-		.how = how, .once = once, .pid = n->tgid, .time = cw_run_time(n->run),
+		.how = how, .once = once, .pid = n->tgid, .time = cw_record_time(n->run),
 	};
 	cw_report_add_approval(n->run->report, &a);
 }

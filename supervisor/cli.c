@@ -216,9 +216,228 @@ static bool valid_env_name(const char *s)
 	return true;
 }
 
+/* What an option's handler below returns: CW_CLI_CONTINUE when the
+ * option was taken, NOT_MINE when it belongs to another section, EMPTY or
+ * OOM for the messages cw_cli_parse() writes, else the exit status after
+ * a message. One handler per section of the help. */
+enum { NOT_MINE = -2, EMPTY = -3, OOM = -4 };
+
+/* A decimal number in [LO, HI]. */
+static bool parse_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !errno && end != s && !*end && *v >= lo && *v <= hi;
+}
+
+static int opt_policy(int c, const char *arg, struct cw_options *o, FILE *err)
+{
+	switch (c) {
+	case OPT_PROFILE:
+		if (!*arg)
+			return EMPTY;
+		o->profile = arg;
+		return CW_CLI_CONTINUE;
+	case OPT_WORKSPACE:
+		if (!*arg)
+			return EMPTY;
+		return push(&o->workspaces, &o->nworkspaces, arg) < 0 ? OOM : CW_CLI_CONTINUE;
+	case OPT_APPROVE_RISK:
+		if (!*arg)
+			return usage_error(err, "--approve-risk needs a reason%s", "");
+		o->approve_risk = arg;
+		return CW_CLI_CONTINUE;
+	case OPT_APPROVE: {
+		struct cw_grant g;
+		if (parse_grant(arg, &g) < 0)
+			return usage_error(err, "--approve: unknown capability in \"%s\"", arg);
+		struct cw_grant *a = realloc(o->grants, (o->ngrants + 1) * sizeof(*a));
+		if (!a)
+			return OOM;
+		a[o->ngrants++] = g;
+		o->grants = a;
+		return CW_CLI_CONTINUE;
+	}
+	case OPT_OBSERVE:
+		o->observe = true;
+		return CW_CLI_CONTINUE;
+	}
+	return NOT_MINE;
+}
+
+static int opt_approvals(int c, const char *arg, struct cw_options *o, FILE *err)
+{
+	long v;
+	switch (c) {
+	case OPT_APPROVAL_SOCKET:
+		if (!*arg)
+			return EMPTY;
+		o->approval_socket = arg;
+		return CW_CLI_CONTINUE;
+	case OPT_APPROVAL_FD:
+		if (!parse_long(arg, 3, INT_MAX, &v))
+			return usage_error(err, "--approval-fd: not a descriptor above 2: \"%s\"", arg);
+		o->approval_fd = (int)v;
+		return CW_CLI_CONTINUE;
+	case OPT_APPROVAL_TIMEOUT:
+		if (parse_duration(arg, &o->approval_timeout) < 0 || o->approval_timeout <= 0)
+			return usage_error(err, "--approval-timeout: invalid duration \"%s\"", arg);
+		return CW_CLI_CONTINUE;
+	}
+	return NOT_MINE;
+}
+
+static int opt_environment(int c, const char *arg, struct cw_options *o, FILE *err)
+{
+	switch (c) {
+	case OPT_ENV_PASS:
+		if (!valid_env_name(arg))
+			return usage_error(err, "--env-pass: invalid variable name \"%s\"", arg);
+		return push(&o->env_pass, &o->nenv_pass, arg) < 0 ? OOM : CW_CLI_CONTINUE;
+	case OPT_INHERIT_ENV:
+		o->inherit_env = true;
+		return CW_CLI_CONTINUE;
+	case OPT_KEEP_SCRATCH:
+		o->keep_scratch = true;
+		return CW_CLI_CONTINUE;
+	}
+	return NOT_MINE;
+}
+
+static int opt_output(int c, const char *arg, struct cw_options *o, FILE *err)
+{
+	long v;
+	switch (c) {
+	case OPT_REPORT:
+		if (!*arg)
+			return EMPTY;
+		o->report = arg;
+		return CW_CLI_CONTINUE;
+	case OPT_REPORT_FD:
+		if (!parse_long(arg, 0, INT_MAX, &v))
+			return usage_error(err, "--report-fd: not a descriptor number: \"%s\"", arg);
+		/* The report never shares a stream with the command. */
+		if (v <= 2)
+			return usage_error(err, "--report-fd %s: the report never goes to stdin, stdout or stderr", arg);
+		o->report_fd = (int)v;
+		return CW_CLI_CONTINUE;
+	case OPT_TRACE:
+		if (!*arg)
+			return EMPTY;
+		o->trace = arg;
+		return CW_CLI_CONTINUE;
+	case OPT_TRACE_FD:
+		if (!parse_long(arg, 0, INT_MAX, &v))
+			return usage_error(err, "--trace-fd: not a descriptor number: \"%s\"", arg);
+		/* JSONL mixed with the command's output is no stream a
+		 * pipeline can parse */
+		if (v <= 2)
+			return usage_error(err, "--trace-fd %s: the trace never goes to stdin, stdout or stderr", arg);
+		o->trace_fd = (int)v;
+		return CW_CLI_CONTINUE;
+	case OPT_QUIET:
+		o->verbosity = -1;
+		return CW_CLI_CONTINUE;
+	case OPT_VERBOSE:
+		if (o->verbosity < 0)
+			o->verbosity = 0;
+		o->verbosity++;
+		return CW_CLI_CONTINUE;
+	}
+	return NOT_MINE;
+}
+
+static int opt_limits(int c, const char *arg, struct cw_options *o, FILE *err)
+{
+	long v;
+	switch (c) {
+	case OPT_TIMEOUT:
+		if (parse_duration(arg, &o->timeout) < 0)
+			return usage_error(err, "--timeout: invalid duration \"%s\"", arg);
+		return CW_CLI_CONTINUE;
+	case OPT_MAX_PROCS:
+		if (!parse_long(arg, 1, 4194304, &v))
+			return usage_error(err, "--max-procs: not a positive number: \"%s\"", arg);
+		o->max_procs = v;
+		return CW_CLI_CONTINUE;
+	case OPT_BACKEND:
+		if (strcmp(arg, "auto") == 0)
+			o->backend = CW_BACKEND_AUTO;
+		else if (strcmp(arg, "kernel") == 0)
+			o->backend = CW_BACKEND_KERNEL;
+		else if (strcmp(arg, "portable") == 0)
+			o->backend = CW_BACKEND_PORTABLE;
+		else
+			return usage_error(err, "--backend: not auto, kernel or portable: \"%s\"", arg);
+		return CW_CLI_CONTINUE;
+	case OPT_NO_LANDLOCK:
+		o->no_landlock = true;
+		return CW_CLI_CONTINUE;
+	case OPT_KEEP_FD:
+		if (!parse_long(arg, 3, INT_MAX, &v))
+			return usage_error(err, "--keep-fd: not a descriptor above 2: \"%s\"", arg);
+		if (o->nkeep_fds >= CW_MAX_KEEP_FDS)
+			return usage_error(err, "--keep-fd %s: at most 32 descriptors", arg);
+		o->keep_fds[o->nkeep_fds++] = (int)v;
+		return CW_CLI_CONTINUE;
+	}
+	return NOT_MINE;
+}
+
+/* --help and --version (exit 0), or an unknown option. */
+static int opt_other(int c, char **argv, FILE *out, FILE *err)
+{
+	switch (c) {
+	case OPT_HELP:
+		fputs(help_text, out);
+		fflush(out);
+		return 0;
+	case OPT_VERSION:
+		fprintf(out, "capwatch %s\n", PACKAGE_VERSION);
+		fflush(out);
+		return 0;
+	}
+	if (optopt && optopt < 0x100) {
+		char s[2] = { (char)optopt, 0 };
+		return usage_error(err, "invalid option -%s", s);
+	}
+	return usage_error(err, "invalid option or missing argument: \"%s\"", argv[optind - 1]);
+}
+
+/* The options that exclude each other, and the command. */
+static int check_options(int argc, char **argv, struct cw_options *o, FILE *err)
+{
+	if (o->report && o->report_fd >= 0)
+		return usage_error(err, "--report and --report-fd are exclusive%s", "");
+	if (o->trace && o->trace_fd >= 0)
+		return usage_error(err, "--trace and --trace-fd are exclusive%s", "");
+	if (o->trace_fd >= 0) {
+		/* one descriptor, one stream: capwatch takes the trace's for
+		 * itself, so nothing else may name it */
+		bool clash = o->trace_fd == o->report_fd || o->trace_fd == o->approval_fd;
+		for (size_t k = 0; k < o->nkeep_fds; k++)
+			clash |= o->trace_fd == o->keep_fds[k];
+		if (clash) {
+			char n[16];
+			snprintf(n, sizeof(n), "%d", o->trace_fd);
+			return usage_error(err, "--trace-fd %s: the descriptor is named by another option too", n);
+		}
+	}
+	if (optind >= argc)
+		return usage_error(err, "no command given: capwatch [OPTIONS] -- COMMAND [ARG...]%s", "");
+	if (!*argv[optind])
+		return usage_error(err, "empty command name%s", "");
+	o->command = argv + optind;
+	return CW_CLI_CONTINUE;
+}
+
 int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *err)
 {
-	int c;
+	static int (*const sections[])(int, const char *, struct cw_options *, FILE *) = {
+		opt_policy, opt_approvals, opt_environment, opt_output, opt_limits,
+	};
+	int c, st = CW_CLI_CONTINUE;
 
 	memset(o, 0, sizeof(*o));
 	o->profile = "verify";
@@ -230,261 +449,29 @@ int cw_cli_parse(int argc, char **argv, struct cw_options *o, FILE *out, FILE *e
 	/* "+": stop at the first non-option, which is the command. */
 	int longindex;
 	while ((longindex = -1, c = getopt_long(argc, argv, "+p:w:qvh", long_options, &longindex)) != -1) {
-		switch (c) {
-		case OPT_PROFILE:
-			if (!*optarg)
-				goto bad_empty;
-			o->profile = optarg;
+		st = NOT_MINE;
+		for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]) && st == NOT_MINE; i++)
+			st = sections[i](c, optarg, o, err);
+		if (st == NOT_MINE)
+			st = opt_other(c, argv, out, err);
+		if (st != CW_CLI_CONTINUE)
 			break;
-		case OPT_WORKSPACE:
-			if (!*optarg)
-				goto bad_empty;
-			if (push(&o->workspaces, &o->nworkspaces, optarg) < 0)
-				goto oom;
-			break;
-		case OPT_REPORT:
-			if (!*optarg)
-				goto bad_empty;
-			o->report = optarg;
-			break;
-		case OPT_REPORT_FD: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > INT_MAX) {
-				usage_error(err, "--report-fd: not a descriptor number: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			if (v <= 2) {
-				/* The report never shares a stream with the command. */
-				usage_error(err, "--report-fd %s: the report never goes to stdin, stdout or stderr", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->report_fd = (int)v;
-			break;
-		}
-		case OPT_APPROVAL_SOCKET:
-			if (!*optarg)
-				goto bad_empty;
-			o->approval_socket = optarg;
-			break;
-		case OPT_KEEP_FD: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 2 || v > INT_MAX) {
-				usage_error(err, "--keep-fd: not a descriptor above 2: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			if (o->nkeep_fds >= CW_MAX_KEEP_FDS) {
-				usage_error(err, "--keep-fd %s: at most 32 descriptors", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->keep_fds[o->nkeep_fds++] = (int)v;
-			break;
-		}
-		case OPT_APPROVAL_FD: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 2 || v > INT_MAX) {
-				usage_error(err, "--approval-fd: not a descriptor above 2: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->approval_fd = (int)v;
-			break;
-		}
-		case OPT_MAX_PROCS: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 4194304) {
-				usage_error(err, "--max-procs: not a positive number: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->max_procs = v;
-			break;
-		}
-		case OPT_NO_LANDLOCK:
-			o->no_landlock = true;
-			break;
-		case OPT_APPROVAL_TIMEOUT:
-			if (parse_duration(optarg, &o->approval_timeout) < 0 || o->approval_timeout <= 0) {
-				usage_error(err, "--approval-timeout: invalid duration \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			break;
-		case OPT_TRACE:
-			if (!*optarg)
-				goto bad_empty;
-			o->trace = optarg;
-			break;
-		case OPT_TRACE_FD: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > INT_MAX) {
-				usage_error(err, "--trace-fd: not a descriptor number: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			if (v <= 2) {
-				/* JSONL mixed with the command's output is no stream
-				 * a pipeline can parse */
-				usage_error(err, "--trace-fd %s: the trace never goes to stdin, stdout or stderr", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->trace_fd = (int)v;
-			break;
-		}
-		case OPT_TIMEOUT:
-			if (parse_duration(optarg, &o->timeout) < 0) {
-				usage_error(err, "--timeout: invalid duration \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			break;
-		case OPT_APPROVE_RISK:
-			if (!*optarg) {
-				usage_error(err, "--approve-risk needs a reason%s", "");
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			o->approve_risk = optarg;
-			break;
-		case OPT_APPROVE: {
-			struct cw_grant g;
-			if (parse_grant(optarg, &g) < 0) {
-				usage_error(err, "--approve: unknown capability in \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			struct cw_grant *a = realloc(o->grants, (o->ngrants + 1) * sizeof(*a));
-			if (!a)
-				goto oom;
-			a[o->ngrants++] = g;
-			o->grants = a;
-			break;
-		}
-		case OPT_OBSERVE:
-			o->observe = true;
-			break;
-		case OPT_BACKEND:
-			if (strcmp(optarg, "auto") == 0)
-				o->backend = CW_BACKEND_AUTO;
-			else if (strcmp(optarg, "kernel") == 0)
-				o->backend = CW_BACKEND_KERNEL;
-			else if (strcmp(optarg, "portable") == 0)
-				o->backend = CW_BACKEND_PORTABLE;
-			else {
-				usage_error(err, "--backend: not auto, kernel or portable: \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			break;
-		case OPT_ENV_PASS:
-			if (!valid_env_name(optarg)) {
-				usage_error(err, "--env-pass: invalid variable name \"%s\"", optarg);
-				cw_options_free(o);
-				return CW_EXIT_FAILURE;
-			}
-			if (push(&o->env_pass, &o->nenv_pass, optarg) < 0)
-				goto oom;
-			break;
-		case OPT_INHERIT_ENV:
-			o->inherit_env = true;
-			break;
-		case OPT_KEEP_SCRATCH:
-			o->keep_scratch = true;
-			break;
-		case OPT_QUIET:
-			o->verbosity = -1;
-			break;
-		case OPT_VERBOSE:
-			if (o->verbosity < 0)
-				o->verbosity = 0;
-			o->verbosity++;
-			break;
-		case OPT_HELP:
-			fputs(help_text, out);
-			fflush(out);
-			cw_options_free(o);
-			return 0;
-		case OPT_VERSION:
-			fprintf(out, "capwatch %s\n", PACKAGE_VERSION);
-			fflush(out);
-			cw_options_free(o);
-			return 0;
-		case '?':
-		default:
-			if (optopt && optopt < 0x100) {
-				char s[2] = { (char)optopt, 0 };
-				usage_error(err, "invalid option -%s", s);
-			} else {
-				usage_error(err, "invalid option or missing argument: \"%s\"", argv[optind - 1]);
-			}
-			cw_options_free(o);
-			return CW_EXIT_FAILURE;
-		}
 	}
-	if (o->report && o->report_fd >= 0) {
-		usage_error(err, "--report and --report-fd are exclusive%s", "");
+	if (st == CW_CLI_CONTINUE)
+		st = check_options(argc, argv, o, err);
+	if (st == EMPTY) {
+		/* Name the option as it was given: --NAME, or -X. */
+		char name[64];
+		if (longindex >= 0)
+			snprintf(name, sizeof(name), "--%s", long_options[longindex].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		st = usage_error(err, "option %s needs a non-empty argument", name);
+	} else if (st == OOM) {
+		fputs("capwatch: out of memory\n", err);
+		st = CW_EXIT_FAILURE;
+	}
+	if (st != CW_CLI_CONTINUE)
 		cw_options_free(o);
-		return CW_EXIT_FAILURE;
-	}
-	if (o->trace && o->trace_fd >= 0) {
-		usage_error(err, "--trace and --trace-fd are exclusive%s", "");
-		cw_options_free(o);
-		return CW_EXIT_FAILURE;
-	}
-	if (o->trace_fd >= 0) {
-		/* one descriptor, one stream: capwatch takes the trace's for
-		 * itself, so nothing else may name it */
-		bool clash = o->trace_fd == o->report_fd || o->trace_fd == o->approval_fd;
-		for (size_t k = 0; k < o->nkeep_fds; k++)
-			clash |= o->trace_fd == o->keep_fds[k];
-		if (clash) {
-			char n[16];
-			snprintf(n, sizeof(n), "%d", o->trace_fd);
-			usage_error(err, "--trace-fd %s: the descriptor is named by another option too", n);
-			cw_options_free(o);
-			return CW_EXIT_FAILURE;
-		}
-	}
-	if (optind >= argc) {
-		usage_error(err, "no command given: capwatch [OPTIONS] -- COMMAND [ARG...]%s", "");
-		cw_options_free(o);
-		return CW_EXIT_FAILURE;
-	}
-	if (!*argv[optind]) {
-		usage_error(err, "empty command name%s", "");
-		cw_options_free(o);
-		return CW_EXIT_FAILURE;
-	}
-	o->command = argv + optind;
-	return CW_CLI_CONTINUE;
-
-bad_empty: {
-	/* Name the option as it was given: --NAME, or -X. */
-	char name[64];
-	if (longindex >= 0)
-		snprintf(name, sizeof(name), "--%s", long_options[longindex].name);
-	else
-		snprintf(name, sizeof(name), "-%c", c);
-	usage_error(err, "option %s needs a non-empty argument", name);
-	}
-	cw_options_free(o);
-	return CW_EXIT_FAILURE;
-oom:
-	fputs("capwatch: out of memory\n", err);
-	cw_options_free(o);
-	return CW_EXIT_FAILURE;
+	return st;
 }

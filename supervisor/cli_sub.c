@@ -1,11 +1,10 @@
 /* Subcommands of the capwatch binary that are not the run form: dispatched
  * to tools/ (kept out of cli.c so that the run-form parser links alone in
- * its unit test). */
+ * its unit test). "exec" is main.c's: it needs the run form's main. */
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
 #include "supervisor/cli.h"
-#include "supervisor/exec_request.h"
 #include "tools/tools.h"
 
 int cw_cli_dispatch_subcommand(int argc, char **argv)
@@ -20,7 +19,6 @@ int cw_cli_dispatch_subcommand(int argc, char **argv)
 		{ "diff", cw_tool_diff },
 		{ "export", cw_tool_export },
 		{ "profiles", cw_tool_profiles },
-		{ "exec", cw_exec_request },
 	};
 	if (argc < 2)
 		return CW_CLI_CONTINUE;

@@ -4,7 +4,7 @@
  *
  * The request is validated and turned into the run form's command line,
  * which a child process parses and runs with the ordinary machinery
- * (cw_cli_parse + cw_run_main), its report on a pipe. In captured mode the
+ * (cw_cli_parse + the run form's main, given by main.c), its report on a pipe. In captured mode the
  * command's stdout and stderr are pipes too; the parent drains all three
  * while the run goes on (a full pipe would otherwise stall the command),
  * keeps up to outputLimit bytes of each stream and the SHA-256 of all of
@@ -27,7 +27,6 @@
 #include "profile.h"
 #include "supervisor/cli.h"
 #include "supervisor/log.h"
-#include "supervisor/run.h"
 #include "supervisor/sha256.h"
 #include "supervisor/util.h"
 #include "report.h"
@@ -99,12 +98,14 @@ static const char *const known_keys[] = {
 	"workspaceRoots", "capabilities", "approval", "timeout", "outputLimit", NULL,
 };
 
-/* Validate ROOT and build the run form. Returns CW_CLI_CONTINUE, or the
- * exit status after a message naming the field. */
-static int parse_request(const char *file, const cJSON *root, struct request *r)
+/* Each step below validates its fields of ROOT and adds their options to
+ * the run form; each returns CW_CLI_CONTINUE, or the exit status after a
+ * message naming the field. */
+
+/* No unknown field; schema, origin and mode. */
+static int parse_header(const char *file, const cJSON *root, struct request *r)
 {
 	const cJSON *j, *e;
-	char buf[64];
 
 	if (!cJSON_IsObject(root))
 		return bad(file, "(top level)", "expected a JSON object");
@@ -126,25 +127,37 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 	if (!cJSON_IsString(j) || (strcmp(j->valuestring, "captured") && strcmp(j->valuestring, "interactive")))
 		return bad(file, "mode", "required: \"captured\" or \"interactive\"");
 	r->captured = strcmp(j->valuestring, "captured") == 0;
+	return CW_CLI_CONTINUE;
+}
 
-	push(&r->argv, "capwatch");
-	j = cJSON_GetObjectItemCaseSensitive(root, "profile");
-	if (j) {
-		if (!nonempty_string(j))
-			return bad(file, "profile", "expected a built-in profile name or a profile file");
-		/* A name that is neither a built-in profile nor a file is an
-		 * invalid request (nothing on stdout), not a failed run. */
-		cw_profile *bp = NULL;
-		if (!strchr(j->valuestring, '/') && cw_profile_builtin(j->valuestring, &bp) != 0 &&
-		    access(j->valuestring, F_OK) < 0) {
-			fprintf(stderr, "capwatch: %s: profile: unknown profile \"%s\" (built-in profiles: none, "
-				"readonly, verify, repair, observe; or a profile file)\n", file, j->valuestring);
-			return CW_EXIT_FAILURE;
-		}
-		cw_profile_free(bp);
-		push(&r->argv, "--profile");
-		push(&r->argv, j->valuestring);
+static int parse_profile(const char *file, const cJSON *root, struct request *r)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, "profile");
+	if (!j)
+		return CW_CLI_CONTINUE;
+	if (!nonempty_string(j))
+		return bad(file, "profile", "expected a built-in profile name or a profile file");
+	/* A name that is neither a built-in profile nor a file is an
+	 * invalid request (nothing on stdout), not a failed run. */
+	cw_profile *bp = NULL;
+	if (!strchr(j->valuestring, '/') && cw_profile_builtin(j->valuestring, &bp) != 0 &&
+	    access(j->valuestring, F_OK) < 0) {
+		fprintf(stderr, "capwatch: %s: profile: unknown profile \"%s\" (built-in profiles: none, "
+			"readonly, verify, repair, observe; or a profile file)\n", file, j->valuestring);
+		return CW_EXIT_FAILURE;
 	}
+	cw_profile_free(bp);
+	push(&r->argv, "--profile");
+	push(&r->argv, j->valuestring);
+	return CW_CLI_CONTINUE;
+}
+
+/* workingDirectory and workspaceRoots (the working directory by default). */
+static int parse_places(const char *file, const cJSON *root, struct request *r)
+{
+	const cJSON *j, *e;
+	char buf[64];
+
 	j = cJSON_GetObjectItemCaseSensitive(root, "workingDirectory");
 	if (j) {
 		if (!cJSON_IsString(j) || j->valuestring[0] != '/')
@@ -170,6 +183,15 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 		push(&r->argv, "--workspace");
 		push(&r->argv, r->cwd);
 	}
+	return CW_CLI_CONTINUE;
+}
+
+/* timeout, outputLimit and the variables passed (env). */
+static int parse_limits_env(const char *file, const cJSON *root, struct request *r)
+{
+	const cJSON *j, *e;
+	char buf[64];
+
 	j = cJSON_GetObjectItemCaseSensitive(root, "timeout");
 	if (j) {
 		if (!cJSON_IsNumber(j) || j->valuedouble <= 0 || j->valuedouble > 1e7)
@@ -201,9 +223,16 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 		}
 		r->env = j;
 	}
+	return CW_CLI_CONTINUE;
+}
 
-	/* requested capabilities: granted (as --approve) only when the
-	 * approval context says so; never more than "ask" lets through */
+/* The requested capabilities: granted (as --approve) only when the
+ * approval context says so; never more than "ask" lets through. */
+static int parse_approval(const char *file, const cJSON *root, struct request *r)
+{
+	const cJSON *j, *e;
+	char buf[64];
+
 	const cJSON *caps = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
 	if (caps && !cJSON_IsArray(caps))
 		return bad(file, "capabilities", "expected an array of {\"kind\", \"scope\"}");
@@ -220,48 +249,56 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 		i++;
 	}
 	const cJSON *ap = cJSON_GetObjectItemCaseSensitive(root, "approval");
-	if (ap) {
-		if (!cJSON_IsObject(ap))
-			return bad(file, "approval", "expected an object with policyVersion");
-		j = cJSON_GetObjectItemCaseSensitive(ap, "policyVersion");
-		if (!cJSON_IsNumber(j))
-			return bad(file, "approval.policyVersion", "required: a number");
-		if (j->valuedouble != CW_POLICY_VERSION)
-			return bad(file, "approval.policyVersion",
-				   "the approval was given under another policy version (this capwatch: 1)");
-		const cJSON *g = cJSON_GetObjectItemCaseSensitive(ap, "granted");
-		if (g && !cJSON_IsBool(g))
-			return bad(file, "approval.granted", "expected true or false");
-		const cJSON *risk = cJSON_GetObjectItemCaseSensitive(ap, "approveRisk");
-		if (risk && !nonempty_string(risk))
-			return bad(file, "approval.approveRisk", "expected the reason, a non-empty string");
-		cJSON_ArrayForEach(e, ap) {
-			if (strcmp(e->string, "policyVersion") && strcmp(e->string, "granted") &&
-			    strcmp(e->string, "approveRisk") && strcmp(e->string, "reason")) {
-				snprintf(buf, sizeof buf, "approval.%.40s", e->string);
-				return bad(file, buf, "unknown field");
-			}
-		}
-		if (risk) {
-			push(&r->argv, "--approve-risk");
-			push(&r->argv, risk->valuestring);
-		}
-		if (g && cJSON_IsTrue(g)) {
-			cJSON_ArrayForEach(e, caps) {
-				const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "kind");
-				const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "scope");
-				char *grant = NULL;
-				if (asprintf(&grant, "%s%s%s", k->valuestring, s ? ":" : "",
-					     s ? s->valuestring : "") < 0) {
-					r->argv.oom = true;
-					break;
-				}
-				push(&r->argv, "--approve");
-				push(&r->argv, grant);
-				free(grant);
-			}
+	if (!ap)
+		return CW_CLI_CONTINUE;
+	if (!cJSON_IsObject(ap))
+		return bad(file, "approval", "expected an object with policyVersion");
+	j = cJSON_GetObjectItemCaseSensitive(ap, "policyVersion");
+	if (!cJSON_IsNumber(j))
+		return bad(file, "approval.policyVersion", "required: a number");
+	if (j->valuedouble != CW_POLICY_VERSION)
+		return bad(file, "approval.policyVersion",
+			   "the approval was given under another policy version (this capwatch: 1)");
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(ap, "granted");
+	if (g && !cJSON_IsBool(g))
+		return bad(file, "approval.granted", "expected true or false");
+	const cJSON *risk = cJSON_GetObjectItemCaseSensitive(ap, "approveRisk");
+	if (risk && !nonempty_string(risk))
+		return bad(file, "approval.approveRisk", "expected the reason, a non-empty string");
+	cJSON_ArrayForEach(e, ap) {
+		if (strcmp(e->string, "policyVersion") && strcmp(e->string, "granted") &&
+		    strcmp(e->string, "approveRisk") && strcmp(e->string, "reason")) {
+			snprintf(buf, sizeof buf, "approval.%.40s", e->string);
+			return bad(file, buf, "unknown field");
 		}
 	}
+	if (risk) {
+		push(&r->argv, "--approve-risk");
+		push(&r->argv, risk->valuestring);
+	}
+	if (g && cJSON_IsTrue(g)) {
+		cJSON_ArrayForEach(e, caps) {
+			const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "kind");
+			const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "scope");
+			char *grant = NULL;
+			if (asprintf(&grant, "%s%s%s", k->valuestring, s ? ":" : "",
+				     s ? s->valuestring : "") < 0) {
+				r->argv.oom = true;
+				break;
+			}
+			push(&r->argv, "--approve");
+			push(&r->argv, grant);
+			free(grant);
+		}
+	}
+	return CW_CLI_CONTINUE;
+}
+
+/* The command, last in the run form (after "--"). */
+static int parse_command(const char *file, const cJSON *root, struct request *r)
+{
+	const cJSON *j, *e;
+	char buf[64];
 
 	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(root, "command");
 	if (!cJSON_IsObject(cmd))
@@ -274,13 +311,31 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 	j = cJSON_GetObjectItemCaseSensitive(cmd, "args");
 	if (j && !cJSON_IsArray(j))
 		return bad(file, "command.args", "expected an array of strings");
-	i = 0;
+	int i = 0;
 	cJSON_ArrayForEach(e, j) {
 		snprintf(buf, sizeof buf, "command.args[%d]", i++);
 		if (!cJSON_IsString(e))
 			return bad(file, buf, "expected a string");
 		push(&r->argv, e->valuestring);
 	}
+	return CW_CLI_CONTINUE;
+}
+
+/* Validate ROOT and build the run form, in the order of its options.
+ * Returns CW_CLI_CONTINUE, or the exit status after a message naming the
+ * field. */
+static int parse_request(const char *file, const cJSON *root, struct request *r)
+{
+	int st = parse_header(file, root, r);
+	if (st != CW_CLI_CONTINUE)
+		return st;
+	push(&r->argv, "capwatch");
+	int (*const steps[])(const char *, const cJSON *, struct request *) = {
+		parse_profile, parse_places, parse_limits_env, parse_approval, parse_command,
+	};
+	for (size_t i = 0; i < CW_ARRAY_SIZE(steps); i++)
+		if ((st = steps[i](file, root, r)) != CW_CLI_CONTINUE)
+			return st;
 	if (r->argv.oom) {
 		fputs("capwatch: out of memory\n", stderr);
 		return CW_EXIT_FAILURE;
@@ -290,7 +345,7 @@ static int parse_request(const char *file, const cJSON *root, struct request *r)
 
 /* ---- the child: the ordinary run ---- */
 
-static void child(struct request *r, int out, int err, int rep)
+static void child(struct request *r, int out, int err, int rep, cw_exec_run_fn run_main)
 {
 	/* capwatch's own messages go where exec's stderr goes, not into the
 	 * captured stderr */
@@ -331,7 +386,7 @@ static void child(struct request *r, int out, int err, int rep)
 	if (st != CW_CLI_CONTINUE)
 		_exit(st == 0 ? CW_EXIT_FAILURE : st);
 	opts.from_request = true;
-	_exit(cw_run_main(&opts));
+	_exit(run_main(&opts));
 }
 
 /* ---- the parent: drain, digest, outcome ---- */
@@ -440,6 +495,8 @@ static void add_stream(cJSON *root, const char *key, struct stream *s)
 
 static const char *const outcome_keys[] = { "state", "kind", "exit", "denial", "enforcement", "changes", NULL };
 
+/* static by necessity: the pid pass_on(), a signal handler, sends to;
+ * a handler has no argument to find it through. */
 static volatile pid_t exec_child;
 
 static void pass_on(int sig)
@@ -456,31 +513,38 @@ static int usage(FILE *f, int st)
 	return st;
 }
 
-int cw_exec_request(int argc, char **argv)
+/* The arguments of exec: *FILE, the request. CW_CLI_CONTINUE or the exit
+ * status (after --help, or a usage message). */
+static int parse_args(int argc, char **argv, const char **file)
 {
-	const char *file = NULL;
+	*file = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return usage(stdout, 0);
-		if (strcmp(argv[i], "--request") == 0 && i + 1 < argc && !file)
-			file = argv[++i];
-		else if (strncmp(argv[i], "--request=", 10) == 0 && !file)
-			file = argv[i] + 10;
+		if (strcmp(argv[i], "--request") == 0 && i + 1 < argc && !*file)
+			*file = argv[++i];
+		else if (strncmp(argv[i], "--request=", 10) == 0 && !*file)
+			*file = argv[i] + 10;
 		else {
 			fprintf(stderr, "capwatch: exec: unexpected argument \"%s\"\n", argv[i]);
 			return usage(stderr, CW_EXIT_FAILURE);
 		}
 	}
-	if (!file) {
+	if (!*file) {
 		fputs("capwatch: exec: --request REQUEST.json is required\n", stderr);
 		return usage(stderr, CW_EXIT_FAILURE);
 	}
+	return CW_CLI_CONTINUE;
+}
 
-	/* read the request */
+/* Read and parse FILE ("-": stdin), at most REQUEST_MAX bytes. The tree,
+ * or NULL after a message. */
+static cJSON *read_request(const char *file)
+{
 	int fd = strcmp(file, "-") == 0 ? dup(0) : open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "capwatch: %s: %s\n", file, strerror(errno));
-		return CW_EXIT_FAILURE;
+		return NULL;
 	}
 	struct stream in = { .fd = fd };
 	cw_sha256_init(&in.sha);
@@ -491,57 +555,60 @@ int cw_exec_request(int argc, char **argv)
 	if (dr < 0 || in.total > REQUEST_MAX) {
 		fprintf(stderr, "capwatch: %s: %s\n", file, dr < 0 ? strerror(-dr) : "request too large");
 		free(in.buf);
-		return CW_EXIT_FAILURE;
+		return NULL;
 	}
 	cJSON *root = cJSON_ParseWithLength(in.buf ? in.buf : "", in.len);
 	free(in.buf);
-	if (!root) {
+	if (!root)
 		fprintf(stderr, "capwatch: %s: not valid JSON\n", file);
-		return CW_EXIT_FAILURE;
-	}
-	struct request r = { 0 };
-	int st = parse_request(file, root, &r);
-	if (st != CW_CLI_CONTINUE) {
-		args_free(&r.argv);
-		cJSON_Delete(root);
-		return st;
-	}
+	return root;
+}
 
-	/* run */
+/* Fork the run; in this process, SS[0] is the report's pipe and, captured,
+ * SS[1] and SS[2] the command's stdout and stderr. The child's pid, or -1
+ * after a message. */
+static pid_t start_run(struct request *r, struct stream ss[3], cw_exec_run_fn run_main)
+{
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pr[2] = { -1, -1 };
-	if ((r.captured && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) ||
+	if ((r->captured && (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)) ||
 	    pipe2(pr, O_CLOEXEC) < 0) {
 		fprintf(stderr, "capwatch: pipe: %s\n", strerror(errno));
-		args_free(&r.argv);
-		cJSON_Delete(root);
-		return CW_EXIT_FAILURE;
+		return -1;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "capwatch: fork: %s\n", strerror(errno));
-		args_free(&r.argv);
-		cJSON_Delete(root);
-		return CW_EXIT_FAILURE;
+		return -1;
 	}
 	if (pid == 0) {
-		if (r.captured) {
+		if (r->captured) {
 			close(po[0]);
 			close(pe[0]);
 		}
 		close(pr[0]);
-		child(&r, po[1], pe[1], pr[1]);
+		child(r, po[1], pe[1], pr[1], run_main);
 	}
-	if (r.captured) {
+	if (r->captured) {
 		close(po[1]);
 		close(pe[1]);
 	}
 	close(pr[1]);
-	/* The run (the child) decides what a signal does to the command and
-	 * reports it; this process stays to print the outcome. A terminal's
-	 * ^C and ^\ reach the child's process group directly; SIGTERM and
-	 * SIGHUP sent to us are passed on. */
+	ss[0] = (struct stream){ .fd = pr[0] };
+	ss[1] = (struct stream){ .fd = po[0], .bounded = true, .limit = r->limit };
+	ss[2] = (struct stream){ .fd = pe[0], .bounded = true, .limit = r->limit };
+	for (int i = 0; i < 3; i++)
+		cw_sha256_init(&ss[i].sha);
+	return pid;
+}
+
+/* The run (the child) decides what a signal does to the command and
+ * reports it; this process stays to print the outcome. A terminal's ^C
+ * and ^\ reach the child's process group directly; SIGTERM and SIGHUP
+ * sent to us are passed on. */
+static void pass_signals_to(pid_t pid)
+{
 	exec_child = pid;
 	struct sigaction sa = { .sa_handler = SIG_IGN };
 	sigaction(SIGINT, &sa, NULL);
@@ -550,15 +617,12 @@ int cw_exec_request(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	struct stream ss[3] = {
-		{ .fd = pr[0] },
-		{ .fd = po[0], .bounded = true, .limit = r.limit },
-		{ .fd = pe[0], .bounded = true, .limit = r.limit },
-	};
-	for (int i = 0; i < 3; i++)
-		cw_sha256_init(&ss[i].sha);
-	int open_n = r.captured ? 3 : 1;
+/* Drain the OPEN_N first of SS that are open until each is at its end:
+ * all of them at once, a full pipe would stall the command. */
+static void drain_all(struct stream ss[3], int open_n)
+{
 	while (open_n > 0) {
 		struct pollfd pf[3];
 		int map[3], k = 0;
@@ -585,17 +649,18 @@ int cw_exec_request(int argc, char **argv)
 			}
 		}
 	}
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : CW_EXIT_FAILURE;
+}
 
-	/* the outcome */
+/* The outcome from the report in SS[0] (or, without one, a setup
+ * failure), the exit status CODE and the captured streams, on stdout.
+ * Returns CODE, or 125 when it could not be printed. */
+static int print_outcome(const struct request *r, struct stream ss[3], int code)
+{
 	cJSON *out = cJSON_CreateObject();
 	cJSON *rep = ss[0].buf ? cJSON_ParseWithLength(ss[0].buf, ss[0].len) : NULL;
 	cJSON_AddStringToObject(out, "schema", OUTCOME_SCHEMA);
-	cJSON_AddStringToObject(out, "origin", r.origin);
-	cJSON_AddStringToObject(out, "mode", r.captured ? "captured" : "interactive");
+	cJSON_AddStringToObject(out, "origin", r->origin);
+	cJSON_AddStringToObject(out, "mode", r->captured ? "captured" : "interactive");
 	cJSON_AddNumberToObject(out, "policyVersion", CW_POLICY_VERSION);
 	const cJSON *ro = rep ? cJSON_GetObjectItemCaseSensitive(rep, "outcome") : NULL;
 	if (ro) {
@@ -622,7 +687,7 @@ int cw_exec_request(int argc, char **argv)
 		cJSON_AddArrayToObject(out, "changes");
 	}
 	cJSON_AddNumberToObject(out, "exitStatus", code);
-	if (r.captured) {
+	if (r->captured) {
 		add_stream(out, "stdout", &ss[1]);
 		add_stream(out, "stderr", &ss[2]);
 	}
@@ -638,6 +703,39 @@ int cw_exec_request(int argc, char **argv)
 	}
 	cJSON_Delete(out);
 	cJSON_Delete(rep);
+	return code;
+}
+
+int cw_exec_request(int argc, char **argv, cw_exec_run_fn run_main)
+{
+	const char *file;
+	int st = parse_args(argc, argv, &file);
+	if (st != CW_CLI_CONTINUE)
+		return st;
+	cJSON *root = read_request(file);
+	if (!root)
+		return CW_EXIT_FAILURE;
+	struct request r = { 0 };
+	st = parse_request(file, root, &r);
+	if (st != CW_CLI_CONTINUE) {
+		args_free(&r.argv);
+		cJSON_Delete(root);
+		return st;
+	}
+
+	struct stream ss[3];
+	pid_t pid = start_run(&r, ss, run_main);
+	if (pid < 0) {
+		args_free(&r.argv);
+		cJSON_Delete(root);
+		return CW_EXIT_FAILURE;
+	}
+	pass_signals_to(pid);
+	drain_all(ss, r.captured ? 3 : 1);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int code = print_outcome(&r, ss, WIFEXITED(status) ? WEXITSTATUS(status) : CW_EXIT_FAILURE);
 	for (int i = 0; i < 3; i++)
 		free(ss[i].buf);
 	args_free(&r.argv);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "supervisor/fds.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "preload/proto.h"
 
@@ -142,14 +143,14 @@ static bool keep_allowed(struct cw_run *run, struct cw_inherited_fd *f)
 		d.next_action = CW_NEXT_REQUEST_APPROVAL;
 	}
 	struct cw_denial_record dr = { .pid = 0, .program = run->command_path, .syscall = "keep-fd",
-				       .d = &d, .time = cw_run_time(run), .enforced = true };
+				       .d = &d, .time = cw_record_time(run), .enforced = true };
 	cw_report_add_denial(run->report, &dr);
 	run->denials++;
 	if (!run->have_denial) {
 		run->have_denial = true;
 		run->first_denial = d;
 	}
-	cw_run_note(run, 0, "warning", "--keep-fd %d (%s %s) denied by profile %s (%s): closed",
+	cw_record_note(run, 0, "warning", "--keep-fd %d (%s %s) denied by profile %s (%s): closed",
 		    f->fd, f->kind, f->path, run->profile_name, d.rule);
 	return false;
 }
@@ -175,7 +176,7 @@ int cw_fds_decide(struct cw_run *run)
 		f->passed = f->keep && keep_allowed(run, f);
 		cw_report_add_inherited_fd(run->report, f->fd, f->kind, f->path, f->mode, f->passed);
 		if (!f->keep)
-			cw_run_note(run, 0, "info",
+			cw_record_note(run, 0, "info",
 				    "inherited descriptor %d (%s %s, %s) closed; pass it with --keep-fd %d",
 				    f->fd, f->kind, f->path, f->mode, f->fd);
 	}

@@ -10,6 +10,7 @@
 #include "supervisor/hosts.h"
 #include "supervisor/log.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/util.h"
 
 #define MAX_SCOPES 64
@@ -129,7 +130,7 @@ static void refresh(struct cw_run *run)
 		name[l] = '\0';
 		size_t before = H->n;
 		resolve(H, name, NULL);
-		cw_run_note(run, 0, "info", "host scope %s: %zu address%s resolved by capwatch", s,
+		cw_record_note(run, 0, "info", "host scope %s: %zu address%s resolved by capwatch", s,
 			    H->n - before, H->n - before == 1 ? "" : "es");
 	}
 	H->resolved_at = cw_now();
@@ -163,7 +164,7 @@ static void reverse(struct cw_run *run, const struct sockaddr *sa, size_t len)
 			matches = H->scopes[i][0] == '*' && cw_addr_host_scope_match(H->scopes[i], name, port);
 		if (matches && resolve(H, name, sa)) {
 			add(H, sa, len, name);
-			cw_run_note(run, 0, "info", "host %s: confirmed by reverse and forward lookup", name);
+			cw_record_note(run, 0, "info", "host %s: confirmed by reverse and forward lookup", name);
 			ok = true;
 		}
 	}

@@ -33,6 +33,7 @@
 #include "supervisor/notify.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 
@@ -428,7 +429,7 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 	}
 	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
 		kill(p->pid, SIGKILL);
-		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
+		cw_record_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
 	check_image(run, p);
@@ -460,7 +461,7 @@ static void connector_drain(struct cw_run *run)
 			/* Events were dropped: the exits among them are lost;
 			 * membership stays right (the cgroup decides). */
 			if (k->lost++ == 0)
-				cw_run_note(run, 0, "warning", "the proc connector dropped events: some "
+				cw_record_note(run, 0, "warning", "the proc connector dropped events: some "
 					    "processes may lack their fork, exec or exit record");
 			/* Exits may be among them: whoever is no longer in the
 			 * group is gone. */
@@ -614,7 +615,7 @@ static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, 
 	struct cw_proc *p = cw_tracker_find(run, pid);
 	struct cw_denial_record dr = {
 		.pid = pid, .program = p && p->exe ? p->exe : path, .syscall = "execve", .d = d,
-		.time = cw_run_time(run), .enforced = !run->observe,
+		.time = cw_record_time(run), .enforced = !run->observe,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && !run->observe) {
@@ -624,7 +625,7 @@ static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, 
 	/* The command's own exec (its #! interpreter, say): it never ran. */
 	if (!run->observe && pid == run->child && !run->child_execed)
 		run->start_denied = true;
-	cw_run_note(run, pid, "warning", "exec of %s %s at the file the kernel opened (%s)", path,
+	cw_record_note(run, pid, "warning", "exec of %s %s at the file the kernel opened (%s)", path,
 		    run->observe ? "would be denied" : "denied", d->rule);
 }
 
@@ -789,11 +790,11 @@ static void *fan_decider(void *arg)
 		fq->n--;
 		pthread_mutex_unlock(&fq->mu);
 		unsigned response = FAN_ALLOW;
-		cw_loop_lock();
+		cw_loop_lock(run);
 		connector_drain(run);
 		if (cw_kernel_in_tree(run, m.pid))
 			response = decide_exec(run, &m);
-		cw_loop_unlock();
+		cw_loop_unlock(run);
 		fan_respond(k->fan, m.fd, response);
 	}
 	return NULL;
@@ -968,7 +969,7 @@ static void kernel_reap(struct cw_run *run)
 				/* The terminal stopped the job: capwatch stops too
 				 * (the shell waits for capwatch). */
 				run->stop_requested = false;
-				cw_run_trace_flush(run);
+				cw_record_trace_flush(run);
 				raise(SIGSTOP);
 			}
 			continue;

@@ -77,11 +77,10 @@ static __attribute__((noreturn)) void child_fail(int st, enum cw_child_step step
 	_exit(CW_CHILD_EXIT_BASE + step);
 }
 
-static char **sh_argv; /* see make_sh_argv() */
-
+/* SH_ARGV: see make_sh_argv(). */
 static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t parent, int go, int st,
 						 const struct sock_fprog *prog,
-						 const struct cw_launch_signals *sigs)
+						 const struct cw_launch_signals *sigs, char **sh_argv)
 {
 	char c;
 
@@ -234,52 +233,11 @@ static void child_reap_failed(struct cw_run *run)
 	}
 }
 
-int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw_launch_signals *sigs)
+/* The tracker of the back end on the child PID: the kernel back end's,
+ * or ptrace, or (ptrace refused: degraded) wait-only. 0 or -errno; on
+ * failure the child is gone. */
+static int attach_tracker(struct cw_run *run, pid_t pid)
 {
-	int go[2], st[2];
-	pid_t parent = getpid();
-
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(st, O_CLOEXEC) < 0) {
-		int e = -errno;
-		close(go[0]);
-		close(go[1]);
-		return e;
-	}
-
-	cw_landlock_prepare(run);
-	cw_limits_prepare(run);
-	cw_privs_prepare(run, &run->privs);
-	free(sh_argv);
-	sh_argv = make_sh_argv(run); /* NULL: no fallback, the exec fails 126 */
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-		close(go[0]); close(go[1]); close(st[0]); close(st[1]);
-		cw_err("fork: %s", strerror(-e));
-		return e;
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(st[0]);
-		child_main(run, parent, go[0], st[1], prog, sigs);
-	}
-	close(go[0]);
-	close(st[1]);
-	_cleanup_close_ int gofd = go[1];
-	_cleanup_close_ int stfd = st[0];
-	run->child = pid;
-	cw_limits_attach(run, pid); /* before it may fork: it waits for "go" */
-
-	run->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (run->child_pidfd < 0) {
-		int e = -errno;
-		cw_err("pidfd_open: %s", strerror(errno));
-		child_reap_failed(run);
-		return e;
-	}
-
 	int r;
 	if (run->backend && strcmp(run->backend, "kernel") == 0) {
 		run->tracker_ops = &cw_tracker_kernel;
@@ -307,13 +265,29 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 			return r;
 		}
 	}
+	return 0;
+}
 
+/* One byte on GOFD: the child goes on to its next step. */
+static int let_go(struct cw_run *run, int gofd)
+{
 	char c = 1;
 	if (full_write(gofd, &c, 1) != 1) {
 		int e = -errno;
 		child_reap_failed(run);
 		return e;
 	}
+	return 0;
+}
+
+/* The tracker is attached: let the child set itself up, read what it
+ * did (STFD), take its listener, and let it exec. 0 or -errno; on failure
+ * the child is gone. */
+static int handshake(struct cw_run *run, int gofd, int stfd)
+{
+	int r = let_go(run, gofd);
+	if (r < 0)
+		return r;
 	struct child_msg m;
 	r = read_child_msg(run, stfd, &m);
 	if (r < 0 || m.step != CW_STEP_OK) {
@@ -337,12 +311,7 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 			 len ? "; " : "", strerror(-m.value));
 		run->degraded = true;
 		run->no_listener = true;
-		if (full_write(gofd, &c, 1) != 1) {
-			int e = -errno;
-			child_reap_failed(run);
-			return e;
-		}
-		return 0;
+		return let_go(run, gofd);
 	}
 	run->listener = (int)syscall(SYS_pidfd_getfd, run->child_pidfd, m.value, 0);
 	if (run->listener < 0) {
@@ -355,10 +324,56 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		child_reap_failed(run);
 		return r;
 	}
-	if (full_write(gofd, &c, 1) != 1) {
+	return let_go(run, gofd);
+}
+
+int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw_launch_signals *sigs)
+{
+	int go[2], st[2];
+	pid_t parent = getpid();
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(st, O_CLOEXEC) < 0) {
 		int e = -errno;
+		close(go[0]);
+		close(go[1]);
+		return e;
+	}
+
+	cw_landlock_prepare(run);
+	cw_limits_prepare(run);
+	cw_privs_prepare(run, &run->privs);
+	/* The child's copy is the one it uses; this one goes with the call. */
+	_cleanup_free_ char **sh_argv = make_sh_argv(run); /* NULL: no fallback, the exec fails 126 */
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+		close(go[0]); close(go[1]); close(st[0]); close(st[1]);
+		cw_err("fork: %s", strerror(-e));
+		return e;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(st[0]);
+		child_main(run, parent, go[0], st[1], prog, sigs, sh_argv);
+	}
+	close(go[0]);
+	close(st[1]);
+	_cleanup_close_ int gofd = go[1];
+	_cleanup_close_ int stfd = st[0];
+	run->child = pid;
+	cw_limits_attach(run, pid); /* before it may fork: it waits for "go" */
+
+	run->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (run->child_pidfd < 0) {
+		int e = -errno;
+		cw_err("pidfd_open: %s", strerror(errno));
 		child_reap_failed(run);
 		return e;
 	}
-	return 0;
+	int r = attach_tracker(run, pid);
+	if (r < 0)
+		return r;
+	return handshake(run, gofd, stfd);
 }

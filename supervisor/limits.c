@@ -16,6 +16,7 @@
 #include <linux/magic.h>
 #include "supervisor/limits.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/kernel.h"
@@ -80,10 +81,10 @@ void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
 		return;
 	l->cnt_killed++;
 	if (l->cnt_killed <= CNT_NOTES)
-		cw_run_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
+		cw_record_note(run, pid, "warning", "process limit %ld reached (%zu tasks): new task %d killed",
 			    l->cnt_max, ntasks, (int)pid);
 	if (l->cnt_killed == CNT_NOTES)
-		cw_run_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
+		cw_record_note(run, pid, "warning", "further tasks over the process limit are killed without a note");
 }
 
 const char *cw_limits_note(const struct cw_run *run)
@@ -292,7 +293,7 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 	struct cw_limits *l = run->limits;
 	int r = cw_limits_own_restore(run, child);
 	if (r < 0)
-		cw_run_note(run, child, "warning", "the command could not be given capwatch's original "
+		cw_record_note(run, child, "warning", "the command could not be given capwatch's original "
 			    "resource limits (prlimit: %s): it runs with capwatch's raised soft limits",
 			    strerror(-r));
 	if (!l->cg_dir[0])
@@ -303,7 +304,7 @@ void cw_limits_attach(struct cw_run *run, pid_t child)
 	if (e < 0) {
 		snprintf(l->cg_note, sizeof(l->cg_note), "moving the command into %s failed (%s): "
 			 "the process limit is kept by the tracker's count", l->cg_dir, strerror(-e));
-		cw_run_note(run, child, "warning", "%s", l->cg_note);
+		cw_record_note(run, child, "warning", "%s", l->cg_note);
 		rmdir(l->cg_dir);
 		l->cg_dir[0] = l->cg_layer[0] = '\0';
 		l->cnt_on = true; /* the tracker's count then */

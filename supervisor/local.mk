@@ -8,6 +8,10 @@ capwatch_SOURCES = \
 	supervisor/log.h supervisor/log.c \
 	supervisor/profile_load.h supervisor/profile_load.c \
 	supervisor/run.h supervisor/run.c \
+	supervisor/record.h supervisor/record.c \
+	supervisor/changes.h supervisor/changes.c \
+	supervisor/scratch.h supervisor/scratch.c \
+	supervisor/outcome.h supervisor/outcome.c \
 	supervisor/filter.h supervisor/filter.c \
 	supervisor/launch.h supervisor/launch.c \
 	supervisor/privs.h supervisor/privs.c \

@@ -7,22 +7,28 @@
 #include <unistd.h>
 #include "supervisor/log.h"
 
-static cw_log_level max_level = CW_LOG_WARNING;
-static int log_fd = 2;
+/* static by necessity: cw_log() is called from every module, from the
+ * command line parser before any run exists, from the --timeout watchdog's
+ * thread and from tools/, none of which has a run to hold these; set once
+ * at the start of a run (the level, the descriptor) and only read after. */
+static struct {
+	cw_log_level max_level;
+	int fd;
+} log_conf = { CW_LOG_WARNING, 2 };
 
 void cw_log_set_level(cw_log_level max)
 {
-	max_level = max;
+	log_conf.max_level = max;
 }
 
 cw_log_level cw_log_get_level(void)
 {
-	return max_level;
+	return log_conf.max_level;
 }
 
 void cw_log_set_fd(int fd)
 {
-	log_fd = fd;
+	log_conf.fd = fd;
 }
 
 /* Length of a valid UTF-8 sequence at S (at most N bytes) that is not a C1
@@ -104,7 +110,7 @@ void cw_log(cw_log_level level, const char *fmt, ...)
 	int saved = errno;
 	va_list ap;
 
-	if (level > max_level)
+	if (level > log_conf.max_level)
 		return;
 	va_start(ap, fmt);
 	int r = vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -116,7 +122,7 @@ void cw_log(cw_log_level level, const char *fmt, ...)
 	n += escape_into(buf + n, sizeof(buf) - n - 1, raw, rn);
 	buf[n++] = '\n';
 	/* Diagnostics are best effort: a failed write to stderr is ignored. */
-	while (write(log_fd, buf, n) < 0 && errno == EINTR)
+	while (write(log_conf.fd, buf, n) < 0 && errno == EINTR)
 		;
 	errno = saved;
 }

@@ -1,13 +1,18 @@
 /* capwatch: a runtime capability supervisor. main() only dispatches:
- * subcommands to tools/, the run form to cli.c + run.c. */
+ * subcommands to tools/, `exec --request` to exec_request.c with the run
+ * form's main, the run form to cli.c + run.c. The only caller of run.c. */
 #include "config.h"
 #include <stdio.h>
+#include <string.h>
 #include "supervisor/cli.h"
+#include "supervisor/exec_request.h"
 #include "supervisor/fds.h"
 #include "supervisor/run.h"
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "exec") == 0)
+		return cw_exec_request(argc - 1, argv + 1, cw_run_main);
 	int status = cw_cli_dispatch_subcommand(argc, argv);
 	if (status != CW_CLI_CONTINUE)
 		return status;

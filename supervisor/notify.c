@@ -1,6 +1,6 @@
 /* The listener and the event loop (kernel-notes K8-K13, K23).
  *
- * Two threads under one lock (see run_lock): the notification thread
+ * Two threads under one lock (struct cw_loop): the notification thread
  * blocks in SECCOMP_IOCTL_NOTIF_RECV and answers; the event loop waits on
  * one epoll set: a signalfd (SIGCHLD for the tracker, termination signals
  * to forward), the --timeout watchdog's eventfd, the approval socket, and the
@@ -30,6 +30,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/watchdog.h"
@@ -49,37 +50,43 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 
-/* Buffers sized by SECCOMP_GET_NOTIF_SIZES (the kernel's structs may be
- * larger than this header's), allocated once and reused. */
-static struct seccomp_notif *req;
-static struct seccomp_notif_resp *resp;
-static struct seccomp_notif_sizes sizes;
+/* The loop's state, hung off the run (run->loop). */
+struct cw_loop {
+	/* Buffers sized by SECCOMP_GET_NOTIF_SIZES (the kernel's structs may
+	 * be larger than this header's), allocated once and reused: REQ by
+	 * the notification thread, RESP by whoever answers, under LOCK. */
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	struct seccomp_notif_sizes sizes;
+	/* Two threads share the run: the event loop (signals, the
+	 * tracker's reaps and every ptrace call, timers, approvals) and the
+	 * notification thread, which waits in SECCOMP_IOCTL_NOTIF_RECV
+	 * itself. Waiting there rather than in epoll is what lets the
+	 * kernel's synchronous wake-up (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
+	 * reach capwatch: through epoll the wake-up loses its current-CPU
+	 * hint, and a notification then costs a cross-CPU wake-up each way
+	 * (tests/bench/RESULTS.md, session 2). This one lock makes the two
+	 * take turns: nothing of the run (tracker, report, trace, the
+	 * handlers' state) is touched without it, so the code keeps the
+	 * single-threaded reasoning it was written with. The event loop
+	 * holds it except while it waits, and keeps it once it is over: no
+	 * notification is handled after the loop. */
+	pthread_mutex_t lock;
+	/* The notification thread's own descriptor of the listener: the run
+	 * may close (and reuse) its number once the loop is over. */
+	int notify_fd;
+	_Atomic bool over;
+	struct cw_run *run;
+};
 
-/* Two threads share the run: the event loop (signals, the tracker's
- * reaps and every ptrace call, timers, approvals) and the notification
- * thread, which waits in SECCOMP_IOCTL_NOTIF_RECV itself. Waiting there
- * rather than in epoll is what lets the kernel's synchronous wake-up
- * (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) reach capwatch: through epoll the
- * wake-up loses its current-CPU hint, and a notification then costs a
- * cross-CPU wake-up each way (tests/bench/RESULTS.md, session 2). This
- * one lock makes the two take turns: nothing of the run (tracker,
- * report, trace, the handlers' static buffers) is touched without it, so
- * the code keeps the single-threaded reasoning it was written with. The
- * event loop holds it except while it waits, and keeps it once it is
- * over: no notification is handled after the loop. */
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The notification thread's own descriptor of the listener: the run may
- * close (and reuse) its number once the loop is over. */
-static int notify_fd = -1;
-
-void cw_loop_lock(void)
+void cw_loop_lock(struct cw_run *run)
 {
-	pthread_mutex_lock(&run_lock);
+	pthread_mutex_lock(&run->loop->lock);
 }
 
-void cw_loop_unlock(void)
+void cw_loop_unlock(struct cw_run *run)
 {
-	pthread_mutex_unlock(&run_lock);
+	pthread_mutex_unlock(&run->loop->lock);
 }
 
 int cw_loop_add_source(struct cw_run *run, int fd, uint32_t events, cw_source_fn fn)
@@ -89,24 +96,39 @@ int cw_loop_add_source(struct cw_run *run, int fd, uint32_t events, cw_source_fn
 	run->sources[run->nsources++] = (struct cw_loop_source){ .fd = fd, .events = events, .fn = fn };
 	return 0;
 }
-static _Atomic bool loop_over;
 
+/* The context is not freed: the notification thread and the kernel back
+ * end's threads are detached and may use it (blocked in RECV on its
+ * buffer, or on the lock the loop keeps) until capwatch exits. One per
+ * process, as the file-scope state it replaces was. */
 int cw_notify_init(struct cw_run *run)
 {
-	(void)run;
+	struct seccomp_notif_sizes sizes;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
 		int e = -errno;
 		cw_err("SECCOMP_GET_NOTIF_SIZES: %s", strerror(errno));
 		return e;
 	}
-	size_t rs = sizes.seccomp_notif > sizeof(*req) ? sizes.seccomp_notif : sizeof(*req);
-	size_t ps = sizes.seccomp_notif_resp > sizeof(*resp) ? sizes.seccomp_notif_resp : sizeof(*resp);
+	struct cw_loop *lp = calloc(1, sizeof(*lp));
+	if (!lp)
+		return -ENOMEM;
+	size_t rs = sizes.seccomp_notif > sizeof(*lp->req) ? sizes.seccomp_notif : sizeof(*lp->req);
+	size_t ps = sizes.seccomp_notif_resp > sizeof(*lp->resp) ? sizes.seccomp_notif_resp : sizeof(*lp->resp);
 	sizes.seccomp_notif = (__u16)rs;
 	sizes.seccomp_notif_resp = (__u16)ps;
-	req = calloc(1, rs);
-	resp = calloc(1, ps);
-	if (!req || !resp)
+	lp->sizes = sizes;
+	lp->req = calloc(1, rs);
+	lp->resp = calloc(1, ps);
+	if (!lp->req || !lp->resp) {
+		free(lp->req);
+		free(lp->resp);
+		free(lp);
 		return -ENOMEM;
+	}
+	pthread_mutex_init(&lp->lock, NULL);
+	lp->notify_fd = -1;
+	lp->run = run;
+	run->loop = lp;
 	return 0;
 }
 
@@ -117,7 +139,9 @@ static int send_resp(struct cw_notif *n, int64_t val, int err, uint32_t flags)
 		return -EINPROGRESS;
 	}
 	n->answered = true;
-	memset(resp, 0, sizes.seccomp_notif_resp);
+	struct cw_loop *lp = n->run->loop;
+	struct seccomp_notif_resp *resp = lp->resp;
+	memset(resp, 0, lp->sizes.seccomp_notif_resp);
 	resp->id = n->req->id;
 	resp->val = val;
 	resp->error = err;
@@ -228,7 +252,7 @@ void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
 void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_run *run = n->run;
-	double t = cw_run_time(run);
+	double t = cw_record_time(run);
 	bool denied = ev->d.verdict != CW_ALLOW;
 	struct cw_annot_view av; /* advisory: looked up after the decision */
 
@@ -260,7 +284,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	 * was built and thrown away on every event. */
 	if (run->trace_fd >= 0)
 		cw_trace_op_write(&run->tj, &to);
-	cw_run_trace_emit(run);
+	cw_record_trace_emit(run);
 	cw_approval_note(n, ev); /* report "approvals" */
 
 	if (ev->d.cap != CW_CAP_NONE && !deferred)
@@ -316,8 +340,31 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 
 /* --- the loop --- */
 
-/* REQ holds a notification just received; called with run_lock held. */
-static void handle_notification(struct cw_run *run)
+/* Who is calling: N's thread group and parent, and whether the caller
+ * may be handled at all. False when it was answered here. */
+static bool identify_caller(struct cw_run *run, struct cw_notif *n)
+{
+	/* The kernel back end hears of forks and execs from the connector,
+	 * after the fact: what is queued is read before each notification
+	 * (one recv, nothing when empty), so that the caller's fork and exec
+	 * are recorded while it waits here, its /proc still readable, and
+	 * before anything its new image sends. */
+	if (run->kernel)
+		cw_kernel_sync(run);
+	cw_tracker_ids(run, n->tid, &n->tgid, &n->ppid);
+	struct cw_proc *caller = cw_tracker_find(run, n->tgid);
+	if (caller && caller->condemned) {
+		/* Killed for an image nothing allowed (kernel.c check_image):
+		 * its calls do nothing until it is gone. */
+		cw_notif_error(n, EPERM);
+		return false;
+	}
+	return true;
+}
+
+/* REQ holds a notification just received; called with the loop's lock
+ * held. Dispatched by syscall to its handler, answered exactly once. */
+static void handle_notification(struct cw_run *run, const struct seccomp_notif *req)
 {
 	run->notifications++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
@@ -329,21 +376,8 @@ static void handle_notification(struct cw_run *run)
 		cw_notif_error(&n, ENOSYS);
 		return;
 	}
-	/* The kernel back end hears of forks and execs from the connector,
-	 * after the fact: what is queued is read before each notification
-	 * (one recv, nothing when empty), so that the caller's fork and exec
-	 * are recorded while it waits here, its /proc still readable, and
-	 * before anything its new image sends. */
-	if (run->kernel)
-		cw_kernel_sync(run);
-	cw_tracker_ids(run, n.tid, &n.tgid, &n.ppid);
-	struct cw_proc *caller = cw_tracker_find(run, n.tgid);
-	if (caller && caller->condemned) {
-		/* Killed for an image nothing allowed (kernel.c check_image):
-		 * its calls do nothing until it is gone. */
-		cw_notif_error(&n, EPERM);
+	if (!identify_caller(run, &n))
 		return;
-	}
 	handle(&n);
 	if (!n.answered) {
 		/* A handler that forgot to answer fails closed. */
@@ -402,16 +436,19 @@ static bool run_over(struct cw_run *run)
 	return run->child_exited && run->tracker_ops->alive(run) == 0;
 }
 
+/* Its argument is the loop's context, not the run: the context outlives
+ * the run (see cw_notify_init), and the thread touches the run only under
+ * the lock, which the loop never gives back once it is over. */
 static void *notify_thread(void *arg)
 {
-	struct cw_run *run = arg;
-	cw_colocate_thread_start(run);
+	struct cw_loop *lp = arg;
+	cw_colocate_thread_start(lp->run);
 	for (;;) {
-		memset(req, 0, sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
-		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+		memset(lp->req, 0, lp->sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
+		if (ioctl(lp->notify_fd, SECCOMP_IOCTL_NOTIF_RECV, lp->req) < 0) {
 			if (errno == ENOENT || errno == EINTR)
 				continue; /* the asker died first, or a signal */
-			if (loop_over)
+			if (lp->over)
 				return NULL;
 			/* The listener is unusable: nothing more will be
 			 * answered, and the tree's notified calls wait until
@@ -419,36 +456,36 @@ static void *notify_thread(void *arg)
 			cw_err("SECCOMP_IOCTL_NOTIF_RECV: %s", strerror(errno));
 			return NULL;
 		}
-		pthread_mutex_lock(&run_lock);
-		handle_notification(run);
-		cw_annot_drain(run); /* after the answer: not on the target's path */
-		pthread_mutex_unlock(&run_lock);
+		pthread_mutex_lock(&lp->lock);
+		handle_notification(lp->run, lp->req);
+		cw_annot_drain(lp->run); /* after the answer: not on the target's path */
+		pthread_mutex_unlock(&lp->lock);
 	}
 	return NULL;
 }
 
 /* ---- the event loop: every source registered with its own handler ---- */
 
-struct loop;
-/* A source of the loop. FN runs under run_lock, unless UNLOCKED (then in
+struct loop_set;
+/* A source of the loop. FN runs under the loop's lock, unless UNLOCKED (then in
  * the wait itself, before the lock is taken). */
 struct loop_src {
 	int fd;
 	uint32_t events;
 	bool unlocked;
-	void (*fn)(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents);
+	void (*fn)(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents);
 	size_t backend; /* index in run->sources for a back end's source */
 };
 
-struct loop {
+struct loop_set {
 	int ep;
 	struct loop_src src[8 + CW_ARRAY_SIZE(((struct cw_run *)0)->sources)];
 	size_t nsrc;
 	bool reap; /* something may have exited: reap after the handlers */
 };
 
-static int loop_add(struct loop *L, int fd, uint32_t events, bool unlocked,
-		    void (*fn)(struct cw_run *, struct loop *, struct loop_src *, uint32_t), size_t backend)
+static int loop_add(struct loop_set *L, int fd, uint32_t events, bool unlocked,
+		    void (*fn)(struct cw_run *, struct loop_set *, struct loop_src *, uint32_t), size_t backend)
 {
 	if (L->nsrc == CW_ARRAY_SIZE(L->src))
 		return -ENOSPC;
@@ -460,7 +497,7 @@ static int loop_add(struct loop *L, int fd, uint32_t events, bool unlocked,
 
 /* The listener is in the set for its hang-up only (no filtered task left,
  * K8): the notification thread reads it. */
-static void on_listener(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_listener(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	if (revents & (EPOLLHUP | EPOLLERR)) {
 		run->listener_hup = true;
@@ -471,7 +508,7 @@ static void on_listener(struct cw_run *run, struct loop *L, struct loop_src *s, 
 /* Everything pending in one read: a read that returns less than the
  * buffer left nothing behind (one EAGAIN read saved per wake-up, four of
  * which an exec of a traced shell makes). SIGCHLD means a reap below. */
-static void on_signals(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_signals(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	(void)revents;
 	struct signalfd_siginfo si[16];
@@ -487,7 +524,7 @@ static void on_signals(struct cw_run *run, struct loop *L, struct loop_src *s, u
 	} while (got == (ssize_t)sizeof(si));
 }
 
-static void on_approval(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_approval(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	(void)L, (void)s, (void)revents;
 	cw_approval_dispatch(run);
@@ -495,7 +532,7 @@ static void on_approval(struct cw_run *run, struct loop *L, struct loop_src *s, 
 
 /* The --timeout watchdog's wake-up: what it means is read from
  * cw_watchdog_fired() after the handlers. */
-static void on_timeout(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_timeout(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	(void)run, (void)L, (void)revents;
 	uint64_t x;
@@ -503,30 +540,26 @@ static void on_timeout(struct cw_run *run, struct loop *L, struct loop_src *s, u
 		cw_debug("watchdog eventfd: %s", strerror(errno));
 }
 
-/* The co-location watchdog's tick: without run_lock, which a starved
+/* The co-location watchdog's tick: without the loop's lock, which a starved
  * notification thread may hold (colocate.h). */
-static void on_colocate(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_colocate(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	(void)L, (void)revents;
 	cw_colocate_watchdog(run, s->fd);
 }
 
 /* A back end's source (kernel.c: the proc connector, cgroup.events). */
-static void on_backend(struct cw_run *run, struct loop *L, struct loop_src *s, uint32_t revents)
+static void on_backend(struct cw_run *run, struct loop_set *L, struct loop_src *s, uint32_t revents)
 {
 	run->sources[s->backend].fn(run, s->fd, revents);
 	L->reap = true; /* an exit may have emptied the tree */
 }
 
-int cw_notify_loop(struct cw_run *run, int sigfd)
+/* Every source in the epoll set, each with its handler. */
+static int add_sources(struct cw_run *run, struct loop_set *L, int sigfd)
 {
-	struct loop L = { .ep = epoll_create1(EPOLL_CLOEXEC) };
-	if (L.ep < 0)
-		return -errno;
-	_cleanup_close_ int ep_owner = L.ep;
 	int r;
-
-	if (run->listener >= 0 && (r = loop_add(&L, run->listener, 0, false, on_listener, 0)) < 0)
+	if (run->listener >= 0 && (r = loop_add(L, run->listener, 0, false, on_listener, 0)) < 0)
 		return r;
 	/* The target sleeps until we answer; with this flag the kernel wakes
 	 * it synchronously on our CPU instead of through the scheduler of
@@ -537,7 +570,7 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	    ioctl(run->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0 &&
 	    errno != EINVAL && errno != ENOTTY)
 		cw_debug("NOTIF_SET_FLAGS: %s", strerror(errno));
-	if ((r = loop_add(&L, sigfd, EPOLLIN, false, on_signals, 0)) < 0)
+	if ((r = loop_add(L, sigfd, EPOLLIN, false, on_signals, 0)) < 0)
 		return r;
 	/* The annotation channel is not in the set: the preload sends its
 	 * datagram just before the call it annotates, and a wake-up for it
@@ -546,39 +579,128 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 	 * drained after each notification is answered (the queue holds only
 	 * max_dgram_qlen datagrams, and nearly every annotated call is a
 	 * notified one), by the lookups that need it, and when idle. */
-	if (cw_approval_fd(run) >= 0 && (r = loop_add(&L, cw_approval_fd(run), EPOLLIN, false, on_approval, 0)) < 0)
+	if (cw_approval_fd(run) >= 0 && (r = loop_add(L, cw_approval_fd(run), EPOLLIN, false, on_approval, 0)) < 0)
 		return r;
 	int wfd = run->listener >= 0 ? cw_colocate_init(run) : -1;
-	if (wfd >= 0 && (r = loop_add(&L, wfd, EPOLLIN, true, on_colocate, 0)) < 0)
+	if (wfd >= 0 && (r = loop_add(L, wfd, EPOLLIN, true, on_colocate, 0)) < 0)
 		return r;
 	/* --timeout: the watchdog thread's clock (watchdog.h), which goes on
 	 * when this loop or the notification thread is stuck; it kills what
 	 * it can alone and wakes us here for the rest. */
 	int tfd = cw_watchdog_fd(run);
-	if (tfd >= 0 && (r = loop_add(&L, tfd, EPOLLIN, false, on_timeout, 0)) < 0)
+	if (tfd >= 0 && (r = loop_add(L, tfd, EPOLLIN, false, on_timeout, 0)) < 0)
 		return r;
 	for (size_t i = 0; i < run->nsources; i++)
-		if ((r = loop_add(&L, run->sources[i].fd, run->sources[i].events, false, on_backend, i)) < 0)
+		if ((r = loop_add(L, run->sources[i].fd, run->sources[i].events, false, on_backend, i)) < 0)
 			return r;
+	return 0;
+}
 
-	pthread_mutex_lock(&run_lock); /* never released once the loop is over */
-	if (run->listener >= 0) {
-		/* Every signal stays blocked in it (inherited): they are the
-		 * event loop's, through its signalfd. */
-		pthread_t th;
-		pthread_attr_t at;
-		notify_fd = fcntl(run->listener, F_DUPFD_CLOEXEC, 0);
-		if (notify_fd < 0)
-			return -errno;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		int te = pthread_create(&th, &at, notify_thread, run);
-		pthread_attr_destroy(&at);
-		if (te != 0) {
-			cw_err("cannot start the notification thread: %s", strerror(te));
-			return -te;
+/* The notification thread, on its own descriptor of the listener. Every
+ * signal stays blocked in it (inherited): they are the event loop's,
+ * through its signalfd. */
+static int start_notify_thread(struct cw_run *run)
+{
+	struct cw_loop *lp = run->loop;
+	pthread_t th;
+	pthread_attr_t at;
+	lp->notify_fd = fcntl(run->listener, F_DUPFD_CLOEXEC, 0);
+	if (lp->notify_fd < 0)
+		return -errno;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int te = pthread_create(&th, &at, notify_thread, lp);
+	pthread_attr_destroy(&at);
+	if (te != 0) {
+		cw_err("cannot start the notification thread: %s", strerror(te));
+		return -te;
+	}
+	return 0;
+}
+
+/* Wait for events without the lock, which is taken again before this
+ * returns. The unlocked sources are handled in the wait itself. Returns
+ * the number of events in EVS (0: idle), or -errno of epoll_wait. */
+static int wait_events(struct cw_run *run, struct loop_set *L, struct epoll_event *evs, int nevs)
+{
+	int timeout_ms = 1000;
+	int k, wait_errno;
+	pthread_mutex_unlock(&run->loop->lock);
+	double waiting_since = cw_now();
+	for (;;) {
+		k = epoll_wait(L->ep, evs, nevs, timeout_ms);
+		wait_errno = errno;
+		int unlocked = 0;
+		for (int i = 0; i < k; i++) {
+			struct loop_src *s = evs[i].data.ptr;
+			if (s->unlocked) {
+				s->fn(run, L, s, evs[i].events);
+				unlocked++;
+			}
+		}
+		if (k <= 0 || unlocked < k)
+			break;
+		/* Only unlocked sources (the co-location tick): not worth
+		 * the lock, unless they alone filled the idle timeout
+		 * (the safety-net reap, drain and flush below still run). */
+		if (cw_now() - waiting_since >= timeout_ms / 1000.0) {
+			k = 0;
+			break;
 		}
 	}
+	pthread_mutex_lock(&run->loop->lock);
+	return k < 0 ? -wait_errno : k;
+}
+
+/* After the handlers of one wake-up: the timeout, the reap, what is left
+ * of a stopped run, the trace's periodic flush. False when the loop must
+ * give up waiting. */
+static bool after_events(struct cw_run *run, struct loop_set *L, double *kill_deadline)
+{
+	if (cw_watchdog_fired(run) && !run->timed_out) {
+		/* The watchdog killed the group and the cgroup; the
+		 * tracker's pids (setsid'd ones) die here. */
+		run->timed_out = true;
+		cw_tracker_kill_all(run);
+		*kill_deadline = cw_now() + 5;
+		cw_watchdog_ack(run);
+	}
+	/* Every tracee stop and exit raises SIGCHLD, and a reap drains
+	 * all pending statuses: no waitpid per notification. */
+	if (L->reap || run->timed_out)
+		run->tracker_ops->reap(run);
+	if (run->timed_out && *kill_deadline && cw_now() > *kill_deadline) {
+		/* Something survived SIGKILL for 5s (stuck in D state,
+		 * or invisible to us): give up waiting for it. */
+		cw_warn("processes survived the timeout kill; not waiting for them");
+		return false;
+	}
+	if (run->timed_out)
+		cw_tracker_kill_all(run); /* late forks */
+	if (run->stop_deadline && cw_now() > run->stop_deadline) {
+		/* Asked to stop after the command exited: what did not
+		 * go at the forwarded signal goes now. */
+		run->stop_deadline = 0;
+		cw_tracker_kill_all(run);
+	}
+	if (cw_now() - run->last_flush > 1.0)
+		cw_record_trace_flush(run);
+	return true;
+}
+
+int cw_notify_loop(struct cw_run *run, int sigfd)
+{
+	struct loop_set L = { .ep = epoll_create1(EPOLL_CLOEXEC) };
+	if (L.ep < 0)
+		return -errno;
+	_cleanup_close_ int ep_owner = L.ep;
+	int r;
+
+	if ((r = add_sources(run, &L, sigfd)) < 0)
+		return r;
+	pthread_mutex_lock(&run->loop->lock); /* never released once the loop is over */
+	if (run->listener >= 0 && (r = start_notify_thread(run)) < 0)
+		return r;
 
 	/* A SIGCHLD may have been consumed during setup. */
 	run->tracker_ops->reap(run);
@@ -586,37 +708,12 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 
 	while (!run_over(run)) {
 		struct epoll_event evs[8];
-		int timeout_ms = 1000;
-		pthread_mutex_unlock(&run_lock);
-		int k, wait_errno;
-		double waiting_since = cw_now();
-		for (;;) {
-			k = epoll_wait(L.ep, evs, CW_ARRAY_SIZE(evs), timeout_ms);
-			wait_errno = errno;
-			int unlocked = 0;
-			for (int i = 0; i < k; i++) {
-				struct loop_src *s = evs[i].data.ptr;
-				if (s->unlocked) {
-					s->fn(run, &L, s, evs[i].events);
-					unlocked++;
-				}
-			}
-			if (k <= 0 || unlocked < k)
-				break;
-			/* Only unlocked sources (the co-location tick): not worth
-			 * the lock, unless they alone filled the idle timeout
-			 * (the safety-net reap, drain and flush below still run). */
-			if (cw_now() - waiting_since >= timeout_ms / 1000.0) {
-				k = 0;
-				break;
-			}
-		}
-		pthread_mutex_lock(&run_lock);
+		int k = wait_events(run, &L, evs, CW_ARRAY_SIZE(evs));
+		if (k == -EINTR)
+			continue;
 		if (k < 0) {
-			if (wait_errno == EINTR)
-				continue;
-			loop_over = true;
-			return -wait_errno;
+			run->loop->over = true;
+			return k;
 		}
 		L.reap = k == 0; /* idle: reap anyway, as a safety net */
 		if (k == 0)
@@ -626,34 +723,8 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 			if (!s->unlocked)
 				s->fn(run, &L, s, evs[i].events);
 		}
-		if (cw_watchdog_fired(run) && !run->timed_out) {
-			/* The watchdog killed the group and the cgroup; the
-			 * tracker's pids (setsid'd ones) die here. */
-			run->timed_out = true;
-			cw_run_kill_all(run);
-			kill_deadline = cw_now() + 5;
-			cw_watchdog_ack(run);
-		}
-		/* Every tracee stop and exit raises SIGCHLD, and a reap drains
-		 * all pending statuses: no waitpid per notification. */
-		if (L.reap || run->timed_out)
-			run->tracker_ops->reap(run);
-		if (run->timed_out && kill_deadline && cw_now() > kill_deadline) {
-			/* Something survived SIGKILL for 5s (stuck in D state,
-			 * or invisible to us): give up waiting for it. */
-			cw_warn("processes survived the timeout kill; not waiting for them");
+		if (!after_events(run, &L, &kill_deadline))
 			break;
-		}
-		if (run->timed_out)
-			cw_run_kill_all(run); /* late forks */
-		if (run->stop_deadline && cw_now() > run->stop_deadline) {
-			/* Asked to stop after the command exited: what did not
-			 * go at the forwarded signal goes now. */
-			run->stop_deadline = 0;
-			cw_run_kill_all(run);
-		}
-		if (cw_now() - run->last_flush > 1.0)
-			cw_run_trace_flush(run);
 	}
 	/* The tree may have emptied (the watchdog's cgroup.kill) in an
 	 * iteration that did not see the watchdog's wake-up yet. */
@@ -661,6 +732,6 @@ int cw_notify_loop(struct cw_run *run, int sigfd)
 		run->timed_out = true;
 		cw_watchdog_ack(run);
 	}
-	loop_over = true;
+	run->loop->over = true;
 	return 0;
 }

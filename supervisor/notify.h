@@ -70,15 +70,17 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 		     cw_enforce_fn enforce);
 
 /* The lock every handler runs under (the loop, the notification thread and
- * the kernel back end's fanotify thread take it). */
-void cw_loop_lock(void);
-void cw_loop_unlock(void);
+ * the kernel back end's fanotify thread take it): run->loop's, which
+ * cw_notify_init() sets up. */
+void cw_loop_lock(struct cw_run *run);
+void cw_loop_unlock(struct cw_run *run);
 /* A back end's event source: FN runs in the loop, under the lock, when FD
  * has EVENTS (epoll). Registered before cw_notify_loop. 0 or -ENOSPC. */
 typedef void (*cw_source_fn)(struct cw_run *run, int fd, uint32_t events);
 int cw_loop_add_source(struct cw_run *run, int fd, uint32_t events, cw_source_fn fn);
 
-/* Query SECCOMP_GET_NOTIF_SIZES and allocate the buffers. */
+/* Query SECCOMP_GET_NOTIF_SIZES and set up run->loop: the buffers
+ * sized by it, the lock. */
 int cw_notify_init(struct cw_run *run);
 /* The loop: returns when the run is over (first child gone and no tracee
  * left). Returns 0 or -errno on a supervisor failure. */

@@ -26,6 +26,7 @@
 #include "supervisor/kernel.h"
 #include "supervisor/limits.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 
@@ -101,7 +102,7 @@ struct cw_proc *cw_tracker_add(struct cw_run *run, pid_t pid)
 	p->pid = pid;
 	p->tgid = pid;
 	p->alive = true;
-	p->start = cw_run_time(run);
+	p->start = cw_record_time(run);
 	p->end = -1;
 	t->procs[t->nprocs++] = p;
 	t->nalive++;
@@ -116,7 +117,7 @@ void cw_tracker_dead(struct cw_run *run, struct cw_proc *p)
 {
 	if (p->alive) {
 		p->alive = false;
-		p->end = cw_run_time(run);
+		p->end = cw_record_time(run);
 		run->tracker->nalive--;
 	}
 }
@@ -145,6 +146,15 @@ size_t cw_tracker_count(const struct cw_run *run)
 struct cw_proc *cw_tracker_at(const struct cw_run *run, size_t i)
 {
 	return run->tracker && i < run->tracker->nprocs ? run->tracker->procs[i] : NULL;
+}
+
+void cw_tracker_kill_all(struct cw_run *run)
+{
+	if (run->tracker_ops)
+		run->tracker_ops->kill_all(run, SIGKILL);
+	else if (run->child > 0)
+		kill(run->child, SIGKILL);
+	cw_limits_kill(run); /* what escaped the tracker (CLONE_UNTRACED...) */
 }
 
 int cw_tracker_new(struct cw_run *run)
@@ -407,15 +417,15 @@ static void kill_unidentified(struct cw_run *run, struct cw_proc *p, const struc
 	d.source = CW_SOURCE_PLATFORM_SANDBOX;
 	d.err = EACCES;
 	if (run->observe) {
-		cw_run_note(run, p->pid, "warning", "exec of %s: %s; recorded only (observe)", d.scope, d.reason);
+		cw_record_note(run, p->pid, "warning", "exec of %s: %s; recorded only (observe)", d.scope, d.reason);
 		return;
 	}
 	kill(p->pid, SIGKILL);
-	cw_run_note(run, p->pid, "warning", "exec of %s killed at the exec stop: %s", d.scope, d.reason);
+	cw_record_note(run, p->pid, "warning", "exec of %s killed at the exec stop: %s", d.scope, d.reason);
 	run->denials++;
 	struct cw_denial_record dr = {
 		.pid = p->pid, .program = p->exe ? p->exe : d.scope, .syscall = "execve", .d = &d,
-		.time = cw_run_time(run), .enforced = true,
+		.time = cw_record_time(run), .enforced = true,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial) {
@@ -427,8 +437,8 @@ static void kill_unidentified(struct cw_run *run, struct cw_proc *p, const struc
 void cw_tracker_trace_spawn(struct cw_run *run, struct cw_proc *p, const char *via)
 {
 	run->events++;
-	cw_trace_spawn_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid, p->pid, via);
-	cw_run_trace_emit(run);
+	cw_trace_spawn_write(&run->tj, ++run->seq, cw_record_time(run), p->pid, p->ppid, p->pid, via);
+	cw_record_trace_emit(run);
 }
 
 static void cont(pid_t pid, int sig)
@@ -515,7 +525,7 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 		if (old) {
 			*old = *p;
 			old->alive = false;
-			old->end = cw_run_time(run);
+			old->end = cw_record_time(run);
 			old->exited = false;
 			old->signal = 0;
 			old->pending_exec = NULL;
@@ -554,9 +564,9 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 		run->child_execed = true;
 	p->preload = cw_annot_exec(run, p->pid);
 	run->events++;
-	cw_trace_exec_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->ppid,
+	cw_trace_exec_write(&run->tj, ++run->seq, cw_record_time(run), p->pid, p->ppid,
 			    p->exe, (const char *const *)p->argv, p->preload);
-	cw_run_trace_emit(run);
+	cw_record_trace_emit(run);
 }
 
 /* The ELF interpreter mapped into PID at its exec stop, when it is not
@@ -627,7 +637,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
 		/* Whoever holds the listener can answer for capwatch (K14). */
 		kill(p->pid, SIGKILL);
-		cw_run_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
+		cw_record_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
 	/* What the kernel mapped, by descriptor first; its name second. */
@@ -675,12 +685,12 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		 * image changed under us (or it is a script's interpreter that
 		 * the profile does not allow). Kill before it runs. */
 		kill(p->pid, SIGKILL);
-		cw_run_note(run, p->pid, "warning", "exec of %s denied at the exec stop (%s): killed",
+		cw_record_note(run, p->pid, "warning", "exec of %s denied at the exec stop (%s): killed",
 			    denied, d.rule);
 		run->denials++;
 		struct cw_denial_record dr = {
 			.pid = p->pid, .program = p->exe, .syscall = "execve", .d = &d,
-			.time = cw_run_time(run), .enforced = true,
+			.time = cw_record_time(run), .enforced = true,
 		};
 		cw_report_add_denial(run->report, &dr);
 		if (!run->have_denial) {
@@ -700,8 +710,8 @@ void cw_tracker_exited(struct cw_run *run, struct cw_proc *p, int status)
 	p->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	if (!p->is_thread) {
 		run->events++;
-		cw_trace_exit_write(&run->tj, ++run->seq, cw_run_time(run), p->pid, p->code, p->signal);
-		cw_run_trace_emit(run);
+		cw_trace_exit_write(&run->tj, ++run->seq, cw_record_time(run), p->pid, p->code, p->signal);
+		cw_record_trace_emit(run);
 	}
 }
 
@@ -760,7 +770,7 @@ static void on_status(struct cw_run *run, pid_t pid, int status)
 				 * capwatch, not for the command). SIGCONT from `fg`
 				 * resumes capwatch and the command's group alike. */
 				run->stop_requested = false;
-				cw_run_trace_flush(run);
+				cw_record_trace_flush(run);
 				raise(SIGSTOP);
 			}
 			return;

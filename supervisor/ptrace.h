@@ -73,6 +73,10 @@ extern const struct cw_tracker_ops cw_tracker_waitonly;
 extern const struct cw_tracker_ops cw_tracker_kernel; /* supervisor/kernel.c */
 
 int cw_tracker_new(struct cw_run *run);
+/* Kill every supervised process (SIGKILL by pid, through the tracker's
+ * ops, or the first child when there is no tracker yet) and what escaped
+ * the tracker (the limits' cgroup). */
+void cw_tracker_kill_all(struct cw_run *run);
 void cw_tracker_free(struct cw_run *run);
 struct cw_proc *cw_tracker_find(const struct cw_run *run, pid_t pid);
 /* Is PID (a process or thread id) a live member of the supervised tree? */

@@ -27,6 +27,7 @@ struct cw_annot;
 struct cw_approval;
 struct cw_hosts;
 struct cw_watchdog;
+struct cw_loop;
 struct cw_run;
 /* An event source of the loop registered by a back end (notify.h). */
 struct cw_loop_source {
@@ -112,32 +113,8 @@ struct cw_run {
 	struct cw_watchdog *watchdog;     /* watchdog.c */
 	struct cw_loop_source sources[4];
 	size_t nsources;
+	struct cw_loop *loop;         /* the event loop's state (notify.c) */
 };
-
-/* Seconds since the run started. */
-double cw_run_time(const struct cw_run *run);
-
-/* Append the line in run->tj to the trace (buffered). */
-void cw_run_trace_emit(struct cw_run *run);
-void cw_run_trace_flush(struct cw_run *run);
-/* A "note" line and a log message at LEVEL "warning"/"info". */
-void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Changes to the workspace (outcome.changes). Called before an allowed
- * write continues, with the state of PATH before it. The final list is
- * computed at the end of the run from what is on disk then, so a write that
- * failed leaves no change behind. */
-enum cw_change_kind { CW_CHANGE_WRITE, CW_CHANGE_DELETE, CW_CHANGE_CREATE, CW_CHANGE_RENAME };
-void cw_run_change(struct cw_run *run, enum cw_change_kind kind, const char *path, const char *path2);
-
-/* The minimal report (STATE, KIND, REASON) written by the --timeout
- * watchdog while the run's threads are stuck: reads only what was set
- * before the loop began. Also removes the scratch directory. 0 or -errno. */
-int cw_run_emergency_report(struct cw_run *run, const char *state, const char *kind, const char *reason);
-
-/* Kill every supervised process (SIGKILL by pid) and say why. */
-void cw_run_kill_all(struct cw_run *run);
 
 /* The whole run after argument parsing: returns the exit status. */
 int cw_run_main(const struct cw_options *opts);

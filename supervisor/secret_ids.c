@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "supervisor/secret_ids.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/resolve.h"
 #include "supervisor/hashkey.h"
@@ -61,7 +62,7 @@ static void add(struct cw_run *run, const struct stat *st, const char *path)
 	}
 	if (cw_hmap_count(&S->ids) >= CW_SECRET_IDS_MAX) {
 		if (!S->full_noted)
-			cw_run_note(run, 0, "warning",
+			cw_record_note(run, 0, "warning",
 				    "more than %d secrets seen: later ones are recognised by name only",
 				    CW_SECRET_IDS_MAX);
 		S->full_noted = true;
@@ -226,7 +227,7 @@ void cw_secret_ids_start(struct cw_run *run)
 		if (run->ctx.roots[i])
 			walk(run, run->ctx.roots[i], &budget);
 	if (budget <= 0)
-		cw_run_note(run, 0, "info",
+		cw_record_note(run, 0, "info",
 			    "secret scan stopped after %d directory entries: files past them are recognised "
 			    "as secrets by name, and by identity only once opened or renamed by a secret name",
 			    CW_SECRET_SCAN_ENTRIES);

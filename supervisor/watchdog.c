@@ -16,6 +16,7 @@
 #include "supervisor/limits.h"
 #include "supervisor/log.h"
 #include "supervisor/run.h"
+#include "supervisor/outcome.h"
 
 /* How long the event loop has to acknowledge the timeout, and then to
  * reach the report (its own grace for processes that survive SIGKILL is
@@ -121,7 +122,7 @@ static void *watchdog_thread(void *arg)
 	pthread_mutex_unlock(&wd->mu);
 	if (!why || !claim(wd, CLAIM_WATCHDOG))
 		return NULL; /* the run writes the report */
-	int e = cw_run_emergency_report(run, "cancelled", "timed_out", why);
+	int e = cw_outcome_emergency_report(run, "cancelled", "timed_out", why);
 	if (e < 0)
 		cw_err("timeout: the minimal report could not be written either: %s", strerror(-e));
 	else

@@ -20,6 +20,8 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/keys.h"
 #include "supervisor/run.h"
+#include "supervisor/changes.h"
+#include "supervisor/record.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/util.h"
@@ -65,13 +67,13 @@ static void note_change(struct cw_notif *n, const struct cw_event *ev, enum cw_c
 {
 	if (kind == CW_CHANGE_RENAME) {
 		if (in_workspace(n, ev->op.path) || in_workspace(n, ev->op.path2))
-			cw_run_change(n->run, kind, ev->op.path, ev->op.path2);
+			cw_changes_add(n->run, kind, ev->op.path, ev->op.path2);
 	} else if (ev->op.kind == CW_OP_RENAME) {
 		/* link: only the new name is created. */
 		if (in_workspace(n, ev->op.path2))
-			cw_run_change(n->run, kind, ev->op.path2, NULL);
+			cw_changes_add(n->run, kind, ev->op.path2, NULL);
 	} else if (in_workspace(n, ev->op.path)) {
-		cw_run_change(n->run, kind, ev->op.path, NULL);
+		cw_changes_add(n->run, kind, ev->op.path, NULL);
 	}
 }
 
@@ -1844,5 +1846,5 @@ void cw_handle_fs_note(struct cw_notif *n)
 		return;
 	}
 	cw_notif_continue(n);
-	cw_run_note(n->run, n->tgid, "info", "%s(%s): a file handle, recorded only", n->syscall, res1.path);
+	cw_record_note(n->run, n->tgid, "info", "%s(%s): a file handle, recorded only", n->syscall, res1.path);
 }

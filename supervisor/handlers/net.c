@@ -28,6 +28,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 
@@ -576,7 +577,7 @@ static void bind_wildcard_on_loopback(struct cw_notif *n, struct cw_net_call *c,
 	c->addr = lo;
 	char text[80];
 	cw_addr_format((const struct sockaddr *)&c->addr, c->addrlen, text, sizeof(text));
-	cw_run_note(n->run, n->tgid, "info",
+	cw_record_note(n->run, n->tgid, "info",
 		    "a bind to the wildcard address is performed on %s: the profile denies "
 		    "host_visible_binding and allows isolated_loopback", text);
 }

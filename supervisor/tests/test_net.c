@@ -33,6 +33,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/run.h"
+#include "supervisor/record.h"
 #include "supervisor/privs.h"
 
 /* ---- the supervisor around the handler, stubbed ---- */
@@ -140,7 +141,7 @@ void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, in
 	cw_notif_error(n, deny_err ? deny_err : EPERM);
 }
 
-void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+void cw_record_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
 {
 	va_list ap;
 	(void)run;

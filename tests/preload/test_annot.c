@@ -28,13 +28,13 @@ static int notes;
 static char last_note[512];
 static struct cw_proc procs[4];
 
-double cw_run_time(const struct cw_run *run)
+double cw_record_time(const struct cw_run *run)
 {
 	(void)run;
 	return now_s;
 }
 
-void cw_run_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
+void cw_record_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
 {
 	va_list ap;
 	(void)run;
