@@ -447,7 +447,7 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 		     const char *span, const char *why)
 {
 	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
-			      .ppid = p->ppid, .syscall = p->syscall };
+			      .ppid = p->ppid, .syscall = p->syscall, .call = run->call_scratch };
 	struct cw_event *ev = &p->ev;
 
 	pending_remove(p);

@@ -317,7 +317,7 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 static void handle_notification(struct cw_run *run)
 {
 	run->notifications++;
-	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
+	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid, .call = run->call_scratch };
 	int nr = req->data.nr;
 	cw_handler_fn handle = cw_syscall_handler(nr);
 	n.syscall = cw_syscall_name(run, nr);

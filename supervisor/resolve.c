@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,7 +327,8 @@ static int long_dir_name(int fd, char *out, size_t outsz)
  * ("/lib/x86_64-linux-gnu/libc.so.6", the loader cache's names) goes
  * through one: the lexical open fails ELOOP and the walk lstat()s and
  * readlink()s its way along, about a dozen system calls where one open
- * does for any other name. These links are read once; a name through one
+ * does for any other name. These links are read once per run, into the
+ * run's struct cw_resolve_links (cw_resolve_links_new); a name through one
  * is rewritten to the link's target, after one lstat() proves the link is
  * still the one read: a symlink's text cannot change in place, so the same
  * inode (device, number, size, change time) means the same text, and a
@@ -347,11 +347,14 @@ struct toplink {
 	ino_t ino;
 	off_t size;
 	struct timespec ctime;
-	atomic_bool dropped;
+	atomic_bool dropped; /* any handling thread may drop it */
 };
-static struct toplink toplinks[6];
-static size_t ntoplinks;
-static pthread_once_t toplinks_once = PTHREAD_ONCE_INIT;
+
+/* The run's links (resolve.h), read once by cw_resolve_links_new. */
+struct cw_resolve_links {
+	struct toplink l[6];
+	size_t n;
+};
 
 static bool plain_target(const char *t)
 {
@@ -370,11 +373,11 @@ static bool plain_target(const char *t)
 	return true;
 }
 
-static void toplinks_read(void)
+static void toplinks_read(struct cw_resolve_links *links)
 {
 	static const char *const names[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
-	for (size_t i = 0; i < CW_ARRAY_SIZE(names) && ntoplinks < CW_ARRAY_SIZE(toplinks); i++) {
-		struct toplink *l = &toplinks[ntoplinks];
+	for (size_t i = 0; i < CW_ARRAY_SIZE(names) && links->n < CW_ARRAY_SIZE(links->l); i++) {
+		struct toplink *l = &links->l[links->n];
 		char path[16], text[64];
 		struct stat st;
 		snprintf(path, sizeof(path), "/%s", names[i]);
@@ -396,40 +399,54 @@ static void toplinks_read(void)
 		l->size = st.st_size;
 		l->ctime = st.st_ctim;
 		atomic_init(&l->dropped, false);
-		ntoplinks++;
+		links->n++;
 	}
 }
 
-size_t cw_resolve_toplinks(char *buf, size_t size)
+int cw_resolve_links_new(struct cw_resolve_links **out)
 {
-	pthread_once(&toplinks_once, toplinks_read);
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	toplinks_read(*out);
+	return 0;
+}
+
+void cw_resolve_links_free(struct cw_resolve_links *links)
+{
+	free(links);
+}
+
+size_t cw_resolve_toplinks(const struct cw_resolve_links *links, char *buf, size_t size)
+{
 	size_t used = 0;
 	if (size)
 		buf[0] = '\0';
-	for (size_t i = 0; i < ntoplinks && used < size; i++) {
+	if (!links)
+		return 0;
+	for (size_t i = 0; i < links->n && used < size; i++) {
 		int k = snprintf(buf + used, size - used, "%s/%s -> %s", i ? ", " : "",
-				 toplinks[i].name, toplinks[i].target);
+				 links->l[i].name, links->l[i].target);
 		if (k < 0)
 			break;
 		used += (size_t)k;
 	}
-	return ntoplinks;
+	return links->n;
 }
 
 /* PATH (absolute) with a first component that is one of the links and is
  * followed by another component: the same name through the link's target,
  * in OUT. False (OUT untouched) for any other name or a link that changed. */
-static bool toplink_rewrite(const char *path, char *out, size_t outsz)
+static bool toplink_rewrite(struct cw_resolve_links *links, const char *path, char *out, size_t outsz)
 {
-	if (path[0] != '/')
+	if (!links || path[0] != '/')
 		return false;
-	pthread_once(&toplinks_once, toplinks_read);
 	const char *c = path + 1;
 	size_t n = strcspn(c, "/");
 	if (!c[n] || !c[n + strspn(c + n, "/")])
 		return false; /* the last component: its own rules apply */
-	for (size_t i = 0; i < ntoplinks; i++) {
-		struct toplink *l = &toplinks[i];
+	for (size_t i = 0; i < links->n; i++) {
+		struct toplink *l = &links->l[i];
 		if (strlen(l->name) != n || memcmp(l->name, c, n) != 0)
 			continue;
 		if (atomic_load(&l->dropped))
@@ -831,8 +848,8 @@ static int fast_walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char 
 	return e;
 }
 
-int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
-		    struct cw_resolved *res)
+int cw_resolve_path(struct cw_resolve_links *links, pid_t tid, pid_t tgid, int dirfd, const char *path,
+		    int flags, struct cw_resolved *res)
 {
 	char *out = res->path;
 	size_t outsz = sizeof(res->path);
@@ -884,7 +901,7 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 	/* "/lib/..." on merged /usr: the name the link leads to (above). */
 	char through[PATH_MAX];
 	if (path[0] == '/' && !rooted && !(flags & CW_RES_NO_SYMLINKS) &&
-	    toplink_rewrite(path, through, sizeof(through)))
+	    toplink_rewrite(links, path, through, sizeof(through)))
 		path = through;
 	int e = fast_walk(tid, tgid, out, outsz, path, flags, root, res);
 	if (e == -EAGAIN)
@@ -912,14 +929,14 @@ static bool special_tree(const char *p)
 	return false;
 }
 
-int cw_resolve_lexical(pid_t tid, const char *path, bool through_links, struct cw_resolved *res,
-		       char *full, size_t fullsz)
+int cw_resolve_lexical(struct cw_resolve_links *links, pid_t tid, const char *path, bool through_links,
+		       struct cw_resolved *res, char *full, size_t fullsz)
 {
 	char base[PATH_MAX], through[PATH_MAX];
 
 	if (!*path)
 		return -ENOENT;
-	if (through_links && toplink_rewrite(path, through, sizeof(through)))
+	if (through_links && toplink_rewrite(links, path, through, sizeof(through)))
 		path = through;
 	/* Any trouble with the cwd: the walk finds the errno to answer. */
 	if (path[0] != '/' && base_of(tid, AT_FDCWD, base, sizeof(base), true) != 0)

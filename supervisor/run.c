@@ -39,6 +39,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
+#include "supervisor/handlers/scratch.h"
 
 extern char **environ;
 
@@ -919,6 +920,7 @@ static void run_free(struct cw_run *run)
 	cw_approval_shutdown(run); /* no-op when the loop already did */
 	cw_hosts_free(run);
 	cw_tracker_free(run);
+	cw_handlers_free(run);
 	cw_annot_free();
 	changes_free(run->changes);
 	if (run->profile)
@@ -1153,7 +1155,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->ctx.grants = opts->grants;
 	run->ctx.ngrants = opts->ngrants;
 	run->changes = calloc(1, sizeof(*run->changes));
-	if (!run->changes || cw_tracker_new(run) < 0)
+	if (!run->changes || cw_tracker_new(run) < 0 || cw_handlers_init(run) < 0)
 		goto oom;
 
 	set_run(run, run->profile_name ? run->profile_name : opts->profile);
@@ -1278,7 +1280,7 @@ int cw_run_main(const struct cw_options *opts)
 	cw_run_trace_flush(run);
 	{
 		char links[256];
-		if (cw_resolve_toplinks(links, sizeof(links)))
+		if (cw_resolve_toplinks(run->links, links, sizeof(links)))
 			cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
 	}
 	/* Secrets by identity (secret_ids.h): scanned now, before the command
