@@ -28,7 +28,7 @@ capwatch_SOURCES = \
 	supervisor/exec_request.h supervisor/exec_request.c \
 	supervisor/sha256.h supervisor/sha256.c \
 	supervisor/handlers/handlers.h supervisor/handlers/common.h \
-	supervisor/handlers/scratch.h \
+	supervisor/handlers/scratch.h supervisor/handlers/scratch.c \
 	supervisor/handlers/table.c \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \

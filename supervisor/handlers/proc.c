@@ -16,7 +16,6 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/scratch.h"
-#include "supervisor/handlers/net_impl.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/util.h"
@@ -567,28 +566,4 @@ void cw_handle_escape(struct cw_notif *n)
 void cw_handle_unlisted(struct cw_notif *n)
 {
 	cw_escape_finish(n, NULL, (long long)n->req->data.args[0], ENOSYS);
-}
-
-/* ---- the run's state of the exec, process, ioctl and network handlers ---- */
-
-int cw_handlers_init(struct cw_run *run)
-{
-	run->call_scratch = calloc(1, sizeof(*run->call_scratch));
-	if (!run->call_scratch)
-		return -ENOMEM;
-	run->call_scratch->net.held_sock = -1;
-	int e = cw_net_state_new(&run->net_state);
-	if (e == 0)
-		e = cw_resolve_links_new(&run->links);
-	return e;
-}
-
-void cw_handlers_free(struct cw_run *run)
-{
-	free(run->call_scratch);
-	run->call_scratch = NULL;
-	cw_net_state_free(run->net_state);
-	run->net_state = NULL;
-	cw_resolve_links_free(run->links);
-	run->links = NULL;
 }

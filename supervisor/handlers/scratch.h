@@ -53,7 +53,7 @@ struct cw_call_scratch {
 /* The run's state of these handlers and of resolve.c: the scratch above,
  * the network family's (cw_net_state_new) and the merged-/usr links
  * (cw_resolve_links_new). 0 or -ENOMEM; cw_handlers_free undoes it (and
- * is a no-op on what was never made). proc.c. */
+ * is a no-op on what was never made). scratch.c. */
 int cw_handlers_init(struct cw_run *run);
 void cw_handlers_free(struct cw_run *run);
 
