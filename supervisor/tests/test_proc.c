@@ -312,7 +312,7 @@ static void test_pidfd_open(void **state)
 static void test_pid_calls(void **state)
 {
 	(void)state;
-	struct rlimit rl;
+	struct rlimit rl = { 0, 0 };
 	/* the caller itself: not even decided */
 	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", 0, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
