@@ -367,7 +367,7 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 static void handle_notification(struct cw_run *run, const struct seccomp_notif *req)
 {
 	run->notifications++;
-	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
+	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid, .call = run->call_scratch };
 	int nr = req->data.nr;
 	cw_handler_fn handle = cw_syscall_handler(nr);
 	n.syscall = cw_syscall_name(run, nr);

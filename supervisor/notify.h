@@ -17,6 +17,7 @@ struct cw_notif {
 	const struct seccomp_notif *req;
 	pid_t tid, tgid, ppid;
 	const char *syscall;          /* name from the dispatch table */
+	struct cw_call_scratch *call; /* exec, proc, ioctl, net: run->call_scratch */
 	bool answered;
 };
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,7 +327,8 @@ static int long_dir_name(int fd, char *out, size_t outsz)
  * ("/lib/x86_64-linux-gnu/libc.so.6", the loader cache's names) goes
  * through one: the lexical open fails ELOOP and the walk lstat()s and
  * readlink()s its way along, about a dozen system calls where one open
- * does for any other name. These links are read once; a name through one
+ * does for any other name. These links are read once per run, into the
+ * run's struct cw_resolve_links (cw_resolve_links_new); a name through one
  * is rewritten to the link's target, after one lstat() proves the link is
  * still the one read: a symlink's text cannot change in place, so the same
  * inode (device, number, size, change time) means the same text, and a
@@ -347,11 +347,14 @@ struct toplink {
 	ino_t ino;
 	off_t size;
 	struct timespec ctime;
-	atomic_bool dropped;
+	atomic_bool dropped; /* any handling thread may drop it */
 };
-static struct toplink toplinks[6];
-static size_t ntoplinks;
-static pthread_once_t toplinks_once = PTHREAD_ONCE_INIT;
+
+/* The run's links (resolve.h), read once by cw_resolve_links_new. */
+struct cw_resolve_links {
+	struct toplink l[6];
+	size_t n;
+};
 
 static bool plain_target(const char *t)
 {
@@ -370,11 +373,11 @@ static bool plain_target(const char *t)
 	return true;
 }
 
-static void toplinks_read(void)
+static void toplinks_read(struct cw_resolve_links *links)
 {
 	static const char *const names[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32" };
-	for (size_t i = 0; i < CW_ARRAY_SIZE(names) && ntoplinks < CW_ARRAY_SIZE(toplinks); i++) {
-		struct toplink *l = &toplinks[ntoplinks];
+	for (size_t i = 0; i < CW_ARRAY_SIZE(names) && links->n < CW_ARRAY_SIZE(links->l); i++) {
+		struct toplink *l = &links->l[links->n];
 		char path[16], text[64];
 		struct stat st;
 		snprintf(path, sizeof(path), "/%s", names[i]);
@@ -396,40 +399,54 @@ static void toplinks_read(void)
 		l->size = st.st_size;
 		l->ctime = st.st_ctim;
 		atomic_init(&l->dropped, false);
-		ntoplinks++;
+		links->n++;
 	}
 }
 
-size_t cw_resolve_toplinks(char *buf, size_t size)
+int cw_resolve_links_new(struct cw_resolve_links **out)
 {
-	pthread_once(&toplinks_once, toplinks_read);
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	toplinks_read(*out);
+	return 0;
+}
+
+void cw_resolve_links_free(struct cw_resolve_links *links)
+{
+	free(links);
+}
+
+size_t cw_resolve_toplinks(const struct cw_resolve_links *links, char *buf, size_t size)
+{
 	size_t used = 0;
 	if (size)
 		buf[0] = '\0';
-	for (size_t i = 0; i < ntoplinks && used < size; i++) {
+	if (!links)
+		return 0;
+	for (size_t i = 0; i < links->n && used < size; i++) {
 		int k = snprintf(buf + used, size - used, "%s/%s -> %s", i ? ", " : "",
-				 toplinks[i].name, toplinks[i].target);
+				 links->l[i].name, links->l[i].target);
 		if (k < 0)
 			break;
 		used += (size_t)k;
 	}
-	return ntoplinks;
+	return links->n;
 }
 
 /* PATH (absolute) with a first component that is one of the links and is
  * followed by another component: the same name through the link's target,
  * in OUT. False (OUT untouched) for any other name or a link that changed. */
-static bool toplink_rewrite(const char *path, char *out, size_t outsz)
+static bool toplink_rewrite(struct cw_resolve_links *links, const char *path, char *out, size_t outsz)
 {
-	if (path[0] != '/')
+	if (!links || path[0] != '/')
 		return false;
-	pthread_once(&toplinks_once, toplinks_read);
 	const char *c = path + 1;
 	size_t n = strcspn(c, "/");
 	if (!c[n] || !c[n + strspn(c + n, "/")])
 		return false; /* the last component: its own rules apply */
-	for (size_t i = 0; i < ntoplinks; i++) {
-		struct toplink *l = &toplinks[i];
+	for (size_t i = 0; i < links->n; i++) {
+		struct toplink *l = &links->l[i];
 		if (strlen(l->name) != n || memcmp(l->name, c, n) != 0)
 			continue;
 		if (atomic_load(&l->dropped))
@@ -538,6 +555,147 @@ static void pop(char *out)
 		*s = '\0';
 }
 
+/* The walk's steps, below. A component appended to OUT is looked at and
+ * then either walked past (STEP_NEXT), followed as a symlink whose text
+ * is in LINK (STEP_FOLLOW), or it ends the walk with OUT as the answer
+ * (STEP_DONE); -errno ends it with an error. */
+enum { STEP_NEXT = 0, STEP_FOLLOW = 1, STEP_DONE = 2 };
+
+/* The component being walked: its length N (its text is the end of OUT
+ * once appended), whether it is the last one and a symlink there is
+ * followed, and FDPID when OUT was /proc/PID/fd and it is a number. */
+struct comp {
+	size_t n;
+	bool last;
+	bool follow;
+	const char *fdpid;
+};
+
+/* /proc/self and /proc/thread-self name the supervisor when we look them
+ * up: the target's own name for the component R (N bytes) under OUT, in
+ * BUF, or NULL. */
+static const char *proc_self_subst(const char *out, const char *r, size_t n, pid_t tid, pid_t tgid,
+				   char *buf, size_t size)
+{
+	if (strcmp(out, "/proc") != 0)
+		return NULL;
+	if (n == 4 && memcmp(r, "self", 4) == 0) {
+		snprintf(buf, size, "/proc/%d", (int)tgid);
+		return buf;
+	}
+	if (n == 11 && memcmp(r, "thread-self", 11) == 0) {
+		snprintf(buf, size, "/proc/%d/task/%d", (int)tgid, (int)tid);
+		return buf;
+	}
+	return NULL;
+}
+
+/* OUT is a symlink to follow: its text into LINK (LINKSZ bytes). A
+ * descriptor of the target reopened by path, and the magic links to
+ * objects that are no path, are not followed: STEP_DONE (OUT renamed
+ * /dev/fd/N) or STEP_NEXT (the name is the link). */
+static int read_link(char *out, size_t outsz, const struct comp *c, int flags, char *link, size_t linksz)
+{
+	int e = readlink_long(out, link, linksz);
+	if (e < 0)
+		return e;
+	strip_deleted(link);
+	if (c->fdpid) {
+		/* A descriptor of the target reopened by path. If it already
+		 * grants the access asked for, the open gains nothing: name
+		 * it /dev/fd/N (no capability). Otherwise decide on the
+		 * object behind it. */
+		const char *fdnum = out + strlen(out) - c->n;
+		int acc = fd_accmode(c->fdpid, fdnum);
+		bool wr = flags & CW_RES_WANT_WRITE, rd = flags & CW_RES_WANT_READ;
+		bool covered = acc >= 0 && c->last && !(flags & CW_RES_NO_COVER) &&
+			(!wr || acc == O_WRONLY || acc == O_RDWR) &&
+			(!rd || acc == O_RDONLY || acc == O_RDWR);
+		if (link[0] != '/' && !c->last)
+			return -ENOTDIR; /* a pipe, a socket: no directory */
+		if (link[0] != '/' || covered) {
+			char num[16];
+			snprintf(num, sizeof(num), "%.*s", (int)c->n, fdnum);
+			snprintf(out, outsz, "/dev/fd/%s", num);
+			return STEP_DONE;
+		}
+	} else if (link[0] != '/' && strncmp(out, "/proc/", 6) == 0 &&
+		   (strstr(out, "/cwd") || strstr(out, "/root") || strstr(out, "/exe") || strchr(link, ':'))) {
+		/* Other magic links to non-path objects: a namespace
+		 * ("net:[4026531840]"), an anonymous inode. Their text is no
+		 * path to follow; the name is the link (/proc's plain
+		 * symlinks, "self/mounts", have no ':'). Nor is it a
+		 * directory to walk through. */
+		if (!c->last)
+			return -ENOTDIR;
+		return STEP_NEXT;
+	}
+	return STEP_FOLLOW;
+}
+
+/* Look at the component C just appended to OUT (its stat FAST when the
+ * walk is lexical, see walk()). A missing one sets *GONE, the errno the
+ * kernel fails with if another component follows. */
+static int look_at(char *out, size_t outsz, const struct comp *c, int flags, const struct stat *fast,
+		   struct cw_resolved *res, int *gone, char *link, size_t linksz)
+{
+	struct stat st;
+	int e;
+	if (fast && fast->st_mode == 0) {
+		res->exists = false; /* the parent was there, this is not */
+		return STEP_NEXT;
+	}
+	if (fast)
+		st = *fast;
+	else if ((e = cw_stat_long(out, &st, false)) < 0) {
+		/* Not there (ENOENT, ENOTDIR), or not to be looked at
+		 * (EACCES and friends): as the last component, a name to
+		 * create or to fail on; followed by another, the kernel's
+		 * errno. */
+		res->exists = false;
+		*gone = -e;
+		return STEP_NEXT;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		/* Something follows: only a directory is walked through
+		 * ("file/..", "file/x"). */
+		if (!c->last && !S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		res->mode = st.st_mode;
+		return STEP_NEXT;
+	}
+	if (!c->follow) {
+		res->is_symlink = true;
+		res->mode = st.st_mode;
+		return STEP_NEXT;
+	}
+	return read_link(out, outsz, c, flags, link, linksz);
+}
+
+/* Follow the symlink whose text is LINK, met just before NEXT (a part of
+ * REST, RESTSZ bytes): REST becomes the text + "/" + what followed, and
+ * OUT goes back to ROOT (absolute text) or to the link's directory. */
+static int follow_link(char *rest, size_t restsz, const char *link, const char *next, char *out,
+		       const char *root, int flags, int *hops)
+{
+	if (++*hops > 40)
+		return -ELOOP;
+	if (flags & CW_RES_NO_SYMLINKS)
+		return -ELOOP;
+	if (link[0] == '/' && (flags & CW_RES_BENEATH))
+		return -EXDEV;
+	char tmp[PATH_MAX * 2];
+	int k = snprintf(tmp, sizeof(tmp), "%s%s%s", link, *next ? "/" : "", next);
+	if (k < 0 || (size_t)k >= sizeof(tmp) || (size_t)k >= restsz)
+		return -ENAMETOOLONG;
+	memcpy(rest, tmp, (size_t)k + 1);
+	if (link[0] == '/')
+		strcpy(out, root);
+	else if (strcmp(out, root) != 0)
+		pop(out);
+	return 0;
+}
+
 /* The walk. OUT holds the resolved prefix (absolute, no trailing slash);
  * REST is what is left to resolve. Each symlink replaces the component by
  * its text in REST (absolute text restarts at "/").
@@ -575,19 +733,19 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 		 * name "f", which the kernel never reaches. */
 		if (gone)
 			return -gone;
-		size_t n = strcspn(r, "/");
-		char *next = r + n;
+		struct comp c = { .n = strcspn(r, "/") };
+		char *next = r + c.n;
 		while (*next == '/')
 			next++;
-		bool last = *next == '\0';
-		bool trailing_slash = last && r[n] == '/';
+		c.last = *next == '\0';
+		bool trailing_slash = c.last && r[c.n] == '/';
 
 		res->mode = 0; /* set again below by the lstat of this component */
-		if (n == 1 && r[0] == '.') {
+		if (c.n == 1 && r[0] == '.') {
 			r = next;
 			continue;
 		}
-		if (n == 2 && r[0] == '.' && r[1] == '.') {
+		if (c.n == 2 && r[0] == '.' && r[1] == '.') {
 			if (strcmp(out, root) == 0) {
 				/* At the root: "/.." is "/"; beneath a dirfd it
 				 * is an escape the kernel refuses. */
@@ -599,31 +757,21 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 			r = next;
 			continue;
 		}
-		/* /proc/self and /proc/thread-self name the supervisor when we
-		 * look them up: substitute the target. */
-		const char *subst = NULL;
 		char subst_buf[64];
-		if (strcmp(out, "/proc") == 0) {
-			if (n == 4 && memcmp(r, "self", 4) == 0) {
-				snprintf(subst_buf, sizeof(subst_buf), "/proc/%d", (int)tgid);
-				subst = subst_buf;
-			} else if (n == 11 && memcmp(r, "thread-self", 11) == 0) {
-				snprintf(subst_buf, sizeof(subst_buf), "/proc/%d/task/%d", (int)tgid, (int)tid);
-				subst = subst_buf;
-			}
-		}
+		const char *subst = proc_self_subst(out, r, c.n, tid, tgid, subst_buf, sizeof(subst_buf));
 
 		char fdpid[48];
-		bool fd_link = !subst && is_proc_fd_dir(out, fdpid, sizeof(fdpid)) && all_digits(r, n);
+		if (!subst && is_proc_fd_dir(out, fdpid, sizeof(fdpid)) && all_digits(r, c.n))
+			c.fdpid = fdpid;
 
-		int e = append(out, outsz, r, n);
+		int e = append(out, outsz, r, c.n);
 		if (e < 0)
 			return e;
 
-		bool follow = !last || trailing_slash || !(flags & CW_RES_NOFOLLOW);
-		if (fast && (subst || (last && S_ISLNK(fast->st_mode) && follow)))
+		c.follow = !c.last || trailing_slash || !(flags & CW_RES_NOFOLLOW);
+		if (fast && (subst || (c.last && S_ISLNK(fast->st_mode) && c.follow)))
 			return -EAGAIN;
-		if (fast && !last) {
+		if (fast && !c.last) {
 			r = next; /* a directory, not a symlink: openat2 went through it */
 			continue;
 		}
@@ -632,93 +780,20 @@ static int walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char *path
 				return -ENAMETOOLONG;
 			strcpy(link, subst);
 		} else {
-			struct stat st;
-			if (fast && fast->st_mode == 0) {
-				res->exists = false; /* the parent was there, this is not */
-				r = next;
-				continue;
-			}
-			if (fast)
-				st = *fast;
-			else if ((e = cw_stat_long(out, &st, false)) < 0) {
-				/* Not there (ENOENT, ENOTDIR), or not to be
-				 * looked at (EACCES and friends): as the last
-				 * component, a name to create or to fail on;
-				 * followed by another, the kernel's errno. */
-				res->exists = false;
-				gone = -e;
-				r = next;
-				continue;
-			}
-			if (!S_ISLNK(st.st_mode)) {
-				/* Something follows: only a directory is
-				 * walked through ("file/..", "file/x"). */
-				if (!last && !S_ISDIR(st.st_mode))
-					return -ENOTDIR;
-				res->mode = st.st_mode;
-				r = next;
-				continue;
-			}
-			if (!follow) {
-				res->is_symlink = true;
-				res->mode = st.st_mode;
-				r = next;
-				continue;
-			}
-			e = readlink_long(out, link, sizeof(link));
+			e = look_at(out, outsz, &c, flags, fast, res, &gone, link, sizeof(link));
 			if (e < 0)
 				return e;
-			strip_deleted(link);
-			if (fd_link) {
-				/* A descriptor of the target reopened by path. If
-				 * it already grants the access asked for, the open
-				 * gains nothing: name it /dev/fd/N (no capability).
-				 * Otherwise decide on the object behind it. */
-				const char *fdnum = out + strlen(out) - n;
-				int acc = fd_accmode(fdpid, fdnum);
-				bool wr = flags & CW_RES_WANT_WRITE, rd = flags & CW_RES_WANT_READ;
-				bool covered = acc >= 0 && last && !(flags & CW_RES_NO_COVER) &&
-					(!wr || acc == O_WRONLY || acc == O_RDWR) &&
-					(!rd || acc == O_RDONLY || acc == O_RDWR);
-				if (link[0] != '/' && !last)
-					return -ENOTDIR; /* a pipe, a socket: no directory */
-				if (link[0] != '/' || covered) {
-					char num[16];
-					snprintf(num, sizeof(num), "%.*s", (int)n, fdnum);
-					snprintf(out, outsz, "/dev/fd/%s", num);
-					return 0;
-				}
-			} else if (link[0] != '/' && strncmp(out, "/proc/", 6) == 0 &&
-				   (strstr(out, "/cwd") || strstr(out, "/root") || strstr(out, "/exe") ||
-				    strchr(link, ':'))) {
-				/* Other magic links to non-path objects: a namespace
-				 * ("net:[4026531840]"), an anonymous inode. Their
-				 * text is no path to follow; the name is the link
-				 * (/proc's plain symlinks, "self/mounts", have no
-				 * ':'). Nor is it a directory to walk through. */
-				if (!last)
-					return -ENOTDIR;
+			if (e == STEP_DONE)
+				return 0;
+			if (e == STEP_NEXT) {
 				r = next;
 				continue;
 			}
 		}
-		if (++hops > 40)
-			return -ELOOP;
-		if (flags & CW_RES_NO_SYMLINKS)
-			return -ELOOP;
-		if (link[0] == '/' && (flags & CW_RES_BENEATH))
-			return -EXDEV;
-		/* New rest = link text + "/" + remaining. */
-		char tmp[PATH_MAX * 2];
-		int k = snprintf(tmp, sizeof(tmp), "%s%s%s", link, *next ? "/" : "", next);
-		if (k < 0 || (size_t)k >= sizeof(tmp))
-			return -ENAMETOOLONG;
-		strcpy(rest, tmp);
+		e = follow_link(rest, sizeof(rest), link, next, out, root, flags, &hops);
+		if (e < 0)
+			return e;
 		r = rest;
-		if (link[0] == '/')
-			strcpy(out, root);
-		else if (strcmp(out, root) != 0)
-			pop(out);
 	}
 	return 0;
 }
@@ -831,8 +906,8 @@ static int fast_walk(pid_t tid, pid_t tgid, char *out, size_t outsz, const char 
 	return e;
 }
 
-int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
-		    struct cw_resolved *res)
+int cw_resolve_path(struct cw_resolve_links *links, pid_t tid, pid_t tgid, int dirfd, const char *path,
+		    int flags, struct cw_resolved *res)
 {
 	char *out = res->path;
 	size_t outsz = sizeof(res->path);
@@ -884,7 +959,7 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
 	/* "/lib/..." on merged /usr: the name the link leads to (above). */
 	char through[PATH_MAX];
 	if (path[0] == '/' && !rooted && !(flags & CW_RES_NO_SYMLINKS) &&
-	    toplink_rewrite(path, through, sizeof(through)))
+	    toplink_rewrite(links, path, through, sizeof(through)))
 		path = through;
 	int e = fast_walk(tid, tgid, out, outsz, path, flags, root, res);
 	if (e == -EAGAIN)
@@ -912,14 +987,14 @@ static bool special_tree(const char *p)
 	return false;
 }
 
-int cw_resolve_lexical(pid_t tid, const char *path, bool through_links, struct cw_resolved *res,
-		       char *full, size_t fullsz)
+int cw_resolve_lexical(struct cw_resolve_links *links, pid_t tid, const char *path, bool through_links,
+		       struct cw_resolved *res, char *full, size_t fullsz)
 {
 	char base[PATH_MAX], through[PATH_MAX];
 
 	if (!*path)
 		return -ENOENT;
-	if (through_links && toplink_rewrite(path, through, sizeof(through)))
+	if (through_links && toplink_rewrite(links, path, through, sizeof(through)))
 		path = through;
 	/* Any trouble with the cwd: the walk finds the errno to answer. */
 	if (path[0] != '/' && base_of(tid, AT_FDCWD, base, sizeof(base), true) != 0)

@@ -42,6 +42,18 @@ struct cw_resolved {
 	unsigned mode;     /* its st_mode as seen by the walk, 0 = not known */
 };
 
+/* The first-component symlinks of a merged /usr ("/lib -> /usr/lib"),
+ * read once per run (the run's `links`): cw_resolve_path() and, with
+ * THROUGH_LINKS (false when the caller asked RESOLVE_NO_SYMLINKS),
+ * cw_resolve_lexical() go through them without walking, each time after
+ * one lstat() of the link proves it unchanged (resolve.c). NULL LINKS:
+ * every name is walked. 0 or -ENOMEM. */
+struct cw_resolve_links;
+int cw_resolve_links_new(struct cw_resolve_links **out);
+void cw_resolve_links_free(struct cw_resolve_links *links);
+/* Their number; BUF gets them as text (for -vv). */
+size_t cw_resolve_toplinks(const struct cw_resolve_links *links, char *buf, size_t size);
+
 /* Resolve PATH as the kernel would for thread TID of process TGID: relative
  * to its cwd (DIRFD == AT_FDCWD) or to its descriptor DIRFD, through
  * symlinks in every component but the last (and the last too unless
@@ -53,8 +65,8 @@ struct cw_resolved {
  * (ENOENT, "nodir/x", "nodir/.."), not a directory (ENOTDIR, "file/..")
  * or not to be looked at (the lstat's errno): the kernel fails there
  * whatever the call, so nothing is decided or done. */
-int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flags,
-		    struct cw_resolved *out);
+int cw_resolve_path(struct cw_resolve_links *links, pid_t tid, pid_t tgid, int dirfd, const char *path,
+		    int flags, struct cw_resolved *out);
 
 /* The lexical shortcut for an open that capwatch emulates itself: PATH
  * (absolute, or relative to TID's cwd) joined to the cwd as written into
@@ -71,15 +83,8 @@ int cw_resolve_path(pid_t tid, pid_t tgid, int dirfd, const char *path, int flag
  * -ENOENT for "", -EAGAIN when the path needs the walk: a result under
  * /proc, /dev or /sys (magic names, devices), a FULL too long to open, a
  * cwd that cannot be read. */
-int cw_resolve_lexical(pid_t tid, const char *path, bool through_links, struct cw_resolved *out,
-		       char *full, size_t fullsz);
-
-/* The first-component symlinks of a merged /usr ("/lib -> /usr/lib"):
- * cw_resolve_path() and, with THROUGH_LINKS (false when the caller asked
- * RESOLVE_NO_SYMLINKS), cw_resolve_lexical() go through them without
- * walking, each time after one lstat() of the link proves it unchanged
- * (resolve.c). Their number; BUF gets them as text (for -vv). */
-size_t cw_resolve_toplinks(char *buf, size_t size);
+int cw_resolve_lexical(struct cw_resolve_links *links, pid_t tid, const char *path, bool through_links,
+		       struct cw_resolved *out, char *full, size_t fullsz);
 
 /* The object behind descriptor FD of TID, as a path (for fd-based metadata
  * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */

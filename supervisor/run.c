@@ -44,6 +44,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
+#include "supervisor/handlers/scratch.h"
 
 extern char **environ;
 
@@ -338,6 +339,7 @@ static void run_free(struct cw_run *run)
 	cw_secret_ids_free(run);
 	cw_colocate_free(run);
 	cw_tracker_free(run);
+	cw_handlers_free(run);
 	cw_annot_free(run);
 	cw_changes_free(run->changes);
 	if (run->profile)
@@ -602,7 +604,7 @@ static enum step configure_run(struct cw_run *run, struct setup *su)
 	run->ctx.grants = opts->grants;
 	run->ctx.ngrants = opts->ngrants;
 	run->changes = cw_changes_new();
-	if (!run->changes || cw_tracker_new(run) < 0)
+	if (!run->changes || cw_tracker_new(run) < 0 || cw_handlers_init(run) < 0)
 		return STEP_OOM;
 
 	set_run(run, run->profile_name ? run->profile_name : opts->profile);
@@ -754,7 +756,7 @@ static enum step launch(struct cw_run *run, struct setup *su)
 
 	cw_record_trace_flush(run);
 	char links[256];
-	if (cw_resolve_toplinks(links, sizeof(links)))
+	if (cw_resolve_toplinks(run->links, links, sizeof(links)))
 		cw_debug("merged /usr: %s (followed without a walk while unchanged)", links);
 	/* Secrets by identity (secret_ids.h): scanned now, before the command
 	 * can make names, so that no number of files it creates first can

@@ -97,6 +97,10 @@ struct cw_run {
 	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */
 
 	struct cw_changes *changes;
+	/* --- the exec, process, ioctl and network handlers (cw_handlers_init) --- */
+	struct cw_call_scratch *call_scratch; /* handlers/scratch.h: the call being handled */
+	struct cw_net_state *net_state;       /* net_addr.c: what the tree bound through capwatch */
+	struct cw_resolve_links *links;       /* resolve.c: the merged-/usr links */
 	/* --- the back end --- */
 	const char *backend;          /* "portable" or "kernel" */
 	char backend_reason[256];     /* why auto chose it */

@@ -13,25 +13,16 @@
 #include <sys/uio.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/scratch.h"
 #include "supervisor/run.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/kernel.h"
 #include "supervisor/util.h"
 
-/* The page size for reads of the target's memory (4 KiB pages are the
- * smallest x86_64 has: a read that stops at a 4 KiB boundary never runs
- * into a page of another mapping). */
-#define PAGE_SIZE_ 4096u
-
-/* argv as far as the trace records it at the notification. */
-#define ARGV_MAX 64
-#define ARGV_BYTES 16384
-
-static char raw[PATH_MAX];
-static struct cw_resolved res;
-static char argv_buf[ARGV_BYTES];
-static const char *argv_ptrs[ARGV_MAX + 1];
-static bool argv_complete; /* read up to its NULL */
+/* The path, its resolution and argv are copied into the call's scratch
+ * (n->call->exec, handlers/scratch.h). */
+#define PAGE_SIZE_ CW_EXEC_PAGE
+#define ARGV_MAX CW_EXEC_ARGV_MAX
 
 /* The pointer array as far as one read gets: up to ARGV_MAX + 1 slots,
  * not past the end of the page the array starts in (the next page may be
@@ -50,40 +41,35 @@ static size_t read_ptrs(pid_t tid, uint64_t addr, uint64_t *p, size_t max)
 	return (size_t)n / sizeof(*p);
 }
 
-/* The last stretch of target memory read, up to the end of its page:
- * the strings of one argv are mostly next to each other (and argv[0] is
- * often the path itself), so most of them come out of it without another
- * read. Valid for one notification only. */
-static struct {
-	uint64_t addr;
-	size_t len;
-	char buf[PAGE_SIZE_];
-} win;
-
-/* argv[k] at P: from the window when it holds the whole string, else
- * read to the end of P's page (and kept as the window), else (a string
- * that runs into the next page) read the usual way. */
-static ssize_t read_arg(pid_t tid, uint64_t p, char *out, size_t cap)
+/* argv[k] at P: from the window (the last stretch of target memory
+ * read, up to the end of its page: the strings of one argv are mostly
+ * next to each other, and argv[0] is often the path itself, so most of
+ * them come out of it without another read) when it holds the whole
+ * string, else read to the end of P's page (and kept as the window), else
+ * (a string that runs into the next page) read the usual way. The window
+ * is valid for one notification only. */
+static ssize_t read_arg(struct cw_exec_scratch *x, pid_t tid, uint64_t p, char *out, size_t cap)
 {
-	if (p < win.addr || p >= win.addr + win.len) {
+	struct cw_exec_window *win = &x->win;
+	if (p < win->addr || p >= win->addr + win->len) {
 		size_t want = PAGE_SIZE_ - (size_t)(p % PAGE_SIZE_);
-		struct iovec local = { win.buf, want };
+		struct iovec local = { win->buf, want };
 		struct iovec remote = { (void *)(uintptr_t)p, want };
 		ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-		win.len = 0;
+		win->len = 0;
 		if (n <= 0)
 			return cw_mem_read_string(tid, p, out, cap);
-		win.addr = p;
-		win.len = (size_t)n;
+		win->addr = p;
+		win->len = (size_t)n;
 	}
-	size_t off = (size_t)(p - win.addr);
-	const char *nul = memchr(win.buf + off, '\0', win.len - off);
+	size_t off = (size_t)(p - win->addr);
+	const char *nul = memchr(win->buf + off, '\0', win->len - off);
 	if (!nul)
 		return cw_mem_read_string(tid, p, out, cap);
-	size_t len = (size_t)(nul - (win.buf + off));
+	size_t len = (size_t)(nul - (win->buf + off));
 	if (len + 1 > cap)
 		return -ENAMETOOLONG;
-	memcpy(out, win.buf + off, len + 1);
+	memcpy(out, win->buf + off, len + 1);
 	return (ssize_t)len;
 }
 
@@ -94,9 +80,10 @@ static ssize_t read_arg(pid_t tid, uint64_t p, char *out, size_t cap)
  * the terminator). */
 static void read_argv(struct cw_notif *n, uint64_t addr)
 {
+	struct cw_exec_scratch *x = &n->call->exec;
 	size_t used = 0, k = 0;
 	uint64_t ptrs[ARGV_MAX + 1];
-	argv_complete = addr == 0;
+	x->argv_complete = addr == 0;
 	size_t have = 0, at = 0;
 	while (addr && k < ARGV_MAX) {
 		if (at == have) {
@@ -107,16 +94,16 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 		}
 		uint64_t p = ptrs[at++];
 		if (!p)
-			argv_complete = true;
-		if (!p || used >= sizeof(argv_buf))
+			x->argv_complete = true;
+		if (!p || used >= sizeof(x->argv_buf))
 			break;
-		ssize_t len = read_arg(n->tid, p, argv_buf + used, sizeof(argv_buf) - used);
+		ssize_t len = read_arg(x, n->tid, p, x->argv_buf + used, sizeof(x->argv_buf) - used);
 		if (len < 0)
 			break;
-		argv_ptrs[k++] = argv_buf + used;
+		x->argv_ptrs[k++] = x->argv_buf + used;
 		used += (size_t)len + 1;
 	}
-	argv_ptrs[k] = NULL;
+	x->argv_ptrs[k] = NULL;
 }
 
 /* The whole argv at ADDR for the record (the kernel back end's exec
@@ -126,14 +113,15 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 #define FULL_ARGV_BYTES (128u * 1024u + 4096u)
 static char **read_full_argv(struct cw_notif *n, uint64_t addr)
 {
-	if (argv_complete) {
+	const struct cw_exec_scratch *x = &n->call->exec;
+	if (x->argv_complete) {
 		/* The usual case: the first read had it all. */
 		size_t k = 0;
-		while (argv_ptrs[k])
+		while (x->argv_ptrs[k])
 			k++;
 		char **v = calloc(k + 1, sizeof(*v));
 		for (size_t i = 0; v && i < k; i++)
-			if (!(v[i] = strdup(argv_ptrs[i]))) {
+			if (!(v[i] = strdup(x->argv_ptrs[i]))) {
 				cw_tracker_free_argv(v);
 				return NULL;
 			}
@@ -177,8 +165,6 @@ static char **read_full_argv(struct cw_notif *n, uint64_t addr)
 	return v;
 }
 
-static uint64_t cur_argv_addr;
-
 /* An allowed exec: remember what the decided path names now (device and
  * inode), for the exec stop, which identifies the image the kernel loaded
  * by these when its name cannot be read back (ptrace.c). The decided
@@ -186,6 +172,7 @@ static uint64_t cur_argv_addr;
  * cwd or descriptor (a memfd or deleted file has no path to stat). */
 static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 {
+	const char *raw = n->call->exec.raw;
 	struct stat st;
 	char alt[PATH_MAX + 64];
 	bool ok = ev->op.path && ev->op.path[0] == '/' && stat(ev->op.path, &st) == 0;
@@ -209,7 +196,7 @@ static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 		 * an earlier exec of this process left queued is read first,
 		 * then this one's argv is kept for its record. */
 		cw_kernel_sync(n->run);
-		cw_tracker_pending_argv(n->run, n->tgid, read_full_argv(n, cur_argv_addr));
+		cw_tracker_pending_argv(n->run, n->tgid, read_full_argv(n, n->call->exec.argv_addr));
 	}
 }
 
@@ -223,6 +210,9 @@ static void enforce_exec(struct cw_notif *n, struct cw_event *ev)
 
 void cw_handle_exec(struct cw_notif *n)
 {
+	struct cw_exec_scratch *x = &n->call->exec;
+	char *raw = x->raw;
+	struct cw_resolved *res = &x->res;
 	struct cw_event ev;
 	bool at = n->req->data.nr == __NR_execveat;
 	int dirfd = at ? arg_int(n, 0) : AT_FDCWD;
@@ -235,7 +225,7 @@ void cw_handle_exec(struct cw_notif *n)
 	if (flags & AT_EMPTY_PATH)
 		rflags |= CW_RES_EMPTY_PATH; /* fexecve */
 	uint64_t path_addr = arg_u64(n, at ? 1 : 0);
-	ssize_t len = cw_mem_read_string(n->tid, path_addr, raw, sizeof(raw));
+	ssize_t len = cw_mem_read_string(n->tid, path_addr, raw, sizeof(x->raw));
 	if (len < 0) {
 		answer_unreadable(n, (int)-len);
 		return;
@@ -243,13 +233,13 @@ void cw_handle_exec(struct cw_notif *n)
 	/* The path's first read went to the end of its page (resolve.h):
 	 * that stretch is the window argv[0] is usually found in. */
 	size_t chunk0 = PAGE_SIZE_ - (size_t)(path_addr % PAGE_SIZE_);
-	win.len = 0;
-	if (chunk0 <= sizeof(raw) && (size_t)len < chunk0) {
-		memcpy(win.buf, raw, chunk0);
-		win.addr = path_addr;
-		win.len = chunk0;
+	x->win.len = 0;
+	if (chunk0 <= sizeof(x->raw) && (size_t)len < chunk0) {
+		memcpy(x->win.buf, raw, chunk0);
+		x->win.addr = path_addr;
+		x->win.len = chunk0;
 	}
-	int e = cw_resolve_path(n->tid, n->tgid, dirfd, raw, rflags, &res);
+	int e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw, rflags, res);
 	if (e < 0) {
 		answer_unreadable(n, -e);
 		return;
@@ -258,19 +248,19 @@ void cw_handle_exec(struct cw_notif *n)
 	 * entry): the kernel's ENOENT, nothing to decide or record, so that
 	 * learn does not turn probes into rules. Made since we looked: a
 	 * race the exec lost. */
-	if (!res.exists && res.path[0] == '/' && strncmp(res.path, "/dev/fd/", 8) != 0 &&
+	if (!res->exists && res->path[0] == '/' && strncmp(res->path, "/dev/fd/", 8) != 0 &&
 	    !n->run->observe) {
 		cw_notif_error(n, ENOENT);
 		return;
 	}
-	cur_argv_addr = arg_u64(n, at ? 2 : 1);
-	read_argv(n, cur_argv_addr);
+	x->argv_addr = arg_u64(n, at ? 2 : 1);
+	read_argv(n, x->argv_addr);
 
 	ev.op.kind = CW_OP_EXEC;
-	ev.op.path = res.path;
+	ev.op.path = res->path;
 	ev.raw_path = raw;
 	ev.raw_path_len = (size_t)len;
-	ev.argv = argv_ptrs;
+	ev.argv = x->argv_ptrs;
 	if (at) {
 		ev.dirfd = dirfd;
 		ev.has_dirfd = true;

@@ -726,7 +726,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	char full[PATH_MAX];
 	/* openat2's RESOLVE_NO_SYMLINKS refuses "/lib/..." itself: no
 	 * shortcut through the merged-/usr links then. */
-	if (cw_resolve_lexical(n->tid, raw1, !(resolve & RESOLVE_NO_SYMLINKS), &res1, full, sizeof(full)) < 0)
+	if (cw_resolve_lexical(n->run->links, n->tid, raw1, !(resolve & RESOLVE_NO_SYMLINKS), &res1, full, sizeof(full)) < 0)
 		return false;
 	/* A *.pem or *.key is decided on what it holds: the walk reads it
 	 * first (cw_handle_open). */
@@ -925,7 +925,7 @@ void cw_handle_open(struct cw_notif *n)
 	ev.flags = flags;
 	ev.has_flags = true;
 	if (!open_lexically(n, &ev, dirfd, open_how_resolve)) {
-		e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+		e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw1, rflags, &res1);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
@@ -1727,7 +1727,7 @@ void cw_handle_fs(struct cw_notif *n)
 	} else {
 		e = len ? 0 : read_path(n, l->path, raw1, &len);
 		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+			e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw1, rflags, &res1);
 	}
 	if (e < 0) {
 		if (cur_fd >= 0)
@@ -1754,7 +1754,7 @@ void cw_handle_fs(struct cw_notif *n)
 		int dirfd2 = l->dirfd2 >= 0 ? arg_int(n, l->dirfd2) : AT_FDCWD;
 		e = read_path(n, l->path2, raw2, &len2);
 		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd2, raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &res2);
+			e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd2, raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &res2);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
@@ -1838,7 +1838,7 @@ void cw_handle_fs_note(struct cw_notif *n)
 	size_t len = 0;
 	int e = read_path(n, 1, raw1, &len);
 	if (e == 0)
-		e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1,
+		e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw1,
 				    (flags & AT_SYMLINK_FOLLOW ? 0 : CW_RES_NOFOLLOW) |
 				    (flags & AT_EMPTY_PATH ? CW_RES_EMPTY_PATH : 0), &res1);
 	if (e < 0) {

@@ -37,6 +37,7 @@
 #include <linux/fsverity.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/scratch.h"
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"
 
@@ -44,11 +45,12 @@
 #define CW_CAP_FOWNER 3
 #define CW_CAP_LINUX_IMMUTABLE 9
 
-/* ---- the owner of a descriptor (FIOSETOWN, SIOCSPGRP) ---- */
+/* ---- the owner of a descriptor (FIOSETOWN, SIOCSPGRP) ----
+ *
+ * The owner is read once into the call's scratch (n->call->owner_val),
+ * and only that copy is decided on and set. */
 
-static int owner_val;
-
-/* ioctl(fd, cmd, &owner_val) on capwatch's duplicate of the target's fd:
+/* ioctl(fd, cmd, &owner) on capwatch's duplicate of the target's fd:
  * 0 or -errno. The owner is recorded with capwatch's credentials, which
  * are the command's (same uid and gids): the kernel's later SIGIO
  * permission check sees the same ids. */
@@ -57,7 +59,7 @@ static int set_owner(struct cw_notif *n)
 	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
 	if (d < 0)
 		return d;
-	int v = owner_val;
+	int v = n->call->owner_val;
 	return ioctl(d, (unsigned long)(uint32_t)arg_u64(n, 1), &v) < 0 ? -errno : 0;
 }
 
@@ -78,12 +80,13 @@ static void enforce_owner(struct cw_notif *n, struct cw_event *ev)
 
 static void handle_owner(struct cw_notif *n, uint32_t cmd)
 {
-	int e = cw_mem_read(n->tid, arg_u64(n, 2), &owner_val, sizeof(owner_val));
+	int *owner = &n->call->owner_val;
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), owner, sizeof(*owner));
 	if (e < 0) {
 		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
 		return;
 	}
-	int v = owner_val; /* read once: every use below is of this copy */
+	int v = *owner; /* read once: every use below is of this copy */
 	if (v == INT_MIN) {
 		cw_notif_error(n, EINVAL); /* as f_setown() answers */
 		return;

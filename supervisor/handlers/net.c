@@ -27,6 +27,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
+#include "supervisor/handlers/scratch.h"
 #include "supervisor/run.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
@@ -48,10 +49,6 @@
 #define IPV6_TRANSPARENT 75
 #endif
 
-
-/* The call being handled (net_impl.h): one at a time, on the event
- * loop's thread. */
-static struct cw_net_call call = { .held_sock = -1 };
 
 /* ---- options and control messages that reroute (e121) ----
  *
@@ -287,9 +284,84 @@ static void enforce_net(struct cw_notif *n, struct cw_event *ev)
 	caps_restore(&sv);
 }
 
+/* listen() on the duplicate decided on (C->held_sock). An unbound socket
+ * autobinds here to a port in no reuseport group:
+ * inet_csk_find_open_port does not let SO_REUSEPORT share a port it
+ * picks. 0 or -errno. */
+static int perform_listen(struct cw_notif *n, const struct cw_net_call *c)
+{
+	int r = listen(c->held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
+	if (r == 0 && cw_net_inet_family(c->addr.ss_family))
+		cw_net_remember_inet(n->run->net_state, c->held_sock);
+	return r;
+}
+
+/* bind() of C's address on the duplicate D. 0 or -errno. */
+static int perform_bind(struct cw_notif *n, const struct cw_net_call *c, int d)
+{
+	if (cw_net_is_unix_path(&c->addr, c->addrlen))
+		return cw_net_bind_unix_path(n, c, d);
+	if (cw_net_inet_family(c->addr.ss_family))
+		return cw_net_bind_inet(n, c, d);
+	return bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+}
+
+/* connect() of the duplicate D (owned from here) to C's address, on a
+ * worker thread (connect_job): 0 when the worker answers, else -errno
+ * (D closed) for the caller to answer. */
+static int start_connect(struct cw_notif *n, const struct cw_net_call *c, int d)
+{
+	if (cw_net_inet_family(c->addr.ss_family)) {
+		/* A datagram socket with SO_REUSEPORT/SO_REUSEADDR would be
+		 * autobound by connect to a port it may share (e126). */
+		int r = cw_net_prebind_datagram(n->run->net_state, d, false, false);
+		if (r < 0) {
+			close(d);
+			return r;
+		}
+	}
+	struct connect_job *j = malloc(sizeof(*j));
+	if (!j) {
+		close(d);
+		return -ENOMEM;
+	}
+	*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
+				   .pin = -1, .addr = c->addr, .len = c->addrlen };
+	int r = cw_net_pin_unix(n, &j->addr, &j->len, &j->pin, c->foreign);
+	if (r == 0 && cw_start_detached(connect_worker, j) == 0)
+		return 0;
+	/* No worker thread could be started: refuse (EAGAIN) rather than
+	 * block the event loop in connect(). */
+	if (r == 0)
+		r = -EAGAIN;
+	close(d);
+	if (j->pin >= 0)
+		close(j->pin);
+	free(j);
+	return r;
+}
+
+/* Before an inet send from the duplicate D: a datagram socket never
+ * bound is bound where its destinations say (e126). 0 or -errno. */
+static int prebind_for_send(struct cw_notif *n, const struct cw_net_call *c, int d)
+{
+	if (!cw_net_inet_family(c->addr.ss_family))
+		return 0;
+	int nr = n->req->data.nr;
+	bool v4 = false, local = cw_net_dest_local(&c->addr, c->addrlen, &v4);
+	for (unsigned i = 0; nr == __NR_sendmmsg && i < c->mm_count; i++) {
+		bool v4i = false;
+		if (c->mm_namelen[i] && !cw_net_dest_local(&c->mm_name[i], c->mm_namelen[i], &v4i))
+			local = false;
+		if (c->mm_namelen[i] && !v4i)
+			v4 = false;
+	}
+	return cw_net_prebind_datagram(n->run->net_state, d, local, v4);
+}
+
 static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 {
-	struct cw_net_call *c = &call;
+	struct cw_net_call *c = &n->call->net;
 	int nr = n->req->data.nr;
 	if (!ev->enforced || (!emulated_family(c->addr.ss_family) && !ev->op.netlink_route_unprivileged)) {
 		enforce_continue(n, ev);
@@ -298,12 +370,7 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	ev->verified = true;
 	int r;
 	if (nr == __NR_listen) {
-		/* An unbound socket autobinds here to a port in no reuseport
-		 * group: inet_csk_find_open_port does not let SO_REUSEPORT
-		 * share a port it picks. */
-		r = listen(c->held_sock, arg_int(n, 1)) < 0 ? -errno : 0;
-		if (r == 0 && cw_net_inet_family(c->addr.ss_family))
-			cw_net_remember_inet(c->held_sock);
+		r = perform_listen(n, c);
 		goto answer;
 	}
 	int d = cw_net_dup_socket(n, arg_int(n, 0));
@@ -322,64 +389,24 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 		goto answer;
 	}
 	if (nr == __NR_bind) {
-		if (cw_net_is_unix_path(&c->addr, c->addrlen))
-			r = cw_net_bind_unix_path(n, c, d);
-		else if (cw_net_inet_family(c->addr.ss_family))
-			r = cw_net_bind_inet(n, c, d);
-		else
-			r = bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+		r = perform_bind(n, c, d);
 		close(d);
 		goto answer;
 	}
-	if (nr == __NR_connect && cw_net_inet_family(c->addr.ss_family)) {
-		/* A datagram socket with SO_REUSEPORT/SO_REUSEADDR would be
-		 * autobound by connect to a port it may share (e126). */
-		r = cw_net_prebind_datagram(d, false, false);
-		if (r < 0) {
-			close(d);
-			goto answer;
-		}
-	}
 	if (nr == __NR_connect) {
-		struct connect_job *j = malloc(sizeof(*j));
-		if (!j) {
-			close(d);
-			r = -ENOMEM;
-			goto answer;
-		}
-		*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
-					   .pin = -1, .addr = c->addr, .len = c->addrlen };
-		r = cw_net_pin_unix(n, &j->addr, &j->len, &j->pin, c->foreign);
-		if (r == 0 && cw_start_detached(connect_worker, j) == 0) {
+		r = start_connect(n, c, d);
+		if (r == 0) {
 			n->answered = true; /* the worker answers */
 			ev->err = 0;        /* known to the worker only */
 			return;
 		}
-		/* No worker thread could be started: refuse (EAGAIN) rather
-		 * than block the event loop in connect(). */
-		if (r == 0)
-			r = -EAGAIN;
-		close(d);
-		if (j->pin >= 0)
-			close(j->pin);
-		free(j);
 		goto answer;
 	}
 	/* sendto, sendmsg, sendmmsg */
-	if (cw_net_inet_family(c->addr.ss_family)) {
-		bool v4 = false, local = cw_net_dest_local(&c->addr, c->addrlen, &v4);
-		for (unsigned i = 0; nr == __NR_sendmmsg && i < c->mm_count; i++) {
-			bool v4i = false;
-			if (c->mm_namelen[i] && !cw_net_dest_local(&c->mm_name[i], c->mm_namelen[i], &v4i))
-				local = false;
-			if (c->mm_namelen[i] && !v4i)
-				v4 = false;
-		}
-		r = cw_net_prebind_datagram(d, local, v4);
-		if (r < 0) {
-			close(d);
-			goto answer;
-		}
+	r = prebind_for_send(n, c, d);
+	if (r < 0) {
+		close(d);
+		goto answer;
 	}
 	struct cw_send_job *j = NULL;
 	r = cw_net_build_send_job(n, c, d, &j);
@@ -483,7 +510,7 @@ static void handle_sendmmsg(struct cw_notif *n, struct cw_net_call *c)
 		cur.op.kind = CW_OP_SEND;
 		cur.op.addr = (const struct sockaddr *)&c->addr;
 		cur.op.addrlen = c->addrlen;
-		cur.op.alias = cw_net_unix_alias(&c->addr, c->addrlen);
+		cur.op.alias = cw_net_unix_alias(n->run->net_state, &c->addr, c->addrlen);
 		c->mm_foreign[i] = cur.op.alias != NULL;
 		denied = !cw_event_decide(n, &cur);
 		if (!have || denied) {
@@ -584,7 +611,7 @@ static void bind_wildcard_on_loopback(struct cw_notif *n, struct cw_net_call *c,
 
 void cw_handle_net(struct cw_notif *n)
 {
-	struct cw_net_call *c = &call;
+	struct cw_net_call *c = &n->call->net;
 	struct cw_event ev;
 	int nr = n->req->data.nr;
 	int e = 0;
@@ -670,7 +697,7 @@ void cw_handle_net(struct cw_notif *n)
 	}
 	c->foreign = false;
 	if (ev.op.kind == CW_OP_CONNECT || ev.op.kind == CW_OP_SEND) {
-		ev.op.alias = cw_net_unix_alias(&c->addr, c->addrlen);
+		ev.op.alias = cw_net_unix_alias(n->run->net_state, &c->addr, c->addrlen);
 		c->foreign = ev.op.alias != NULL;
 	}
 	cw_event_finish(n, &ev, NULL, enforce_net);

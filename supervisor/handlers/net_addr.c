@@ -23,6 +23,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
+#include "supervisor/run.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 
@@ -30,23 +31,59 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
-/* ---- sets of sockets and socket files, by inode ----
+/* ---- the run's state: sets of sockets and socket files, by inode ----
  *
  * Growing sets keyed by inode numbers, which the command has a say in
  * (it makes sockets and files at will, and port_held_outside looks one
- * up per line of /proc/net/tcp): keyed maps (hmap.h), one key for both. */
-static struct cw_hmap tree_inet, made;
-static bool sets_ready;
+ * up per line of /proc/net/tcp): keyed maps (hmap.h), one key for both,
+ * made at the first insertion. */
 
-static void sets_init(void)
+/* Unix sockets capwatch bound for the tree, by sockfs inode, with the
+ * absolute path it decided on and the socket file it created. The kernel
+ * records the name as bind() was given it (the basename here: see
+ * bind_unix_path), so listen() looks its socket up here to decide on the
+ * full path. A ring: the oldest entries go. */
+struct bound_unix {
+	ino_t sock;
+	dev_t fdev;
+	ino_t fino;
+	char path[CW_UNIX_PATH_MAX + 1];
+};
+
+struct cw_net_state {
+	struct cw_hmap tree_inet;  /* inet sockets the tree bound or listened on (e125) */
+	struct cw_hmap made;       /* socket files the tree created (E48) */
+	bool sets_ready;
+	struct bound_unix bound[1024];
+	unsigned nbound;
+};
+
+int cw_net_state_new(struct cw_net_state **out)
 {
-	if (sets_ready)
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void cw_net_state_free(struct cw_net_state *ns)
+{
+	if (!ns)
+		return;
+	if (ns->sets_ready) {
+		cw_hmap_free(&ns->tree_inet);
+		cw_hmap_free(&ns->made);
+	}
+	free(ns);
+}
+
+static void sets_init(struct cw_net_state *ns)
+{
+	if (ns->sets_ready)
 		return;
 	struct cw_hash_key hk;
 	cw_hash_key_random(&hk);
-	cw_hmap_init(&tree_inet, &hk, sizeof(uint64_t), 0, 0);
-	cw_hmap_init(&made, &hk, 2 * sizeof(uint64_t), 0, 0);
-	sets_ready = true;
+	cw_hmap_init(&ns->tree_inet, &hk, sizeof(uint64_t), 0, 0);
+	cw_hmap_init(&ns->made, &hk, 2 * sizeof(uint64_t), 0, 0);
+	ns->sets_ready = true;
 }
 
 /* ---- the tree's own inet sockets; ports held outside (e125) ----
@@ -54,20 +91,20 @@ static void sets_init(void)
  * Every inet socket capwatch bound or listened on for the tree, by sockfs
  * inode: a growing set (a socket forgotten would count as outside, which
  * refuses, never allows). */
-static bool tree_inet_has(ino_t ino)
+static bool tree_inet_has(struct cw_net_state *ns, ino_t ino)
 {
 	uint64_t k = (uint64_t)ino;
-	return sets_ready && cw_hmap_find(&tree_inet, &k, sizeof(k));
+	return ns->sets_ready && cw_hmap_find(&ns->tree_inet, &k, sizeof(k));
 }
 
-void cw_net_remember_inet(int sock)
+void cw_net_remember_inet(struct cw_net_state *ns, int sock)
 {
 	struct stat st;
 	if (fstat(sock, &st) < 0)
 		return;
-	sets_init();
+	sets_init(ns);
 	uint64_t k = (uint64_t)st.st_ino;
-	cw_hmap_insert(&tree_inet, &k, sizeof(k), NULL); /* ENOMEM: counts as outside */
+	cw_hmap_insert(&ns->tree_inet, &k, sizeof(k), NULL); /* ENOMEM: counts as outside */
 }
 
 bool cw_net_inet_family(sa_family_t f)
@@ -139,7 +176,7 @@ static void reuse_restore(int sock, struct reuse_saved *sv)
  * allowance). Bounded: past CW_NET_LINES_MAX lines it cannot tell.
  * 1: held outside, 0: not, -errno: cannot tell (refused by the caller). */
 #define CW_NET_LINES_MAX (1u << 20)
-static int port_held_outside(pid_t tid, bool stream, unsigned port)
+static int port_held_outside(struct cw_net_state *ns, pid_t tid, bool stream, unsigned port)
 {
 	const char *files[2] = { stream ? "tcp" : "udp", stream ? "tcp6" : "udp6" };
 	unsigned lines = 0;
@@ -169,7 +206,7 @@ static int port_held_outside(pid_t tid, bool stream, unsigned port)
 				continue;
 			if (lport != port || (stream && st != 0x0A /* TCP_LISTEN */))
 				continue;
-			if (!tree_inet_has((ino_t)ino)) {
+			if (!tree_inet_has(ns, (ino_t)ino)) {
 				fclose(fp);
 				return 1;
 			}
@@ -208,9 +245,9 @@ int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d)
 	bool shared = (type == SOCK_STREAM || type == SOCK_DGRAM) && shares_port(d, type);
 	unsigned port = inet_port(&c->addr);
 	if (shared && port != 0) {
-		int h = port_held_outside(n->tid, type == SOCK_STREAM, port);
+		int h = port_held_outside(n->run->net_state, n->tid, type == SOCK_STREAM, port);
 		if (h != 0) {
-			static char scope[96];
+			char scope[96]; /* decided and recorded before we return */
 			char a[80];
 			format_inet(&c->addr, a, sizeof(a));
 			snprintf(scope, sizeof(scope), "SO_REUSEPORT %s", a);
@@ -224,7 +261,7 @@ int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d)
 	int r = bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
 	reuse_restore(d, &sv);
 	if (r == 0)
-		cw_net_remember_inet(d);
+		cw_net_remember_inet(n->run->net_state, d);
 	return r;
 }
 
@@ -270,7 +307,7 @@ bool cw_net_dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4
 /* D: the duplicate; DST/LEN: the destinations' kind: LOCAL when every
  * named destination of the call is loopback (or unspecified), V4 when
  * they are IPv4 (or v4-mapped). 0 or -errno (the call is refused). */
-int cw_net_prebind_datagram(int d, bool local, bool v4)
+int cw_net_prebind_datagram(struct cw_net_state *ns, int d, bool local, bool v4)
 {
 	if (cw_net_sock_type(d) != SOCK_DGRAM)
 		return 0;
@@ -309,7 +346,7 @@ int cw_net_prebind_datagram(int d, bool local, bool v4)
 	int r = bind(d, (struct sockaddr *)&b, bl) < 0 ? -errno : 0;
 	reuse_restore(d, &sv);
 	if (r == 0) {
-		cw_net_remember_inet(d);
+		cw_net_remember_inet(ns, d);
 		return 0;
 	}
 	/* An IPv6-only socket cannot take a v4-mapped address: the send
@@ -363,14 +400,14 @@ static int resolve_unix(struct cw_notif *n, struct cw_net_call *c, bool follow)
 	char name[UNIX_NAME_MAX];
 	if (unix_path(&c->addr, c->addrlen, name) < 0)
 		return 0; /* unnamed or abstract: no file */
-	static struct cw_resolved r;
-	int e = cw_resolve_path(n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, &r);
+	struct cw_resolved *r = &c->res;
+	int e = cw_resolve_path(n->run->links, n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, r);
 	if (e < 0)
 		return e;
-	size_t len = strlen(r.path);
+	size_t len = strlen(r->path);
 	if (len > CW_UNIX_PATH_MAX)
 		return -EACCES; /* cannot name it in an address: fail closed */
-	set_unix_path(&c->addr, &c->addrlen, r.path, len);
+	set_unix_path(&c->addr, &c->addrlen, r->path, len);
 	return 0;
 }
 
@@ -414,7 +451,7 @@ int cw_net_dup_socket(struct cw_notif *n, int fd)
 	return d < 0 ? -errno : d;
 }
 
-static void bound_path(struct cw_net_call *c, int sock);
+static void bound_path(struct cw_net_state *ns, struct cw_net_call *c, int sock);
 
 /* The address a listen() will expose: getsockname on a duplicate of the
  * target's socket (an unbound socket autobinds to the wildcard, K20). */
@@ -432,7 +469,7 @@ int cw_net_listen_addr(struct cw_notif *n, struct cw_net_call *c, int fd)
 	 * (111 bytes): the same name as a checked address of 110. */
 	if (c->addr.ss_family == AF_UNIX && c->addrlen > sizeof(struct sockaddr_un))
 		c->addrlen = sizeof(struct sockaddr_un);
-	bound_path(c, sfd);
+	bound_path(n->run->net_state, c, sfd);
 	return 0;
 }
 
@@ -461,7 +498,7 @@ bool cw_net_is_unix_path(const struct sockaddr_storage *a, socklen_t len)
  * "/proc/self/fd/PIN": the kernel's lookup of that name lands on the
  * pinned inode whatever happens to the path. *PIN is the O_PATH fd; the
  * caller closes it after the call. */
-static bool made_by_tree(const struct stat *st);
+static bool made_by_tree(const struct cw_net_state *ns, const struct stat *st);
 
 /* FOREIGN_OK: the decision knew the socket file was not made by the tree
  * (op.alias); when it did not, a file swapped in since is refused as the
@@ -489,7 +526,7 @@ int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -ECONNREFUSED; /* what connect() says of a non-socket */
-	if (!foreign_ok && !made_by_tree(&st))
+	if (!foreign_ok && !made_by_tree(n->run->net_state, &st))
 		return -ECONNREFUSED;
 	char self[32];
 	int l = snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
@@ -526,34 +563,21 @@ static void *bind_worker(void *arg)
 }
 
 
-/* Unix sockets capwatch bound for the tree, by sockfs inode, with the
- * absolute path it decided on and the socket file it created. The kernel
- * records the name as bind() was given it (the basename here: see
- * bind_unix_path), so listen() looks its socket up here to decide on the
- * full path. A ring: the oldest entries go. */
-static struct bound_unix {
-	ino_t sock;
-	dev_t fdev;
-	ino_t fino;
-	char path[UNIX_NAME_MAX];
-} bound[1024];
-static unsigned nbound;
-
 /* Every socket file the tree created in this run (E48), by (dev, ino): a
  * growing set (sets_init), unlike the ring above, since a file forgotten
  * would turn its own server into an outside one. */
-static bool made_by_tree(const struct stat *st)
+static bool made_by_tree(const struct cw_net_state *ns, const struct stat *st)
 {
 	uint64_t k[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
-	return sets_ready && cw_hmap_find(&made, k, sizeof(k));
+	return ns->sets_ready && cw_hmap_find(&ns->made, k, sizeof(k));
 }
 
-static void remember_made(const struct stat *st)
+static void remember_made(struct cw_net_state *ns, const struct stat *st)
 {
-	sets_init();
+	sets_init(ns);
 	uint64_t k[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
 	/* ENOMEM: then its server counts as outside: a denial, not a leak */
-	cw_hmap_insert(&made, k, sizeof(k), NULL);
+	cw_hmap_insert(&ns->made, k, sizeof(k), NULL);
 }
 
 /* E48: a pathname socket whose file the tree did not create in this run
@@ -563,44 +587,45 @@ static void remember_made(const struct stat *st)
  * server is decided as the policy decides one outside the workspace,
  * process_control, wherever its name is: op.alias says so. The decision's
  * stat is re-checked on the pinned inode (pin_unix). */
-const char *cw_net_unix_alias(const struct sockaddr_storage *a, socklen_t len)
+const char *cw_net_unix_alias(const struct cw_net_state *ns, const struct sockaddr_storage *a, socklen_t len)
 {
 	char path[UNIX_NAME_MAX];
 	struct stat st;
 	if (unix_path(a, len, path) < 0)
 		return NULL;
-	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || made_by_tree(&st))
+	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || made_by_tree(ns, &st))
 		return NULL;
 	return "socket file from outside the run";
 }
 
-static void remember_bound(int sock, int dir, const char *base, const char *path)
+static void remember_bound(struct cw_net_state *ns, int sock, int dir, const char *base, const char *path)
 {
 	struct stat st, f;
 	if (fstat(sock, &st) < 0)
 		return;
-	struct bound_unix *b = &bound[nbound++ % CW_ARRAY_SIZE(bound)];
+	struct bound_unix *b = &ns->bound[ns->nbound++ % CW_ARRAY_SIZE(ns->bound)];
 	b->sock = st.st_ino;
 	b->fdev = 0;
 	b->fino = 0;
 	if (fstatat(dir, base, &f, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(f.st_mode)) {
 		b->fdev = f.st_dev;
 		b->fino = f.st_ino;
-		remember_made(&f);
+		remember_made(ns, &f);
 	}
 	snprintf(b->path, sizeof(b->path), "%s", path);
 }
 
 /* listen() on a unix socket bound by capwatch: decide on the full path. */
-static void bound_path(struct cw_net_call *c, int sock)
+static void bound_path(struct cw_net_state *ns, struct cw_net_call *c, int sock)
 {
 	struct stat st;
 	if (c->addr.ss_family != AF_UNIX || !cw_net_is_unix_path(&c->addr, c->addrlen) || fstat(sock, &st) < 0)
 		return;
-	for (unsigned i = 0; i < CW_ARRAY_SIZE(bound) && i < nbound; i++) {
-		if (bound[i].sock != st.st_ino || !bound[i].path[0])
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(ns->bound) && i < ns->nbound; i++) {
+		const struct bound_unix *b = &ns->bound[i];
+		if (b->sock != st.st_ino || !b->path[0])
 			continue;
-		set_unix_path(&c->addr, &c->addrlen, bound[i].path, strlen(bound[i].path));
+		set_unix_path(&c->addr, &c->addrlen, b->path, strlen(b->path));
 		return;
 	}
 }
@@ -645,7 +670,7 @@ int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int s
 	if (j.err == 0) {
 		if (slash != path)
 			*slash = '/';
-		remember_bound(sock, dir, j.sa.sun_path, path);
+		remember_bound(n->run->net_state, sock, dir, j.sa.sun_path, path);
 	}
 	return -j.err;
 }

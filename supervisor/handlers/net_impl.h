@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include "supervisor/notify.h"
+#include "supervisor/resolve.h"
 
 /* Bounds of what capwatch copies for a send. A datagram larger than
  * SEND_MAX_DATA could not be sent by the kernel either (UDP stops at 64
@@ -23,8 +24,8 @@
 #define SEND_MAX_FDS 253   /* SCM_MAX_FD: descriptors in one message */
 
 /* The call being handled: the copies the handler took and decided on,
- * used once by the enforcement. net.c has the one the event loop uses;
- * a unit test makes its own. */
+ * used once by the enforcement. The event loop's is n->call->net
+ * (handlers/scratch.h); a unit test makes its own. */
 struct cw_net_call {
 	struct sockaddr_storage addr;   /* the address: copied once, unix paths resolved */
 	socklen_t addrlen;
@@ -40,7 +41,15 @@ struct cw_net_call {
 	bool mm_foreign[SEND_MAX_VLEN]; /* whether each one's server is outside */
 	struct sockaddr_storage first;
 	socklen_t firstlen;
+	struct cw_resolved res;         /* a unix path's resolution */
 };
+
+/* What the family keeps for the run (net_addr.c): the inet sockets and
+ * the unix socket files the tree bound through capwatch. Hung off the
+ * run (run->net_state); 0 or -ENOMEM. */
+struct cw_net_state;
+int cw_net_state_new(struct cw_net_state **out);
+void cw_net_state_free(struct cw_net_state *ns);
 
 /* ---- net.c ---- */
 
@@ -71,19 +80,19 @@ bool cw_net_inet_family(sa_family_t f);
 /* Is A a unix address with a pathname? */
 bool cw_net_is_unix_path(const struct sockaddr_storage *a, socklen_t len);
 /* The alias of a unix socket file the tree did not make (E48), or NULL. */
-const char *cw_net_unix_alias(const struct sockaddr_storage *a, socklen_t len);
+const char *cw_net_unix_alias(const struct cw_net_state *ns, const struct sockaddr_storage *a, socklen_t len);
 /* Rewrite a unix pathname address to the inode it names now, pinned
  * (*PIN, closed by the caller). 0 or -errno. */
 int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin, bool foreign_ok);
 /* Remember an inet socket capwatch bound or listened on for the tree. */
-void cw_net_remember_inet(int sock);
+void cw_net_remember_inet(struct cw_net_state *ns, int sock);
 /* Binds performed on the duplicate D with C's address: 0 or -errno. */
 int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d);
 int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int sock);
 /* Is A loopback (or unspecified)? *V4: IPv4 or v4-mapped. */
 bool cw_net_dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4);
 /* Bind a never-bound datagram socket D before a send (e126). */
-int cw_net_prebind_datagram(int d, bool local, bool v4);
+int cw_net_prebind_datagram(struct cw_net_state *ns, int d, bool local, bool v4);
 
 /* ---- net_send.c ---- */
 

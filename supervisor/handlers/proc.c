@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/scratch.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/run.h"
 #include "supervisor/util.h"
@@ -70,18 +71,16 @@ bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid)
 	return pgid > 0 && cw_tracker_in_tree(n->run, pgid);
 }
 
-/* F_SETOWN_EX: the owner as read once from the target, set on capwatch's
- * duplicate of the descriptor (the same open file description; the
- * owner's credentials recorded are capwatch's, the command's uid and
- * gids). 0 or -errno. */
-static struct f_owner_ex setown_ex;
-
+/* F_SETOWN_EX: the owner as read once from the target (into the call's
+ * scratch, n->call->setown_ex), set on capwatch's duplicate of the
+ * descriptor (the same open file description; the owner's credentials
+ * recorded are capwatch's, the command's uid and gids). 0 or -errno. */
 static int do_setown_ex(struct cw_notif *n)
 {
 	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
 	if (d < 0)
 		return d;
-	struct f_owner_ex ox = setown_ex;
+	struct f_owner_ex ox = n->call->setown_ex;
 	return fcntl(d, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
 }
 
@@ -100,6 +99,97 @@ static void enforce_setown_ex(struct cw_notif *n, struct cw_event *ev)
 		cw_notif_value(n, 0);
 }
 
+/* Who kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and
+ * pidfd_send_signal aim at: *TARGET as the call names it (kill's 0, -1
+ * and -PGRP included), and whether that is inside the tree. False when
+ * the call is answered here (a descriptor that is no pidfd). */
+static bool signal_target(struct cw_notif *n, int nr, int *target, bool *in_tree)
+{
+	switch (nr) {
+	case __NR_kill:
+	case __NR_rt_sigqueueinfo:
+		*target = arg_int(n, 0);
+		if (*target > 0) {
+			*in_tree = cw_tracker_in_tree(n->run, *target);
+		} else if (*target == 0) {
+			pid_t pg = getpgid(n->tgid);
+			*in_tree = pg > 0 && group_in_tree(n, pg);
+		} else if (*target == -1) {
+			*in_tree = false; /* every process we may signal */
+		} else {
+			*in_tree = group_in_tree(n, -*target);
+		}
+		return true;
+	case __NR_tkill:
+		*target = arg_int(n, 0);
+		*in_tree = cw_tracker_in_tree(n->run, *target);
+		return true;
+	case __NR_tgkill:
+	case __NR_rt_tgsigqueueinfo:
+		*target = arg_int(n, 0);
+		*in_tree = cw_tracker_in_tree(n->run, *target) && cw_tracker_in_tree(n->run, arg_int(n, 1));
+		return true;
+	case __NR_pidfd_send_signal:
+		*target = cw_pidfd_target(n, arg_int(n, 0));
+		if (*target < 0) {
+			cw_notif_error(n, -*target);
+			return false;
+		}
+		*in_tree = cw_tracker_in_tree(n->run, *target);
+		return true;
+	default:
+		cw_notif_error(n, ENOSYS);
+		return false;
+	}
+}
+
+/* fcntl's F_SETOWN(pid | -pgrp) or F_SETOWN_EX({type, pid}): the owner
+ * that will get SIGIO, in *TARGET (a positive pid or group), and whether
+ * it is inside the tree. False when the call is answered here: the owner
+ * unreadable, or none (nobody to signal). */
+static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
+{
+	int type = F_OWNER_PID;
+	if (arg_int(n, 1) == F_SETOWN_EX) {
+		/* The owner is in memory another thread can rewrite once we
+		 * answer: decided on this copy, and set by capwatch with it
+		 * (enforce_setown_ex). */
+		struct f_owner_ex *ox = &n->call->setown_ex;
+		int e = cw_mem_read(n->tid, arg_u64(n, 2), ox, sizeof(*ox));
+		if (e < 0) {
+			answer_unreadable(n, -e);
+			return false;
+		}
+		type = ox->type;
+		*target = ox->pid;
+		if (*target == 0) {
+			/* No owner: nobody to signal; still set from the copy. */
+			if (!cw_notif_valid(n)) {
+				n->answered = true;
+				return false;
+			}
+			e = do_setown_ex(n);
+			if (e < 0)
+				cw_notif_error(n, -e);
+			else
+				cw_notif_value(n, 0);
+			return false;
+		}
+	} else {
+		*target = arg_int(n, 2);
+		if (*target < 0) {
+			type = F_OWNER_PGRP;
+			*target = -*target;
+		}
+	}
+	if (*target == 0) {
+		cw_notif_continue(n); /* no owner: nobody to signal */
+		return false;
+	}
+	*in_tree = type == F_OWNER_PGRP ? group_in_tree(n, *target) : cw_tracker_in_tree(n->run, *target);
+	return true;
+}
+
 void cw_handle_signal(struct cw_notif *n)
 {
 	struct cw_event ev;
@@ -109,83 +199,12 @@ void cw_handle_signal(struct cw_notif *n)
 
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_SIGNAL;
-	switch (nr) {
-	case __NR_kill:
-	case __NR_rt_sigqueueinfo:
-		target = arg_int(n, 0);
-		if (target > 0) {
-			in_tree = cw_tracker_in_tree(n->run, target);
-		} else if (target == 0) {
-			pid_t pg = getpgid(n->tgid);
-			in_tree = pg > 0 && group_in_tree(n, pg);
-		} else if (target == -1) {
-			in_tree = false; /* every process we may signal */
-		} else {
-			in_tree = group_in_tree(n, -target);
-		}
-		break;
-	case __NR_tkill:
-		target = arg_int(n, 0);
-		in_tree = cw_tracker_in_tree(n->run, target);
-		break;
-	case __NR_tgkill:
-	case __NR_rt_tgsigqueueinfo:
-		target = arg_int(n, 0);
-		in_tree = cw_tracker_in_tree(n->run, target) && cw_tracker_in_tree(n->run, arg_int(n, 1));
-		break;
-	case __NR_fcntl: {
-		/* F_SETOWN(pid | -pgrp) or F_SETOWN_EX({type, pid}). */
-		int type = F_OWNER_PID;
-		if (arg_int(n, 1) == F_SETOWN_EX) {
-			/* The owner is in memory another thread can rewrite
-			 * once we answer: decided on this copy, and set by
-			 * capwatch with it (enforce_setown_ex). */
-			int e = cw_mem_read(n->tid, arg_u64(n, 2), &setown_ex, sizeof(setown_ex));
-			if (e < 0) {
-				answer_unreadable(n, -e);
-				return;
-			}
-			type = setown_ex.type;
-			target = setown_ex.pid;
-			if (target == 0) {
-				/* No owner: nobody to signal; still set from the copy. */
-				if (!cw_notif_valid(n)) {
-					n->answered = true;
-					return;
-				}
-				e = do_setown_ex(n);
-				if (e < 0)
-					cw_notif_error(n, -e);
-				else
-					cw_notif_value(n, 0);
-				return;
-			}
-		} else {
-			target = arg_int(n, 2);
-			if (target < 0) {
-				type = F_OWNER_PGRP;
-				target = -target;
-			}
-		}
-		if (target == 0) {
-			cw_notif_continue(n); /* no owner: nobody to signal */
+	if (nr == __NR_fcntl) {
+		if (!fcntl_owner_target(n, &target, &in_tree))
 			return;
-		}
-		in_tree = type == F_OWNER_PGRP ? group_in_tree(n, target) : cw_tracker_in_tree(n->run, target);
 		ev.flags = arg_int(n, 1);
 		ev.has_flags = true;
-		break;
-	}
-	case __NR_pidfd_send_signal:
-		target = cw_pidfd_target(n, arg_int(n, 0));
-		if (target < 0) {
-			cw_notif_error(n, -target);
-			return;
-		}
-		in_tree = cw_tracker_in_tree(n->run, target);
-		break;
-	default:
-		cw_notif_error(n, ENOSYS);
+	} else if (!signal_target(n, nr, &target, &in_tree)) {
 		return;
 	}
 	if (!in_tree && target != -1 && nr != __NR_pidfd_send_signal && nr != __NR_fcntl &&
@@ -287,13 +306,113 @@ void cw_handle_proc(struct cw_notif *n)
  * obtains pidfds only through decided calls (pidfd_open, pidfd_getfd,
  * clone's CLONE_PIDFD of its own children): any pidfd it could swap in
  * names a process it was already allowed to reach. */
+/* Whom a pid call aims at: TARGET (a pid; -PGRP for a process group,
+ * -1 for every process of a user), whether that is inside the tree, and
+ * the flags recorded. */
+struct pid_aim {
+	int target;
+	bool in_tree;
+	bool group;
+	long long flags;
+};
+
+/* prlimit64, sched_set*, migrate_pages, move_pages, get_robust_list: a
+ * pid in args[0], 0 the caller. False when answered here (the caller
+ * itself, or a pid the kernel refuses). */
+static bool aim_pid_arg(struct cw_notif *n, int nr, struct pid_aim *a)
+{
+	a->target = arg_int(n, 0);
+	if (a->target == 0 || a->target == n->tid || a->target == n->tgid) {
+		cw_notif_continue(n); /* the caller itself */
+		return false;
+	}
+	if (a->target < 0) {
+		cw_notif_error(n, a->target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
+		return false; /* what the kernel answers; nobody is reached */
+	}
+	a->in_tree = cw_task_in_tree(n, a->target);
+	return true;
+}
+
+/* setpriority, ioprio_set: (which, who, value); ioprio's WHO_* are
+ * PRIO_* + 1. False when answered here. */
+static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
+{
+	int which = arg_int(n, 0) - (nr == __NR_ioprio_set ? 1 : 0);
+	int who = arg_int(n, 1);
+	a->flags = arg_int(n, 0);
+	switch (which) {
+	case 0: /* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
+		if (who == 0 || who == n->tid || who == n->tgid) {
+			cw_notif_continue(n);
+			return false;
+		}
+		if (who < 0) {
+			cw_notif_error(n, ESRCH); /* no such task */
+			return false;
+		}
+		a->target = who;
+		a->in_tree = cw_task_in_tree(n, who);
+		return true;
+	case 1: /* PRIO_PGRP, IOPRIO_WHO_PGRP */
+		if (who == 0)
+			who = getpgid(n->tgid);
+		if (who <= 0) {
+			cw_notif_error(n, ESRCH); /* no such group (or the caller is gone) */
+			return false;
+		}
+		a->group = true;
+		a->target = -who;
+		a->in_tree = cw_group_in_tree(n, who);
+		return true;
+	case 2: /* PRIO_USER, IOPRIO_WHO_USER */
+		a->target = -1;
+		a->in_tree = false;
+		return true;
+	default:
+		cw_notif_continue(n); /* EINVAL from the kernel */
+		return false;
+	}
+}
+
+/* kcmp(pid1, pid2, type, ...): inside only when both are. */
+static bool aim_kcmp(struct cw_notif *n, struct pid_aim *a)
+{
+	int p1 = arg_int(n, 0), p2 = arg_int(n, 1);
+	a->flags = arg_int(n, 2);
+	if (p1 <= 0 || p2 <= 0) {
+		cw_notif_error(n, ESRCH); /* kcmp takes no pid 0 */
+		return false;
+	}
+	bool in1 = cw_task_in_tree(n, p1), in2 = cw_task_in_tree(n, p2);
+	a->target = in1 ? p2 : p1;
+	a->in_tree = in1 && in2;
+	return true;
+}
+
+/* process_madvise, process_mrelease: a pidfd in args[0]. */
+static bool aim_pidfd(struct cw_notif *n, int nr, struct pid_aim *a)
+{
+	a->flags = nr == __NR_process_madvise ? arg_int(n, 3) : arg_int(n, 1);
+	a->target = cw_pidfd_target(n, arg_int(n, 0));
+	if (a->target == -1) {
+		cw_notif_error(n, ESRCH); /* its process is gone */
+		return false;
+	}
+	if (a->target < 0) {
+		cw_notif_error(n, -a->target); /* not a pidfd: EBADF */
+		return false;
+	}
+	a->in_tree = a->target > 0 && cw_task_in_tree(n, a->target);
+	return true;
+}
+
 void cw_handle_pid_call(struct cw_notif *n)
 {
 	struct cw_event ev;
 	int nr = n->req->data.nr;
-	int target = 0;
-	bool in_tree, group = false;
-	long long flags = (long long)arg_u64(n, 1);
+	struct pid_aim a = { .flags = (long long)arg_u64(n, 1) };
+	bool go;
 
 	cw_event_init(&ev, n->syscall);
 	switch (nr) {
@@ -305,100 +424,38 @@ void cw_handle_pid_call(struct cw_notif *n)
 	case __NR_migrate_pages:
 	case __NR_move_pages:
 	case __NR_get_robust_list:
-		target = arg_int(n, 0);
-		if (target == 0 || target == n->tid || target == n->tgid) {
-			cw_notif_continue(n); /* the caller itself */
-			return;
-		}
-		if (target < 0) {
-			cw_notif_error(n, target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
-			return; /* what the kernel answers; nobody is reached */
-		}
-		in_tree = cw_task_in_tree(n, target);
+		go = aim_pid_arg(n, nr, &a);
 		break;
 	case __NR_setpriority:
-	case __NR_ioprio_set: {
-		/* Both: (which, who, value); ioprio's WHO_* are PRIO_* + 1. */
-		int which = arg_int(n, 0) - (nr == __NR_ioprio_set ? 1 : 0);
-		int who = arg_int(n, 1);
-		flags = arg_int(n, 0);
-		switch (which) {
-		case 0: /* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
-			if (who == 0 || who == n->tid || who == n->tgid) {
-				cw_notif_continue(n);
-				return;
-			}
-			if (who < 0) {
-				cw_notif_error(n, ESRCH); /* no such task */
-				return;
-			}
-			target = who;
-			in_tree = cw_task_in_tree(n, who);
-			break;
-		case 1: /* PRIO_PGRP, IOPRIO_WHO_PGRP */
-			if (who == 0)
-				who = getpgid(n->tgid);
-			if (who <= 0) {
-				cw_notif_error(n, ESRCH); /* no such group (or the caller is gone) */
-				return;
-			}
-			group = true;
-			target = -who;
-			in_tree = cw_group_in_tree(n, who);
-			break;
-		case 2: /* PRIO_USER, IOPRIO_WHO_USER */
-			target = -1;
-			in_tree = false;
-			break;
-		default:
-			cw_notif_continue(n); /* EINVAL from the kernel */
-			return;
-		}
+	case __NR_ioprio_set:
+		go = aim_priority(n, nr, &a);
 		break;
-	}
-	case __NR_kcmp: {
-		int p1 = arg_int(n, 0), p2 = arg_int(n, 1);
-		flags = arg_int(n, 2);
-		if (p1 <= 0 || p2 <= 0) {
-			cw_notif_error(n, ESRCH); /* kcmp takes no pid 0 */
-			return;
-		}
-		bool in1 = cw_task_in_tree(n, p1), in2 = cw_task_in_tree(n, p2);
-		target = in1 ? p2 : p1;
-		in_tree = in1 && in2;
+	case __NR_kcmp:
+		go = aim_kcmp(n, &a);
 		break;
-	}
 	case __NR_process_madvise:
 	case __NR_process_mrelease:
-		flags = nr == __NR_process_madvise ? arg_int(n, 3) : arg_int(n, 1);
-		target = cw_pidfd_target(n, arg_int(n, 0));
-		if (target == -1) {
-			cw_notif_error(n, ESRCH); /* its process is gone */
-			return;
-		}
-		if (target < 0) {
-			cw_notif_error(n, -target); /* not a pidfd: EBADF */
-			return;
-		}
-		in_tree = target > 0 && cw_task_in_tree(n, target);
+		go = aim_pidfd(n, nr, &a);
 		break;
 	default:
 		cw_notif_error(n, ENOSYS);
 		return;
 	}
-	if (!in_tree && target > 0 && nr != __NR_process_madvise && nr != __NR_process_mrelease &&
-	    kill(target, 0) < 0 && errno == ESRCH) {
+	if (!go)
+		return;
+	if (!a.in_tree && a.target > 0 && nr != __NR_process_madvise && nr != __NR_process_mrelease &&
+	    kill(a.target, 0) < 0 && errno == ESRCH) {
 		cw_notif_error(n, ESRCH); /* nobody there: as the kernel answers */
 		return;
 	}
-	if (!in_tree && group && target < -1 && kill(target, 0) < 0 && errno == ESRCH) {
+	if (!a.in_tree && a.group && a.target < -1 && kill(a.target, 0) < 0 && errno == ESRCH) {
 		cw_notif_error(n, ESRCH);
 		return;
 	}
 	ev.op.kind = CW_OP_PROC_ACCESS;
-	ev.op.target_pid = target;
-	ev.op.target_in_tree = in_tree;
-	ev.flags = flags;
+	ev.op.target_pid = a.target;
+	ev.op.target_in_tree = a.in_tree;
+	ev.flags = a.flags;
 	ev.has_flags = true;
 	cw_event_finish(n, &ev, NULL, enforce_continue);
 }

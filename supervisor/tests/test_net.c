@@ -32,6 +32,7 @@
 #include <cmocka.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/net_impl.h"
+#include "supervisor/handlers/scratch.h"
 #include "supervisor/run.h"
 #include "supervisor/record.h"
 #include "supervisor/privs.h"
@@ -158,6 +159,7 @@ void cw_record_note(struct cw_run *run, int pid, const char *level, const char *
 static struct cw_run run;
 static struct seccomp_notif req;
 static struct cw_notif notif;
+static struct cw_call_scratch scratch; /* the call's, as cw_handlers_init makes it */
 static char dir[PATH_MAX];
 
 static int setup(void **state)
@@ -177,6 +179,9 @@ static int setup(void **state)
 	run.ctx.nroots = 1;
 	run.listener = -1; /* a worker's answer goes nowhere */
 	run.report = cw_report_new();
+	scratch.net.held_sock = -1;
+	if (cw_net_state_new(&run.net_state) < 0 || cw_resolve_links_new(&run.links) < 0)
+		return -1;
 	return run.report ? 0 : -1;
 }
 
@@ -186,6 +191,8 @@ static int teardown(void **state)
 	char cmd[PATH_MAX + 16];
 	cw_profile_free(run.profile);
 	cw_report_free(run.report);
+	cw_net_state_free(run.net_state);
+	cw_resolve_links_free(run.links);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -206,7 +213,7 @@ static struct cw_notif *notify(int nr, const char *name, uint64_t a0, uint64_t a
 	req.data.args[4] = a4;
 	req.data.args[5] = a5;
 	notif = (struct cw_notif){ .run = &run, .req = &req, .tid = (pid_t)syscall(SYS_gettid),
-				   .tgid = getpid(), .ppid = getppid(), .syscall = name };
+				   .tgid = getpid(), .ppid = getppid(), .syscall = name, .call = &scratch };
 	return &notif;
 }
 
@@ -333,7 +340,7 @@ static void test_unix_missing_and_outside(void **state)
 	snprintf(path, sizeof(path), "%s/none.sock", dir);
 	c.addrlen = (socklen_t)cw_addr_unix_set(&c.addr, path, strlen(path));
 	assert_int_equal(cw_net_missing_unix_path(&c), ENOENT);
-	assert_null(cw_net_unix_alias(&c.addr, c.addrlen));
+	assert_null(cw_net_unix_alias(run.net_state, &c.addr, c.addrlen));
 
 	/* A server the test made itself, i.e. not through capwatch. */
 	int s = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -345,14 +352,14 @@ static void test_unix_missing_and_outside(void **state)
 	c.addr = a;
 	c.addrlen = al;
 	assert_int_equal(cw_net_missing_unix_path(&c), 0);
-	assert_string_equal(cw_net_unix_alias(&a, al), "socket file from outside the run");
+	assert_string_equal(cw_net_unix_alias(run.net_state, &a, al), "socket file from outside the run");
 	/* A regular file under a socket's name is no server at all. */
 	snprintf(path, sizeof(path), "%s/plain", dir);
 	int f = open(path, O_CREAT | O_WRONLY, 0644);
 	assert_true(f >= 0);
 	close(f);
 	al = (socklen_t)cw_addr_unix_set(&a, path, strlen(path));
-	assert_null(cw_net_unix_alias(&a, al));
+	assert_null(cw_net_unix_alias(run.net_state, &a, al));
 	close(s);
 }
 

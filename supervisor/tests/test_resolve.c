@@ -20,12 +20,14 @@
 #include "supervisor/resolve.h"
 
 static char root[PATH_MAX]; /* realpath of the temp dir */
+/* The merged-/usr links, read once as for a run. */
+static struct cw_resolve_links *links;
 
 static void resolves(int dirfd, const char *path, int flags, const char *want_rel)
 {
 	struct cw_resolved r;
 	char want[PATH_MAX * 2];
-	int e = cw_resolve_path(getpid(), getpid(), dirfd, path, flags, &r);
+	int e = cw_resolve_path(links, getpid(), getpid(), dirfd, path, flags, &r);
 	if (e != 0)
 		fail_msg("%s: error %s", path, strerror(-e));
 	if (want_rel[0] == '/')
@@ -40,6 +42,8 @@ static int setup(void **state)
 {
 	(void)state;
 	char tmpl[] = "/tmp/cw-resolve-XXXXXX";
+	if (cw_resolve_links_new(&links) < 0)
+		return -1;
 	if (!mkdtemp(tmpl) || !realpath(tmpl, root) || chdir(root) < 0)
 		return -1;
 	/* ws/real/file, ws/link -> real, ws/abs -> /etc, ws/up -> .., dangling -> nothere/new,
@@ -61,6 +65,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	char cmd[PATH_MAX + 16];
+	cw_resolve_links_free(links);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -76,7 +81,7 @@ static void fails(int dirfd, const char *path, int flags, int want)
 	if (fd >= 0 || errno != want)
 		fail_msg("%s: the kernel says %s, not %s", path, fd >= 0 ? "opened" : strerror(errno),
 			 strerror(want));
-	int e = cw_resolve_path(getpid(), getpid(), dirfd, path, flags, &r);
+	int e = cw_resolve_path(links, getpid(), getpid(), dirfd, path, flags, &r);
 	if (e != -want)
 		fail_msg("%s: %s (%s), want %s", path, e ? strerror(-e) : "resolved", e ? "" : r.path,
 			 strerror(want));
@@ -133,7 +138,7 @@ static void test_loop(void **state)
 {
 	(void)state;
 	struct cw_resolved r;
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "ws/loop1", 0, &r), -ELOOP);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "ws/loop1", 0, &r), -ELOOP);
 }
 
 static void test_dirfd(void **state)
@@ -146,11 +151,11 @@ static void test_dirfd(void **state)
 	resolves(d, "/etc/hostname", 0, "/etc/hostname"); /* absolute: dirfd ignored */
 	resolves(d, "", CW_RES_EMPTY_PATH, "ws/real");
 	struct cw_resolved r;
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "", 0, &r), -ENOENT);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), d, "", 0, &r), -ENOENT);
 	int f = open("ws/real/file", O_RDONLY);
 	assert_true(f >= 0);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), f, "x", 0, &r), -ENOTDIR);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), 9999, "x", 0, &r), -EBADF);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), f, "x", 0, &r), -ENOTDIR);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), 9999, "x", 0, &r), -EBADF);
 	close(f);
 	close(d);
 }
@@ -167,10 +172,10 @@ static void test_openat2_rules(void **state)
 	resolves(d, "sub/up/file", CW_RES_IN_ROOT, "ws/real/file");
 	/* BENEATH: escapes are EXDEV, staying inside is fine. */
 	resolves(d, "sub/../file", CW_RES_BENEATH, "ws/real/file");
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "/etc/hostname", CW_RES_BENEATH, &r), -EXDEV);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "../link", CW_RES_BENEATH, &r), -EXDEV);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), d, "/etc/hostname", CW_RES_BENEATH, &r), -EXDEV);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), d, "../link", CW_RES_BENEATH, &r), -EXDEV);
 	/* NO_SYMLINKS: a symlink on the way is ELOOP. */
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "ws/link/file", CW_RES_NO_SYMLINKS, &r), -ELOOP);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "ws/link/file", CW_RES_NO_SYMLINKS, &r), -ELOOP);
 	resolves(AT_FDCWD, "ws/real/file", CW_RES_NO_SYMLINKS, "ws/real/file");
 	close(d);
 }
@@ -213,7 +218,7 @@ static void check_obj(const char *path, int flags, const char *want_rel, bool ex
 	struct cw_resolved r;
 	struct stat st;
 	resolves(AT_FDCWD, path, flags, want_rel);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, path, flags, &r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, path, flags, &r), 0);
 	if (r.exists != exists || r.is_symlink != is_symlink)
 		fail_msg("%s: exists %d is_symlink %d, want %d %d", path, r.exists, r.is_symlink, exists,
 			 is_symlink);
@@ -255,7 +260,7 @@ static void lexical_agrees(const char *path, bool want_eloop, int want_err)
 {
 	struct cw_resolved lex, walk;
 	char full[PATH_MAX];
-	assert_int_equal(cw_resolve_lexical(getpid(), path, true, &lex, full, sizeof(full)), 0);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), path, true, &lex, full, sizeof(full)), 0);
 	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
@@ -275,7 +280,7 @@ static void lexical_agrees(const char *path, bool want_eloop, int want_err)
 		close(fd);
 	/* The walk fails where the kernel fails before the last component
 	 * (it gives the lexical name no meaning there). */
-	int we = cw_resolve_path(getpid(), getpid(), AT_FDCWD, path, 0, &walk);
+	int we = cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, path, 0, &walk);
 	if (we < 0 && -we == want_err)
 		return;
 	assert_int_equal(we, 0);
@@ -315,15 +320,15 @@ static void test_lexical(void **state)
 	lexical_agrees("ws/abs/hostname", true, 0);
 	lexical_agrees("ws/loop1", true, 0);
 	lexical_agrees("ws/link/nothere", true, 0);
-	assert_int_equal(cw_resolve_lexical(getpid(), "", true, &r, full, sizeof(full)), -ENOENT);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "", true, &r, full, sizeof(full)), -ENOENT);
 	/* Magic names and devices: the walk (and enforce_open's rules). */
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc/self/fd/0", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/proc", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/dev/null", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "//dev//fd/3", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/tmp/../dev/null", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/sys/kernel", true, &r, full, sizeof(full)), -EAGAIN);
-	assert_int_equal(cw_resolve_lexical(getpid(), "/procfs/x", true, &r, full, sizeof(full)), 0);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/proc/self/fd/0", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/proc", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/dev/null", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "//dev//fd/3", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/tmp/../dev/null", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/sys/kernel", true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), "/procfs/x", true, &r, full, sizeof(full)), 0);
 	assert_string_equal(r.path, "/procfs/x");
 	assert_string_equal(full, "/procfs/x");
 	/* Joined with the cwd past what the kernel opens: the walk. */
@@ -333,7 +338,7 @@ static void test_lexical(void **state)
 	deep[PATH_MAX - 2] = '\0';
 	for (size_t i = 200; i < PATH_MAX - 2; i += 200)
 		deep[i] = '/';
-	assert_int_equal(cw_resolve_lexical(getpid(), deep, true, &r, full, sizeof(full)), -EAGAIN);
+	assert_int_equal(cw_resolve_lexical(links, getpid(), deep, true, &r, full, sizeof(full)), -EAGAIN);
 	free(deep);
 }
 
@@ -344,9 +349,9 @@ static void test_lexical(void **state)
 static void test_merged_usr(void **state)
 {
 	(void)state;
-	char links[256], want[PATH_MAX], full[PATH_MAX];
+	char text[256], want[PATH_MAX], full[PATH_MAX];
 	struct cw_resolved r;
-	if (cw_resolve_toplinks(links, sizeof(links)) == 0)
+	if (cw_resolve_toplinks(links, text, sizeof(text)) == 0)
 		skip();
 	static const char *const names[] = {
 		"/bin/sh", "/bin/../bin/sh", "/lib/x86_64-linux-gnu/libc.so.6",
@@ -358,9 +363,13 @@ static void test_merged_usr(void **state)
 		if (!realpath(names[i], want))
 			continue; /* not on this system */
 		tried++;
-		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, names[i], 0, &r), 0);
+		assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, names[i], 0, &r), 0);
 		if (strcmp(r.path, want) != 0)
 			fail_msg("%s: got %s, the kernel says %s", names[i], r.path, want);
+		/* without the links (every name walked): the same */
+		assert_int_equal(cw_resolve_path(NULL, getpid(), getpid(), AT_FDCWD, names[i], 0, &r), 0);
+		if (strcmp(r.path, want) != 0)
+			fail_msg("%s: walked to %s, the kernel says %s", names[i], r.path, want);
 	}
 	assert_true(tried > 0);
 	if (access("/lib", F_OK) == 0 && realpath("/lib", want) && strcmp(want, "/lib") != 0) {
@@ -369,17 +378,17 @@ static void test_merged_usr(void **state)
 		snprintf(parent, sizeof(parent), "%s", want);
 		*strrchr(parent, '/') = '\0';
 		strcat(parent, "/nothere");
-		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "/lib/../nothere", 0, &r), 0);
+		assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "/lib/../nothere", 0, &r), 0);
 		assert_string_equal(r.path, parent);
-		assert_int_equal(cw_resolve_lexical(getpid(), "/lib/x", true, &r, full, sizeof(full)), 0);
+		assert_int_equal(cw_resolve_lexical(links, getpid(), "/lib/x", true, &r, full, sizeof(full)), 0);
 		assert_string_not_equal(full, "/lib/x");
-		assert_int_equal(cw_resolve_lexical(getpid(), "/lib/x", false, &r, full, sizeof(full)), 0);
+		assert_int_equal(cw_resolve_lexical(links, getpid(), "/lib/x", false, &r, full, sizeof(full)), 0);
 		assert_string_equal(full, "/lib/x");
 		/* the link itself, as the last component: not rewritten */
-		assert_int_equal(cw_resolve_lexical(getpid(), "/lib", true, &r, full, sizeof(full)), 0);
+		assert_int_equal(cw_resolve_lexical(links, getpid(), "/lib", true, &r, full, sizeof(full)), 0);
 		assert_string_equal(full, "/lib");
 		/* RESOLVE_NO_SYMLINKS: the link is one */
-		assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "/lib/x", CW_RES_NO_SYMLINKS, &r),
+		assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "/lib/x", CW_RES_NO_SYMLINKS, &r),
 				 -ELOOP);
 	}
 }
@@ -442,22 +451,22 @@ static void test_deep_cwd(void **state)
 	struct cw_resolved *r = malloc(sizeof(*r));
 	assert_non_null(r);
 	/* A missing name, an existing directory, ".." and symlinks. */
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "new.txt", 0, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "new.txt", 0, r), 0);
 	char *exp = malloc(cap);
 	assert_non_null(exp);
 	snprintf(exp, cap, "%s/new.txt", want);
 	assert_string_equal(r->path, exp);
 	assert_false(r->exists);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "..", 0, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "..", 0, r), 0);
 	snprintf(exp, cap, "%.*s", (int)(strlen(want) - 201), want);
 	assert_string_equal(r->path, exp);
 	assert_true(r->exists);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "abs/hostname", 0, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "abs/hostname", 0, r), 0);
 	assert_string_equal(r->path, "/etc/hostname");
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "up2/x", 0, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "up2/x", 0, r), 0);
 	snprintf(exp, cap, "%.*s/x", (int)(strlen(want) - 402), want);
 	assert_string_equal(r->path, exp);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), AT_FDCWD, "abs", CW_RES_NOFOLLOW, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), AT_FDCWD, "abs", CW_RES_NOFOLLOW, r), 0);
 	assert_true(r->is_symlink);
 	/* Opened by that name, in steps, without symlinks. */
 	snprintf(exp, cap, "%s/new.txt", want);
@@ -478,7 +487,7 @@ static void test_deep_cwd(void **state)
 	int d = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(d >= 0);
 	assert_int_equal(chdir(root), 0);
-	assert_int_equal(cw_resolve_path(getpid(), getpid(), d, "new.txt", 0, r), 0);
+	assert_int_equal(cw_resolve_path(links, getpid(), getpid(), d, "new.txt", 0, r), 0);
 	snprintf(exp, cap, "%s/new.txt", want);
 	assert_string_equal(r->path, exp);
 	assert_true(r->exists);

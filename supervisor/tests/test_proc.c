@@ -1,0 +1,463 @@
+/* Unit tests of the process family (handlers/proc.c: signals, pidfds,
+ * calls that name a pid) and of ioctl.c, with this test process as the
+ * target (handler_stubs.h): the real tracker knows this process and a
+ * child registered as the command's; a second child the tracker was never
+ * told of stands for a process outside the tree, as pid 1 does. The
+ * decision is the real policy's under "verify" (process_control denied).
+ * The answers are recorded, and the children are checked to be alive
+ * after every call aimed at them: capwatch itself never signals. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <linux/sockios.h>
+#include "handler_stubs.h"
+
+/* ---- what proc.c and ioctl.c reach in fs.c ---- */
+
+/* fs.c's duplicates the notifying thread's descriptor with pidfd_getfd;
+ * here the target is this process, and dup() gives the same open file
+ * description. */
+int cw_dup_target_fd(const struct cw_notif *n, int fd)
+{
+	(void)n;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return d < 0 ? -errno : d;
+}
+
+static int fd_metas;
+void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op, void *arg)
+{
+	(void)fd;
+	(void)flags;
+	(void)op;
+	(void)arg;
+	fd_metas++;
+	cw_notif_error(n, ENOSYS); /* fs.c's: not in this test */
+}
+
+/* table.c's rows name every family's handler; the others are not here. */
+static void not_here(struct cw_notif *n)
+{
+	fail_msg("%s went to a handler this test does not link", n->syscall);
+}
+void cw_handle_open(struct cw_notif *n) { not_here(n); }
+void cw_handle_fs(struct cw_notif *n) { not_here(n); }
+void cw_handle_fs_note(struct cw_notif *n) { not_here(n); }
+void cw_handle_exec(struct cw_notif *n) { not_here(n); }
+void cw_handle_net(struct cw_notif *n) { not_here(n); }
+
+/* ---- the tree: this process, one child of the command, one outsider ---- */
+
+static pid_t inside, outside;
+
+static pid_t idle_child(void)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		for (;;)
+			pause();
+	}
+	return p;
+}
+
+/* Alive, and not stopped or killed by anything the handler did. */
+static void assert_alive(pid_t p)
+{
+	int st;
+	assert_int_equal(waitpid(p, &st, WNOHANG), 0);
+	assert_int_equal(kill(p, 0), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (fake_run("verify") < 0)
+		return -1;
+	inside = idle_child();
+	outside = idle_child();
+	if (inside < 0 || outside < 0)
+		return -1;
+	/* As the tracker learns of a fork of the command. */
+	struct cw_proc *p = cw_tracker_add(&run, inside);
+	if (!p)
+		return -1;
+	p->ppid = getpid();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kill(inside, SIGKILL);
+	kill(outside, SIGKILL);
+	waitpid(inside, NULL, 0);
+	waitpid(outside, NULL, 0);
+	fake_run_free();
+	fake_run_remove_dir();
+	return 0;
+}
+
+static void assert_in_tree_allowed(void)
+{
+	assert_int_equal(seen.nanswers, 1);
+	assert_int_equal(seen.kind, ANS_CONTINUE);
+	assert_int_equal(seen.nrecorded, 1);
+	assert_true(seen.ev.op.target_in_tree);
+	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_NONE);
+	assert_string_equal(seen.ev.d.rule, "builtin:own-tree");
+}
+
+/* Denied as process_control on TARGET, with that pid as the scope. */
+static void assert_control_denied(int target)
+{
+	char want[24];
+	snprintf(want, sizeof(want), "%d", target);
+	assert_int_equal(seen.nanswers, 1);
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EPERM);
+	assert_int_equal(seen.nrecorded, 1);
+	assert_false(seen.ev.op.target_in_tree);
+	assert_int_equal(seen.ev.op.target_pid, target);
+	assert_int_equal(seen.ev.d.verdict, CW_DENY);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_PROCESS_CONTROL);
+	assert_string_equal(seen.scope, want);
+}
+
+/* ---- signals ---- */
+
+static void test_tracker_knows_the_tree(void **state)
+{
+	(void)state;
+	assert_true(cw_tracker_in_tree(&run, getpid()));
+	assert_true(cw_tracker_in_tree(&run, inside));
+	assert_false(cw_tracker_in_tree(&run, outside));
+	assert_false(cw_tracker_in_tree(&run, 1));
+}
+
+static void test_kill_in_tree_allowed(void **state)
+{
+	(void)state;
+	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)inside, SIGTERM, 0, 0, 0, 0));
+	assert_in_tree_allowed();
+	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
+	assert_int_equal(seen.ev.op.target_pid, inside);
+	assert_false(seen.ev.verified); /* the kernel sends it: registers only */
+	assert_alive(inside);           /* CONTINUE is the kernel's to act on */
+
+	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)getpid(), 0, 0, 0, 0, 0));
+	assert_in_tree_allowed();
+}
+
+static void test_kill_outside_denied(void **state)
+{
+	(void)state;
+	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
+	assert_alive(outside);
+
+	cw_handle_signal(notify(__NR_kill, "kill", 1, SIGTERM, 0, 0, 0, 0));
+	assert_control_denied(1);
+
+	/* -1: every process we may signal, capwatch's included */
+	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)-1, SIGKILL, 0, 0, 0, 0));
+	assert_control_denied(-1);
+	assert_alive(inside);
+	assert_alive(outside);
+
+	/* upper register bits are ignored, as the kernel ignores them (K6) */
+	cw_handle_signal(notify(__NR_kill, "kill", 0xffffffff00000000ull | (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_alive(outside);
+}
+
+/* A pid nobody has: ESRCH as the kernel answers, nothing decided. */
+static void test_kill_nobody(void **state)
+{
+	(void)state;
+	pid_t gone = fork();
+	if (gone == 0)
+		_exit(0);
+	assert_true(gone > 0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)gone, SIGTERM, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, ESRCH);
+	assert_int_equal(seen.nrecorded, 0);
+}
+
+static void test_tgkill(void **state)
+{
+	(void)state;
+	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)inside, (uint64_t)inside, SIGTERM, 0, 0, 0));
+	assert_in_tree_allowed();
+	assert_alive(inside);
+
+	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)outside, (uint64_t)outside, SIGKILL, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_alive(outside);
+
+	/* both ids must be ours: a thread id from outside under our tgid */
+	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)getpid(), (uint64_t)outside, SIGKILL, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_false(seen.ev.op.target_in_tree);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_PROCESS_CONTROL);
+	assert_alive(outside);
+
+	cw_handle_signal(notify(__NR_tkill, "tkill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_alive(outside);
+}
+
+/* pidfd_send_signal: the pid behind the descriptor (its fdinfo). */
+static void test_pidfd_send_signal(void **state)
+{
+	(void)state;
+	int pfd = (int)syscall(SYS_pidfd_open, outside, 0);
+	if (pfd < 0) {
+		print_message("skip: pidfd_open: %s\n", strerror(errno));
+		skip();
+	}
+	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGKILL, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_alive(outside);
+	close(pfd);
+
+	pfd = (int)syscall(SYS_pidfd_open, inside, 0);
+	assert_true(pfd >= 0);
+	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGTERM, 0, 0, 0, 0));
+	assert_in_tree_allowed();
+	close(pfd);
+
+	/* not a pidfd: EBADF, as the kernel says, and nothing decided */
+	int f = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)f, SIGKILL, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EBADF);
+	assert_int_equal(seen.nrecorded, 0);
+	close(f);
+}
+
+/* fcntl(F_SETOWN*): SIGIO's recipient, decided like kill; F_SETOWN_EX's
+ * owner is memory, copied once and set by capwatch on a duplicate. */
+static void test_fcntl_setown(void **state)
+{
+	(void)state;
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(s >= 0);
+	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN, (uint64_t)outside, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(seen.ev.flags, F_SETOWN);
+	assert_int_equal(fcntl(s, F_GETOWN), 0);
+
+	struct f_owner_ex ox = { .type = F_OWNER_PID, .pid = inside };
+	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE); /* performed by capwatch */
+	assert_int_equal(seen.val, 0);
+	assert_true(seen.ev.verified);
+	assert_true(seen.ev.op.target_in_tree);
+	struct f_owner_ex got;
+	assert_int_equal(fcntl(s, F_GETOWN_EX, &got), 0);
+	assert_int_equal(got.type, F_OWNER_PID);
+	assert_int_equal(got.pid, inside);
+
+	ox.pid = outside;
+	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(fcntl(s, F_GETOWN_EX, &got), 0);
+	assert_int_equal(got.pid, inside); /* unchanged */
+
+	/* the owner's memory unreadable: EFAULT, nothing decided */
+	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, 8, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EFAULT);
+	assert_int_equal(seen.nrecorded, 0);
+	close(s);
+}
+
+/* ---- pidfd_open, ptrace and friends ---- */
+
+static void test_pidfd_open(void **state)
+{
+	(void)state;
+	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", (uint64_t)inside, 0, 0, 0, 0, 0));
+	assert_in_tree_allowed();
+	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
+
+	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", (uint64_t)outside, 0, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
+
+	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", 1, 0, 0, 0, 0, 0));
+	assert_control_denied(1);
+
+	/* writing a sibling's memory is an escape, not process control */
+	cw_handle_proc(notify(__NR_process_vm_writev, "process_vm_writev", (uint64_t)inside, 0, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.ev.op.kind, CW_OP_ESCAPE_SYSCALL);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+	assert_alive(inside);
+}
+
+/* ---- calls that name a pid (prlimit64, setpriority, kcmp...) ---- */
+
+static void test_pid_calls(void **state)
+{
+	(void)state;
+	struct rlimit rl = { 0, 0 };
+	/* the caller itself: not even decided */
+	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", 0, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	assert_int_equal(seen.kind, ANS_CONTINUE);
+	assert_int_equal(seen.nrecorded, 0);
+
+	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)inside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	assert_in_tree_allowed();
+	assert_int_equal(seen.ev.flags, RLIMIT_NOFILE);
+
+	/* a read of another process's limits is process_control too */
+	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)outside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
+
+	/* what the kernel refuses, answered as it would */
+	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)-5, RLIMIT_NOFILE, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EINVAL);
+	assert_int_equal(seen.nrecorded, 0);
+
+	/* PRIO_USER reaches every process of the user: target -1 */
+	cw_handle_pid_call(notify(__NR_setpriority, "setpriority", PRIO_USER, 0, 5, 0, 0, 0));
+	assert_control_denied(-1);
+	assert_int_equal(seen.ev.flags, PRIO_USER);
+
+	cw_handle_pid_call(notify(__NR_setpriority, "setpriority", PRIO_PROCESS, (uint64_t)outside, 5, 0, 0, 0));
+	assert_control_denied(outside);
+
+	/* kcmp: inside only when both are; the outsider is the one named */
+	cw_handle_pid_call(notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)outside, 0, 0, 0, 0));
+	assert_control_denied(outside);
+	cw_handle_pid_call(notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)inside, 0, 0, 0, 0));
+	assert_in_tree_allowed();
+	assert_alive(outside);
+}
+
+/* ---- ioctl ---- */
+
+/* Would the filter notify ioctl command CMD? The ioctl row as filter.c
+ * reads it (test_filter runs the generated program itself). */
+static bool ioctl_notified(uint32_t cmd)
+{
+	const struct cw_syscall *row = &cw_syscalls[__NR_ioctl];
+	for (unsigned i = 0; i < row->nvals; i++)
+		if (row->vals[i] == cmd)
+			return true;
+	unsigned type = (cmd >> 8) & 0xff;
+	return row->type_allow && !(row->type_allow[type / 64] & (1ull << (type % 64)));
+}
+
+/* TIOCSTI pushes input into the terminal, read by the user's shell after
+ * we exit: unrestricted, refused under verify. */
+static void test_ioctl_tiocsti_refused(void **state)
+{
+	(void)state;
+	assert_true(ioctl_notified(TIOCSTI));
+	char c = 'x';
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, TIOCSTI, ptr(&c), 0, 0, 0));
+	assert_int_equal(seen.nanswers, 1);
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EPERM);
+	assert_int_equal(seen.nrecorded, 1);
+	assert_int_equal(seen.ev.op.kind, CW_OP_ESCAPE_SYSCALL);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+	assert_int_equal(seen.ev.d.verdict, CW_DENY);
+	assert_int_equal(seen.ev.flags, TIOCSTI);
+	/* on the low 32 bits of the command, as the kernel takes it */
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, 0xabcd000000000000ull | TIOCSTI, ptr(&c), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+	/* TIOCLINUX and TIOCCONS too */
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, TIOCCONS, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+}
+
+/* The terminal's ordinary commands are passed in the kernel, never
+ * notified; the handler sees only what the row sends it. */
+static void test_ioctl_ordinary_passes(void **state)
+{
+	(void)state;
+	static const uint32_t ordinary[] = { TCGETS, TCSETS, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TIOCSPGRP,
+					     FIONREAD, FIONBIO, FIOCLEX };
+	for (size_t i = 0; i < CW_ARRAY_SIZE(ordinary); i++)
+		if (ioctl_notified(ordinary[i]))
+			fail_msg("ioctl 0x%x is notified", ordinary[i]);
+	assert_false(ioctl_notified(SIOCGIFINDEX)); /* sockets' type, 0x89 */
+	/* a command of a type the filter does not pass: refused, ENOTTY */
+	assert_true(ioctl_notified(0x7201)); /* 'r', vfat's */
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, 0x7201, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, ENOTTY);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+	assert_int_equal(fd_metas, 0);
+}
+
+/* FIOSETOWN: the owner read once, decided like F_SETOWN, set by capwatch
+ * on a duplicate with that copy. */
+static void test_ioctl_fiosetown(void **state)
+{
+	(void)state;
+	assert_true(ioctl_notified(FIOSETOWN));
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(s >= 0);
+	int owner = inside;
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_true(seen.ev.verified);
+	assert_true(seen.ev.op.target_in_tree);
+	assert_int_equal(fcntl(s, F_GETOWN), inside);
+
+	owner = outside;
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
+	assert_int_equal(fcntl(s, F_GETOWN), inside); /* unchanged */
+
+	/* unreadable: EFAULT; INT_MIN: EINVAL as f_setown() says */
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, 16, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EFAULT);
+	owner = INT_MIN;
+	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EINVAL);
+	assert_int_equal(seen.nrecorded, 0);
+	close(s);
+	assert_alive(outside);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracker_knows_the_tree),
+		cmocka_unit_test(test_kill_in_tree_allowed),
+		cmocka_unit_test(test_kill_outside_denied),
+		cmocka_unit_test(test_kill_nobody),
+		cmocka_unit_test(test_tgkill),
+		cmocka_unit_test(test_pidfd_send_signal),
+		cmocka_unit_test(test_fcntl_setown),
+		cmocka_unit_test(test_pidfd_open),
+		cmocka_unit_test(test_pid_calls),
+		cmocka_unit_test(test_ioctl_tiocsti_refused),
+		cmocka_unit_test(test_ioctl_ordinary_passes),
+		cmocka_unit_test(test_ioctl_fiosetown),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
