@@ -98,3 +98,16 @@ supervisor_tests_test_fs_special_SOURCES = supervisor/tests/test_fs_special.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
 supervisor_tests_test_fs_special_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 supervisor_tests_test_fs_special_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
+
+# The file family with the test process as the target (issue 16 item 4):
+# opens, path calls and metadata decided by the real policy and performed
+# in a temporary workspace; notify.c's event flow and answers stubbed.
+check_PROGRAMS += supervisor/tests/test_fs
+TESTS += supervisor/tests/test_fs
+supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c \
+	supervisor/handlers/fs.c \
+	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
+	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
+	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
+supervisor_tests_test_fs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
+supervisor_tests_test_fs_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
