@@ -31,6 +31,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/table.c \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
+	supervisor/handlers/fs_impl.h \
 	supervisor/handlers/fs_special.h supervisor/handlers/fs_special.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
 	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
@@ -93,7 +94,7 @@ supervisor_tests_test_net_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_L
 check_PROGRAMS += supervisor/tests/test_fs_special
 TESTS += supervisor/tests/test_fs_special
 supervisor_tests_test_fs_special_SOURCES = supervisor/tests/test_fs_special.c \
-	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
+	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h supervisor/handlers/fs_impl.h \
 	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
 supervisor_tests_test_fs_special_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
@@ -105,7 +106,7 @@ supervisor_tests_test_fs_special_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(
 check_PROGRAMS += supervisor/tests/test_fs
 TESTS += supervisor/tests/test_fs
 supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c \
-	supervisor/handlers/fs.c \
+	supervisor/handlers/fs.c supervisor/handlers/fs_impl.h \
 	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
 	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h

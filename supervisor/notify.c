@@ -318,6 +318,7 @@ static void handle_notification(struct cw_run *run)
 {
 	run->notifications++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid };
+	n.fs = cw_fs_scratch_of(run);
 	int nr = req->data.nr;
 	cw_handler_fn handle = cw_syscall_handler(nr);
 	n.syscall = cw_syscall_name(run, nr);

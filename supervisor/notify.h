@@ -10,6 +10,7 @@
 #include "policy.h"
 
 struct cw_run;
+struct cw_fs_scratch;
 
 /* One notification being handled. */
 struct cw_notif {
@@ -18,6 +19,7 @@ struct cw_notif {
 	pid_t tid, tgid, ppid;
 	const char *syscall;          /* name from the dispatch table */
 	bool answered;
+	struct cw_fs_scratch *fs;     /* the file family's scratch (handlers/fs_impl.h) */
 };
 
 /* Answers. Each returns 0 or -errno from the kernel (-ENOENT: the target

@@ -39,6 +39,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
+#include "supervisor/handlers/handlers.h" /* cw_fs_init, cw_fs_free */
 
 extern char **environ;
 
@@ -920,6 +921,7 @@ static void run_free(struct cw_run *run)
 	cw_hosts_free(run);
 	cw_tracker_free(run);
 	cw_annot_free();
+	cw_fs_free(run);
 	changes_free(run->changes);
 	if (run->profile)
 		cw_profile_free(run->profile);
@@ -1247,6 +1249,8 @@ int cw_run_main(const struct cw_options *opts)
 		snprintf(err_reason, sizeof(err_reason), "seccomp filter could not be built");
 		goto setup_failed;
 	}
+	if (cw_fs_init(run) < 0)
+		goto oom;
 	if (cw_notify_init(run) < 0) {
 		snprintf(err_reason, sizeof(err_reason), "seccomp notifications unavailable");
 		goto setup_failed;

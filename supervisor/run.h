@@ -19,6 +19,7 @@ struct cw_tracker;
 struct cw_tracker_ops;
 struct cw_changes;
 struct cw_kernel;
+struct cw_fs_state;
 struct cw_run;
 /* An event source of the loop registered by a back end (notify.h). */
 struct cw_loop_source {
@@ -88,6 +89,7 @@ struct cw_run {
 	bool stop_requested;          /* terminal stop (Ctrl-Z) pending */
 
 	struct cw_changes *changes;
+	struct cw_fs_state *fs_state; /* the file family's (handlers/fs.c) */
 	/* --- the back end --- */
 	const char *backend;          /* "portable" or "kernel" */
 	char backend_reason[256];     /* why auto chose it */

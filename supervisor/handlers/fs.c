@@ -18,6 +18,7 @@
 #include <sys/xattr.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
+#include "supervisor/handlers/fs_impl.h"
 #include "supervisor/handlers/keys.h"
 #include "supervisor/run.h"
 #include "supervisor/ptrace.h"
@@ -42,9 +43,40 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-/* Scratch buffers: one notification is handled at a time. */
-static char raw1[PATH_MAX], raw2[PATH_MAX];
-static struct cw_resolved res1, res2;
+
+/* ---- the family's state ---- */
+
+int cw_fs_init(struct cw_run *run)
+{
+	struct cw_fs_state *fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->scratch.open.fd = -1;
+	fs->scratch.xattr_len = -1;
+	fs->scratch.fd = -1;
+	fs->euid = (uid_t)-1;
+	run->fs_state = fs;
+	return 0;
+}
+
+void cw_fs_free(struct cw_run *run)
+{
+	struct cw_fs_state *fs = run->fs_state;
+	if (!fs)
+		return;
+	free(fs->linked);
+	for (size_t i = 0; i < CW_FS_LONG_NAMES; i++)
+		free(fs->long_names[i].name);
+	for (size_t i = 0; i < fs->ntree_ptys; i++)
+		close(fs->tree_ptys[i].fd);
+	free(fs);
+	run->fs_state = NULL;
+}
+
+struct cw_fs_scratch *cw_fs_scratch_of(struct cw_run *run)
+{
+	return &run->fs_state->scratch;
+}
 
 static bool write_intent(long long flags)
 {
@@ -87,29 +119,23 @@ static enum cw_change_kind fs_change_kind(int nr);
  * file with more than one name that is not among them may have a name
  * outside the workspace: writing it through the workspace name would
  * change that file too (kernel-notes E14). */
-static struct linked {
-	dev_t dev;
-	ino_t ino;
-} *linked;
-static size_t nlinked, caplinked;
-
-static void remember_link_source(const char *path, bool follow)
+static void remember_link_source(struct cw_fs_state *fs, const char *path, bool follow)
 {
 	struct stat st;
 	if (cw_stat_long(path, &st, follow) < 0 || !S_ISREG(st.st_mode))
 		return;
-	for (size_t i = 0; i < nlinked; i++)
-		if (linked[i].dev == st.st_dev && linked[i].ino == st.st_ino)
+	for (size_t i = 0; i < fs->nlinked; i++)
+		if (fs->linked[i].dev == st.st_dev && fs->linked[i].ino == st.st_ino)
 			return;
-	if (nlinked == caplinked) {
-		size_t ncap = caplinked ? caplinked * 2 : 16;
-		struct linked *nl = realloc(linked, ncap * sizeof(*nl));
+	if (fs->nlinked == fs->caplinked) {
+		size_t ncap = fs->caplinked ? fs->caplinked * 2 : 16;
+		struct cw_fs_linked *nl = realloc(fs->linked, ncap * sizeof(*nl));
 		if (!nl)
 			return;
-		linked = nl;
-		caplinked = ncap;
+		fs->linked = nl;
+		fs->caplinked = ncap;
 	}
-	linked[nlinked++] = (struct linked){ st.st_dev, st.st_ino };
+	fs->linked[fs->nlinked++] = (struct cw_fs_linked){ st.st_dev, st.st_ino };
 }
 
 /* Files deeper than PATH_MAX that capwatch opened for the tree, by device
@@ -117,41 +143,34 @@ static void remember_link_source(const char *path, bool follow)
  * (readlink of /proc/PID/fd/N is ENAMETOOLONG, and a file has no ".." to
  * walk up from): a metadata call on the descriptor (fchmod, fchown,
  * futimens, fsetxattr) is decided on the name it was opened by, once a
- * stat of that name shows it still is that file. The last LONG_NAMES
- * (each at most CW_PATH_LONG_MAX); any other such descriptor fails
- * closed (ENAMETOOLONG). */
-#define LONG_NAMES 32
-static struct long_name {
-	dev_t dev;
-	ino_t ino;
-	char *name;
-} long_names[LONG_NAMES];
-static size_t long_next;
-
-static void remember_long_name(const char *path, const struct stat *st)
+ * stat of that name shows it still is that file. The last
+ * CW_FS_LONG_NAMES (each at most CW_PATH_LONG_MAX); any other such
+ * descriptor fails closed (ENAMETOOLONG). */
+static void remember_long_name(struct cw_fs_state *fs, const char *path, const struct stat *st)
 {
 	if (strlen(path) < PATH_MAX || !S_ISREG(st->st_mode))
 		return;
-	struct long_name *l = NULL;
-	for (size_t i = 0; i < LONG_NAMES && !l; i++)
-		if (long_names[i].name && long_names[i].dev == st->st_dev && long_names[i].ino == st->st_ino)
-			l = &long_names[i];
+	struct cw_fs_long_name *l = NULL;
+	for (size_t i = 0; i < CW_FS_LONG_NAMES && !l; i++)
+		if (fs->long_names[i].name && fs->long_names[i].dev == st->st_dev &&
+		    fs->long_names[i].ino == st->st_ino)
+			l = &fs->long_names[i];
 	if (!l)
-		l = &long_names[long_next++ % LONG_NAMES];
+		l = &fs->long_names[fs->long_next++ % CW_FS_LONG_NAMES];
 	char *copy = strdup(path);
 	if (!copy)
 		return;
 	free(l->name);
-	*l = (struct long_name){ st->st_dev, st->st_ino, copy };
+	*l = (struct cw_fs_long_name){ st->st_dev, st->st_ino, copy };
 }
 
-static const char *long_name_of(int fd)
+static const char *long_name_of(struct cw_fs_state *fs, int fd)
 {
 	struct stat st, now;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	for (size_t i = 0; i < LONG_NAMES; i++) {
-		struct long_name *l = &long_names[i];
+	for (size_t i = 0; i < CW_FS_LONG_NAMES; i++) {
+		struct cw_fs_long_name *l = &fs->long_names[i];
 		if (l->name && l->dev == st.st_dev && l->ino == st.st_ino &&
 		    cw_stat_long(l->name, &now, false) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
 			return l->name;
@@ -159,12 +178,12 @@ static const char *long_name_of(int fd)
 	return NULL;
 }
 
-static bool foreign_hardlink(const struct stat *st)
+static bool foreign_hardlink(const struct cw_fs_state *fs, const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)
 		return false;
-	for (size_t i = 0; i < nlinked; i++)
-		if (linked[i].dev == st->st_dev && linked[i].ino == st->st_ino)
+	for (size_t i = 0; i < fs->nlinked; i++)
+		if (fs->linked[i].dev == st->st_dev && fs->linked[i].ino == st->st_ino)
 			return false;
 	return true;
 }
@@ -180,21 +199,20 @@ static void prepare_fs(struct cw_notif *n, struct cw_event *ev)
 	else if ((nr == __NR_rename || nr == __NR_renameat || nr == __NR_renameat2) && !ev->op.exchange)
 		cw_secret_ids_unlinking(ev->op.path2);
 	if (nr == __NR_link || nr == __NR_linkat)
-		remember_link_source(ev->op.path, nr == __NR_linkat && (arg_int(n, 4) & AT_SYMLINK_FOLLOW));
+		remember_link_source(n->run->fs_state, ev->op.path, nr == __NR_linkat && (arg_int(n, 4) & AT_SYMLINK_FOLLOW));
 }
 
 /* The file just opened for reading (ST) is the same inode as a secret
  * capwatch knows under another name (secret_ids.h): a hard link made
  * before the run, or the one name left of a secret whose name the tree
  * removed. Returns the text for op.alias, or NULL. */
-static char secret_alias_text[PATH_MAX + 64];
 static const char *secret_alias(struct cw_notif *n, const struct cw_event *ev, const struct stat *st)
 {
 	const char *name = cw_secret_ids_find(n->run, st);
 	if (!name || cw_path_is_secret(&n->run->ctx, ev->op.path))
 		return NULL;
-	snprintf(secret_alias_text, sizeof(secret_alias_text), "the same file as the secret %s", name);
-	return secret_alias_text;
+	snprintf(n->fs->secret_alias, sizeof(n->fs->secret_alias), "the same file as the secret %s", name);
+	return n->fs->secret_alias;
 }
 
 /* Read the path at ARG into BUF; -errno on failure. NULL is EFAULT. */
@@ -210,18 +228,6 @@ static int read_path(struct cw_notif *n, int arg, char *buf, size_t *len)
 /* ---- open, openat, openat2, creat ---- */
 
 static bool refuse_privilege(struct cw_notif *n, const char *what);
-
-/* What enforce_open needs beyond the event: set by cw_handle_open. */
-static struct {
-	unsigned long long flags; /* as the kernel will see them */
-	unsigned long long mode;
-	bool emulable;            /* openat2 with resolve flags or a bigger struct: no */
-	bool lexical;             /* opened by open_lexically(): FD or OPEN_ERR is the result */
-	int fd;                   /* ... its descriptor, -1 when none */
-	int open_err;             /* ... its errno when FD is -1 */
-	dev_t key_dev;            /* op.key_free: the file read whole (keys.h) */
-	ino_t key_ino;
-} cur_open;
 
 /* The flags open(2)/openat(2) keep (the kernel drops the others silently,
  * openat2 would refuse them). */
@@ -316,7 +322,7 @@ static bool file_is_mount_point(int fd, const char *path)
  * -ENOENT when the target went away (nothing installed), else 0. */
 static int answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
 {
-	int r = cw_notif_addfd_send(n, fd, cur_open.flags & O_CLOEXEC);
+	int r = cw_notif_addfd_send(n, fd, n->fs->open.flags & O_CLOEXEC);
 	close(fd);
 	if (r >= 0) {
 		ev->err = 0;
@@ -349,8 +355,8 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", d);
 	bool is_path = readlink(self, target, 1) == 1 && target[0] == '/';
 	int acc = fcntl(d, F_GETFL);
-	int want = (int)(cur_open.flags & O_ACCMODE);
-	bool wr = write_intent((long long)cur_open.flags);
+	int want = (int)(n->fs->open.flags & O_ACCMODE);
+	bool wr = write_intent((long long)n->fs->open.flags);
 	bool rd = want == O_RDONLY || want == O_RDWR;
 	if (is_path && (acc < 0 || (wr && (acc & O_ACCMODE) == O_RDONLY) ||
 			(rd && (acc & O_ACCMODE) == O_WRONLY))) {
@@ -362,7 +368,7 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 	struct stat st;
 	bool fifo = fstat(d, &st) == 0 && S_ISFIFO(st.st_mode);
 	/* A pipe without a reader would block capwatch: ENXIO instead. */
-	int fl = (int)(cur_open.flags & ~(unsigned long long)O_CREAT) | O_NOCTTY | O_CLOEXEC |
+	int fl = (int)(n->fs->open.flags & ~(unsigned long long)O_CREAT) | O_NOCTTY | O_CLOEXEC |
 		 (fifo ? O_NONBLOCK : 0);
 	int fd = open(self, fl, 0);
 	if (fd < 0) {
@@ -370,39 +376,39 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 		cw_notif_error(n, ev->err);
 		return;
 	}
-	if (fifo && !(cur_open.flags & O_NONBLOCK))
+	if (fifo && !(n->fs->open.flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	answer_with_fd(n, ev, fd);
 }
 
 static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 {
-	if (cur_open.lexical) {
+	if (n->fs->open.lexical) {
 		/* Opened already, on exactly the name decided on. The answer
 		 * proves the bytes were the asker's (open_lexically): when it
 		 * finds the notification gone, the event is not recorded. */
-		int fd = steal_fd(&cur_open.fd);
+		int fd = steal_fd(&n->fs->open.fd);
 		ev->verified = true;
 		if (fd >= 0) {
 			ev->vanished = answer_with_fd(n, ev, fd) == -ENOENT;
 		} else {
-			ev->err = cur_open.open_err;
+			ev->err = n->fs->open.open_err;
 			ev->vanished = cw_notif_error(n, ev->err) == -ENOENT;
 		}
 		return;
 	}
-	if (ev->enforced && cur_open.emulable && !(cur_open.flags & O_PATH) &&
+	if (ev->enforced && n->fs->open.emulable && !(n->fs->open.flags & O_PATH) &&
 	    strncmp(ev->op.path, "/dev/fd/", 8) == 0) {
 		reopen_target_fd(n, ev, atoi(ev->op.path + 8));
 		return;
 	}
-	if (ev->enforced == false || !cur_open.emulable || ev->op.path[0] != '/' ||
-	    (cur_open.flags & O_PATH) || !emulable_object(ev->op.path, &res1)) {
+	if (ev->enforced == false || !n->fs->open.emulable || ev->op.path[0] != '/' ||
+	    (n->fs->open.flags & O_PATH) || !emulable_object(ev->op.path, &n->fs->res1)) {
 		/* --observe: see enforce_continue(). Devices, /proc, /sys,
 		 * FIFOs, O_PATH and openat2 forms not emulated here:
 		 * fs_special.c opens them itself (or says why not). */
 		if (ev->enforced)
-			cw_open_special(n, ev, cur_open.flags, cur_open.mode, cur_open.emulable);
+			cw_open_special(n, ev, n->fs->open.flags, n->fs->open.mode, n->fs->open.emulable);
 		else
 			enforce_continue(n, ev);
 		return;
@@ -410,11 +416,11 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	/* A trailing slash asks for a directory; the decided path lost it.
 	 * With O_CREAT the kernel says EISDIR before it looks at the name
 	 * (open_last_lookups), whatever is there. */
-	size_t rl = strlen(raw1);
-	if (rl > 1 && raw1[rl - 1] == '/') {
+	size_t rl = strlen(n->fs->raw1);
+	if (rl > 1 && n->fs->raw1[rl - 1] == '/') {
 		struct stat st;
 		int e = 0;
-		if (cur_open.flags & O_CREAT)
+		if (n->fs->open.flags & O_CREAT)
 			e = EISDIR;
 		else if (cw_stat_long(ev->op.path, &st, false) < 0)
 			e = ENOENT;
@@ -435,10 +441,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	 * (ftruncate: the same effect on a regular file; other objects ignore
 	 * O_TRUNC). O_ACCMODE 3 has no write mode to truncate through: it
 	 * keeps O_TRUNC in the open. */
-	unsigned long long acc = cur_open.flags & O_ACCMODE;
-	bool late_trunc = (cur_open.flags & O_TRUNC) && acc != O_ACCMODE;
+	unsigned long long acc = n->fs->open.flags & O_ACCMODE;
+	bool late_trunc = (n->fs->open.flags & O_TRUNC) && acc != O_ACCMODE;
 	bool reopen_rd = late_trunc && acc == O_RDONLY;
-	unsigned long long oflags = cur_open.flags;
+	unsigned long long oflags = n->fs->open.flags;
 	if (late_trunc)
 		oflags &= ~(unsigned long long)O_TRUNC;
 	if (reopen_rd)
@@ -447,10 +453,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	 * regular file or a directory when resolved, and a FIFO or device
 	 * renamed over it since must not block (or act in) capwatch's event
 	 * loop; it goes to fs_special.c, which opens such objects safely. */
-	bool nb_added = !(cur_open.flags & O_NONBLOCK);
+	bool nb_added = !(n->fs->open.flags & O_NONBLOCK);
 	struct open_how how = {
 		.flags = oflags | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
-		.mode = cur_open.mode,
+		.mode = n->fs->open.mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	/* O_CREAT of a regular file that was there when resolved creates
@@ -460,8 +466,8 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	 * file capwatch (the target's uid) does not own: O_CREAT of those is
 	 * refused in sticky world-writable directories (fs.protected_regular),
 	 * which only the kernel's own O_CREAT applies. */
-	bool existing = (cur_open.flags & O_CREAT) && res1.exists && S_ISREG(res1.mode) &&
-			!(cur_open.flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
+	bool existing = (n->fs->open.flags & O_CREAT) && n->fs->res1.exists && S_ISREG(n->fs->res1.mode) &&
+			!(n->fs->open.flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
 	int fd = -1;
 	struct stat st;
 	ev->verified = true;
@@ -474,10 +480,10 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			errno = -fd;
 			fd = -1;
 		}
-		static uid_t me = (uid_t)-1; /* capwatch's euid does not change */
-		if (me == (uid_t)-1)
-			me = geteuid();
-		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != me)) {
+		struct cw_fs_state *fs = n->run->fs_state;
+		if (fs->euid == (uid_t)-1)
+			fs->euid = geteuid(); /* capwatch's euid does not change */
+		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != fs->euid)) {
 			close(fd);
 			fd = -1;
 			errno = ENOENT; /* the creating open decides */
@@ -488,7 +494,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		 * for the target itself (a directory's default ACL then wins,
 		 * as it would). */
 		int um = -1;
-		if (cur_open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
+		if (n->fs->open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
 			um = cw_target_umask(n->tid);
 			if (um < 0) {
 				/* Not continued: the path would be read again
@@ -532,17 +538,17 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/* Swapped since resolved (see O_NONBLOCK above). */
 		close(fd);
-		cw_open_special(n, ev, cur_open.flags, cur_open.mode, cur_open.emulable);
+		cw_open_special(n, ev, n->fs->open.flags, n->fs->open.mode, n->fs->open.emulable);
 		return;
 	}
-	if (nb_added && fcntl(fd, F_SETFL, (int)(cur_open.flags & CW_O_SETFL_KEEP)) < 0) {
+	if (nb_added && fcntl(fd, F_SETFL, (int)(n->fs->open.flags & CW_O_SETFL_KEEP)) < 0) {
 		ev->err = errno;
 		close(fd);
 		cw_notif_error(n, ev->err);
 		return;
 	}
 	bool reads = acc == O_RDONLY || acc == O_RDWR;
-	if (ev->op.key_free && (st.st_dev != cur_open.key_dev || st.st_ino != cur_open.key_ino)) {
+	if (ev->op.key_free && (st.st_dev != n->fs->open.key_dev || st.st_ino != n->fs->open.key_ino)) {
 		/* Not the certificate read before the decision: decide on
 		 * the name alone. */
 		ev->op.key_free = false;
@@ -576,7 +582,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			ev->op.alias = NULL;
 		}
 	}
-	if (write_intent((long long)cur_open.flags)) {
+	if (write_intent((long long)n->fs->open.flags)) {
 		/* The decision was on this name. A file with hard links made
 		 * before the run, or one mounted over this name, has other
 		 * names we did not see: decide again, as the policy says for
@@ -591,9 +597,9 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		}
 		/* A name that was missing when resolved had no mount over it
 		 * before the run (the tree cannot mount): no statx pair. */
-		if (foreign_hardlink(&st))
+		if (foreign_hardlink(n->run->fs_state, &st))
 			ev->op.alias = "hard link";
-		else if (S_ISREG(st.st_mode) && res1.exists && file_is_mount_point(fd, ev->op.path))
+		else if (S_ISREG(st.st_mode) && n->fs->res1.exists && file_is_mount_point(fd, ev->op.path))
 			ev->op.alias = "mount";
 		if (ev->op.alias && !cw_event_decide(n, ev)) {
 			close(fd);
@@ -603,7 +609,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		/* An empty file that was missing when resolved was just made
 		 * (by this open, or within microseconds): nothing to cut, and
 		 * its times are now already. */
-		if (late_trunc && S_ISREG(st.st_mode) && (res1.exists || st.st_size > 0) &&
+		if (late_trunc && S_ISREG(st.st_mode) && (n->fs->res1.exists || st.st_size > 0) &&
 		    ftruncate(fd, 0) < 0) {
 			ev->err = errno;
 			close(fd);
@@ -614,7 +620,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			/* The same object, with the access asked for. */
 			char self[64];
 			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-			int rfd = open(self, (int)(cur_open.flags & ~(unsigned long long)(O_TRUNC | O_CREAT | O_EXCL |
+			int rfd = open(self, (int)(n->fs->open.flags & ~(unsigned long long)(O_TRUNC | O_CREAT | O_EXCL |
 						O_NOFOLLOW | CW_O_TMPFILE_BIT)) | O_NOCTTY | O_CLOEXEC);
 			int rerr = errno;
 			close(fd);
@@ -626,7 +632,7 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 			fd = rfd;
 		}
 	}
-	remember_long_name(ev->op.path, &st);
+	remember_long_name(n->run->fs_state, ev->op.path, &st);
 	answer_with_fd(n, ev, fd);
 }
 
@@ -709,29 +715,29 @@ static bool has_dotdot(const char *path)
  * (has_dotdot()), or an object that is not a regular file or a
  * directory (a device's open has effects, a FIFO's blocks), goes back to
  * the walk and is decided again (returns false, nothing answered). On
- * true, EV is decided; allowed, it is also checked and opened: cur_open
+ * true, EV is decided; allowed, it is also checked and opened: n->fs->open
  * holds the descriptor or the errno for enforce_open. */
 static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 			   unsigned long long resolve)
 {
 	struct cw_run *run = n->run;
-	unsigned long long f = cur_open.flags;
+	unsigned long long f = n->fs->open.flags;
 
-	if (!cur_open.emulable || (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) ||
-	    (dirfd != AT_FDCWD && raw1[0] != '/') || (f & O_ACCMODE) != O_RDONLY ||
+	if (!n->fs->open.emulable || (resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH)) ||
+	    (dirfd != AT_FDCWD && n->fs->raw1[0] != '/') || (f & O_ACCMODE) != O_RDONLY ||
 	    (f & (O_PATH | O_CREAT | O_TRUNC | CW_O_TMPFILE_BIT)))
 		return false;
 	char full[PATH_MAX];
 	/* openat2's RESOLVE_NO_SYMLINKS refuses "/lib/..." itself: no
 	 * shortcut through the merged-/usr links then. */
-	if (cw_resolve_lexical(n->tid, raw1, !(resolve & RESOLVE_NO_SYMLINKS), &res1, full, sizeof(full)) < 0)
+	if (cw_resolve_lexical(n->tid, n->fs->raw1, !(resolve & RESOLVE_NO_SYMLINKS), &n->fs->res1, full, sizeof(full)) < 0)
 		return false;
 	/* A *.pem or *.key is decided on what it holds: the walk reads it
 	 * first (cw_handle_open). */
-	if (cw_path_secret_by_key_name(&run->ctx, res1.path))
+	if (cw_path_secret_by_key_name(&run->ctx, n->fs->res1.path))
 		return false;
 	ev->op.kind = CW_OP_OPEN_READ;
-	ev->op.path = res1.path;
+	ev->op.path = n->fs->res1.path;
 	cw_policy_decide(run->profile, &run->ctx, &ev->op, &ev->d);
 	if (run->observe || ev->d.verdict != CW_ALLOW) {
 		struct open_how ph = {
@@ -742,7 +748,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		if (pfd >= 0)
 			close(pfd);
 		else if ((errno == ENOENT || errno == ENOTDIR) && !has_dotdot(full))
-			res1.exists = false; /* no symlink before the missing part */
+			n->fs->res1.exists = false; /* no symlink before the missing part */
 		else
 			return false;
 		ev->decided = true;
@@ -766,7 +772,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && has_dotdot(full))
 		return false; /* maybe a name the kernel never reached (above) */
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-		res1.exists = false;
+		n->fs->res1.exists = false;
 	if (fd >= 0 && look) {
 		struct stat st;
 		if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
@@ -782,16 +788,16 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		}
 		/* A private key under a name that is not a secret's: the
 		 * same (keys.h). */
-		if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(res1.path, st.st_size) &&
+		if (S_ISREG(st.st_mode) && cw_keys_worth_scanning(n->fs->res1.path, st.st_size) &&
 		    cw_keys_scan_fd(fd, cw_keys_scan_size(st.st_size)) == 1) {
 			close(fd);
 			return false;
 		}
-		res1.mode = st.st_mode;
+		n->fs->res1.mode = st.st_mode;
 	}
-	cur_open.lexical = true;
-	cur_open.fd = fd;
-	cur_open.open_err = fd < 0 ? errno : 0;
+	n->fs->open.lexical = true;
+	n->fs->open.fd = fd;
+	n->fs->open.open_err = fd < 0 ? errno : 0;
 	ev->decided = true;
 	/* No ID_VALID between reading the path and the cwd and using them
 	 * (K10): its purpose is that nothing happens on bytes of a thread
@@ -816,24 +822,24 @@ void cw_handle_open(struct cw_notif *n)
 	unsigned long long open_how_resolve = 0;
 
 	cw_event_init(&ev, n->syscall);
-	memset(&cur_open, 0, sizeof(cur_open));
-	cur_open.fd = -1;
+	memset(&n->fs->open, 0, sizeof(n->fs->open));
+	n->fs->open.fd = -1;
 	switch (nr) {
 	case __NR_open:
 		patharg = 0;
 		flags = arg_int(n, 1);
-		cur_open.mode = (uint32_t)arg_u64(n, 2);
+		n->fs->open.mode = (uint32_t)arg_u64(n, 2);
 		break;
 	case __NR_creat:
 		patharg = 0;
 		flags = O_CREAT | O_WRONLY | O_TRUNC;
-		cur_open.mode = (uint32_t)arg_u64(n, 1);
+		n->fs->open.mode = (uint32_t)arg_u64(n, 1);
 		break;
 	case __NR_openat:
 		dirfd = arg_int(n, 0);
 		patharg = 1;
 		flags = arg_int(n, 2);
-		cur_open.mode = (uint32_t)arg_u64(n, 3);
+		n->fs->open.mode = (uint32_t)arg_u64(n, 3);
 		break;
 	case __NR_openat2: {
 		struct open_how how;
@@ -864,7 +870,7 @@ void cw_handle_open(struct cw_notif *n)
 			}
 		memcpy(&how, buf, sizeof(how));
 		flags = (long long)how.flags;
-		cur_open.mode = how.mode;
+		n->fs->open.mode = how.mode;
 		open_how_resolve = how.resolve;
 		break;
 	}
@@ -876,13 +882,13 @@ void cw_handle_open(struct cw_notif *n)
 	if (nr == __NR_openat2) {
 		/* openat2 keeps its flags and resolve rules exactly; they are
 		 * only emulated in the plain case. */
-		cur_open.flags = (unsigned long long)flags;
+		n->fs->open.flags = (unsigned long long)flags;
 		/* Emulated with RESOLVE_NO_SYMLINKS|NO_MAGICLINKS on the
 		 * resolved path, which is at least as strict as these. */
 		/* (RESOLVE_NO_XDEV: the decided path is opened from "/", so
 		 * mount crossings are not refused as the target asked; what
 		 * is opened is still exactly what was decided on.) */
-		cur_open.emulable = !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
+		n->fs->open.emulable = !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
 						RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED |
 						RESOLVE_NO_XDEV));
 	} else {
@@ -890,14 +896,14 @@ void cw_handle_open(struct cw_notif *n)
 		 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
 		flags &= CW_VALID_OPEN_FLAGS;
 		if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)))
-			cur_open.mode = 0;
-		cur_open.mode &= 07777;
-		cur_open.flags = (unsigned long long)flags;
-		cur_open.emulable = true;
+			n->fs->open.mode = 0;
+		n->fs->open.mode &= 07777;
+		n->fs->open.flags = (unsigned long long)flags;
+		n->fs->open.emulable = true;
 	}
 
 	size_t len = 0;
-	int e = read_path(n, patharg, raw1, &len);
+	int e = read_path(n, patharg, n->fs->raw1, &len);
 	if (e < 0) {
 		answer_unreadable(n, -e);
 		return;
@@ -916,41 +922,41 @@ void cw_handle_open(struct cw_notif *n)
 		rflags |= CW_RES_BENEATH;
 	if (open_how_resolve & RESOLVE_NO_SYMLINKS)
 		rflags |= CW_RES_NO_SYMLINKS;
-	ev.raw_path = raw1;
+	ev.raw_path = n->fs->raw1;
 	ev.raw_path_len = len;
 	ev.dirfd = dirfd;
 	ev.has_dirfd = nr == __NR_openat || nr == __NR_openat2;
 	ev.flags = flags;
 	ev.has_flags = true;
 	if (!open_lexically(n, &ev, dirfd, open_how_resolve)) {
-		e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+		e = cw_resolve_path(n->tid, n->tgid, dirfd, n->fs->raw1, rflags, &n->fs->res1);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
 		}
 		ev.op.kind = wr ? CW_OP_OPEN_WRITE : CW_OP_OPEN_READ;
-		ev.op.path = res1.path;
+		ev.op.path = n->fs->res1.path;
 		proc_file_target(n, &ev, wr);
 	}
 	/* A file created with the setuid bit (or setgid) is a privilege for
 	 * later, as a chmod that sets it (privilege_made). */
-	if ((flags & O_CREAT) && (cur_open.mode & (S_ISUID | S_ISGID)) &&
-	    refuse_privilege(n, (cur_open.mode & S_ISUID) ? "setuid bit" : "setgid bit")) {
-		if (cur_open.fd >= 0)
-			close(steal_fd(&cur_open.fd));
+	if ((flags & O_CREAT) && (n->fs->open.mode & (S_ISUID | S_ISGID)) &&
+	    refuse_privilege(n, (n->fs->open.mode & S_ISUID) ? "setuid bit" : "setgid bit")) {
+		if (n->fs->open.fd >= 0)
+			close(steal_fd(&n->fs->open.fd));
 		return;
 	}
 	/* An open without O_CREAT of a name that does not exist fails with
 	 * ENOENT in the kernel whatever the profile says: answered so, with
 	 * no denial (a library probing for .env, a write to a missing file). */
-	if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)) && !res1.exists && !n->run->observe && ev.op.path &&
+	if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)) && !n->fs->res1.exists && !n->run->observe && ev.op.path &&
 	    ev.op.path[0] == '/') {
 		if (!ev.decided)
 			cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
 		if (ev.d.verdict != CW_ALLOW) {
 			cw_notif_error(n, ENOENT);
-			if (cur_open.fd >= 0)
-				close(steal_fd(&cur_open.fd));
+			if (n->fs->open.fd >= 0)
+				close(steal_fd(&n->fs->open.fd));
 			return;
 		}
 		ev.decided = true;
@@ -960,18 +966,18 @@ void cw_handle_open(struct cw_notif *n)
 	 * follows must find the same file (enforce_open). */
 	if (ev.op.kind == CW_OP_OPEN_READ && ev.op.path && !n->run->observe &&
 	    cw_path_secret_by_key_name(&n->run->ctx, ev.op.path)) {
-		if (cur_open.lexical) {
+		if (n->fs->open.lexical) {
 			struct stat kst;
-			ev.op.key_free = cur_open.fd >= 0 && fstat(cur_open.fd, &kst) == 0 &&
+			ev.op.key_free = n->fs->open.fd >= 0 && fstat(n->fs->open.fd, &kst) == 0 &&
 					 S_ISREG(kst.st_mode) && kst.st_size <= (off_t)(4u << 20) &&
-					 cw_keys_scan_fd(cur_open.fd, 4u << 20) == 0;
+					 cw_keys_scan_fd(n->fs->open.fd, 4u << 20) == 0;
 		} else {
-			ev.op.key_free = cw_keys_free(ev.op.path, &cur_open.key_dev, &cur_open.key_ino);
+			ev.op.key_free = cw_keys_free(ev.op.path, &n->fs->open.key_dev, &n->fs->open.key_ino);
 		}
 	}
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
-	if (cur_open.fd >= 0)
-		close(steal_fd(&cur_open.fd)); /* not installed: the target went away */
+	if (n->fs->open.fd >= 0)
+		close(steal_fd(&n->fs->open.fd)); /* not installed: the target went away */
 	/* A secret by its name: remember what it is, so that another name
 	 * of it reads as the secret too. */
 	if (ev.d.secret && !ev.op.alias && ev.op.path && ev.op.path[0] == '/')
@@ -1104,30 +1110,21 @@ static int read_times(struct cw_notif *n, int nr, uint64_t addr, struct timespec
 	return 0;
 }
 
-/* Perform the decided operation. Returns 0 or -errno for the answer, or
- * 1 when this case is left to the kernel (CONTINUE). */
-/* The xattr name of the current setxattr/fsetxattr, read once at the
- * decision (privilege_made) and used by the call capwatch performs, so
- * that a name rewritten in between changes nothing: CUR_XATTR_READ says it
- * was read, CUR_XATTR_LEN is its length or the read's -errno, which the
- * performed call then answers (a name that could not be read at the
- * decision must not be read again at the call). */
-static char cur_xattr[XATTR_NAME_MAX + 1];
-static ssize_t cur_xattr_len = -1;
-static bool cur_xattr_read;
-
-/* NAME = the xattr name at args[1]: the decided copy when there is one. */
+/* NAME = the xattr name at args[1]: the decided copy when there is one
+ * (cw_fs_scratch.xattr). */
 static ssize_t xattr_name(struct cw_notif *n, char name[XATTR_NAME_MAX + 1])
 {
-	if (cur_xattr_read) {
-		if (cur_xattr_len < 0)
-			return cur_xattr_len;
-		memcpy(name, cur_xattr, (size_t)cur_xattr_len + 1);
-		return cur_xattr_len;
+	if (n->fs->xattr_read) {
+		if (n->fs->xattr_len < 0)
+			return n->fs->xattr_len;
+		memcpy(name, n->fs->xattr, (size_t)n->fs->xattr_len + 1);
+		return n->fs->xattr_len;
 	}
 	return cw_mem_read_string(n->tid, arg_u64(n, 1), name, XATTR_NAME_MAX + 1);
 }
 
+/* Perform the decided operation. Returns 0 or -errno for the answer, or
+ * 1 when this case is left to the kernel (CONTINUE). */
 static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 {
 	int nr = n->req->data.nr;
@@ -1144,8 +1141,8 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	/* A trailing slash asks for a directory (the normalized path lost
 	 * it): answer what the kernel would for anything else. */
 	struct stat ts1;
-	size_t rl = strlen(raw1);
-	bool slash1 = rl > 1 && raw1[rl - 1] == '/';
+	size_t rl = strlen(n->fs->raw1);
+	bool slash1 = rl > 1 && n->fs->raw1[rl - 1] == '/';
 	bool exists1 = cw_stat_long(ev->op.path, &ts1, false) == 0;
 	if (slash1) {
 		if (exists1 && !S_ISDIR(ts1.st_mode))
@@ -1156,9 +1153,9 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 			return -ENOENT;
 	}
 	if (l->path2 >= 0) {
-		size_t rl2 = strlen(raw2);
+		size_t rl2 = strlen(n->fs->raw2);
 		struct stat ts2;
-		if (rl2 > 1 && raw2[rl2 - 1] == '/') {
+		if (rl2 > 1 && n->fs->raw2[rl2 - 1] == '/') {
 			bool exists2 = cw_stat_long(ev->op.path2, &ts2, false) == 0;
 			if (exists2 && !S_ISDIR(ts2.st_mode))
 				return -ENOTDIR;
@@ -1218,7 +1215,7 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	case __NR_symlinkat:
 		if ((p1 = open_parent(ev->op.path, b1, sizeof(b1))) < 0)
 			return p1;
-		r = symlinkat(raw2, p1, b1);
+		r = symlinkat(n->fs->raw2, p1, b1);
 		break;
 	case __NR_chown:
 	case __NR_lchown:
@@ -1318,11 +1315,10 @@ static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 
 /* ---- metadata through a descriptor: emulated on a duplicate ---- */
 
-/* The target's descriptor, duplicated into capwatch (pidfd_getfd): what
- * it refers to can no longer be swapped by another thread's dup2 between
- * the decision and the operation (kernel-notes E11, K19). */
-static int cur_fd = -1;
-
+/* The target's descriptor is duplicated into capwatch (pidfd_getfd,
+ * cw_fs_scratch.fd): what it refers to can no longer be swapped by
+ * another thread's dup2 between the decision and the operation
+ * (kernel-notes E11, K19). */
 static int dup_target_fd(struct cw_notif *n, int fd)
 {
 	int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
@@ -1345,16 +1341,16 @@ static int do_fd_op(struct cw_notif *n)
 
 	switch (nr) {
 	case __NR_fchmod:
-		r = fchmod(cur_fd, (mode_t)(uint32_t)arg_u64(n, 1));
+		r = fchmod(n->fs->fd, (mode_t)(uint32_t)arg_u64(n, 1));
 		break;
 	case __NR_fchown:
-		r = fchown(cur_fd, (uid_t)(uint32_t)arg_u64(n, 1), (gid_t)(uint32_t)arg_u64(n, 2));
+		r = fchown(n->fs->fd, (uid_t)(uint32_t)arg_u64(n, 1), (gid_t)(uint32_t)arg_u64(n, 2));
 		break;
 	case __NR_fremovexattr:
 		k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
 		if (k < 0)
 			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
-		r = fremovexattr(cur_fd, name);
+		r = fremovexattr(n->fs->fd, name);
 		break;
 	case __NR_fsetxattr: {
 		uint64_t size = arg_u64(n, 3);
@@ -1368,25 +1364,25 @@ static int do_fd_op(struct cw_notif *n)
 			return -ENOMEM;
 		if (size && (r = cw_mem_read(n->tid, arg_u64(n, 2), value, size)) < 0)
 			return r;
-		r = fsetxattr(cur_fd, name, value, size, arg_int(n, 4));
+		r = fsetxattr(n->fs->fd, name, value, size, arg_int(n, 4));
 		break;
 	}
 	case __NR_fchownat: /* (fd, "", uid, gid, AT_EMPTY_PATH) */
-		r = fchownat(cur_fd, "", (uid_t)(uint32_t)arg_u64(n, 2), (gid_t)(uint32_t)arg_u64(n, 3),
+		r = fchownat(n->fs->fd, "", (uid_t)(uint32_t)arg_u64(n, 2), (gid_t)(uint32_t)arg_u64(n, 3),
 			     AT_EMPTY_PATH);
 		break;
 	case __NR_fchmodat2: { /* (fd, "", mode, AT_EMPTY_PATH) */
 		char self[64];
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", cur_fd);
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", n->fs->fd);
 		r = chmod(self, (mode_t)(uint32_t)arg_u64(n, 2));
 		break;
 	}
 	case __NR_linkat: { /* (fd, "", newdirfd, newpath, AT_EMPTY_PATH): an O_TMPFILE's name */
 		char b2[NAME_MAX + 1];
-		_cleanup_close_ int p2 = open_parent(res2.path, b2, sizeof(b2));
+		_cleanup_close_ int p2 = open_parent(n->fs->res2.path, b2, sizeof(b2));
 		if (p2 < 0)
 			return p2;
-		r = linkat(cur_fd, "", p2, b2, AT_EMPTY_PATH);
+		r = linkat(n->fs->fd, "", p2, b2, AT_EMPTY_PATH);
 		break;
 	}
 	case __NR_utimensat: {
@@ -1395,14 +1391,14 @@ static int do_fd_op(struct cw_notif *n)
 			/* (fd, "", times, AT_EMPTY_PATH[|AT_SYMLINK_NOFOLLOW]) */
 			if (arg_u64(n, 2) && (r = cw_mem_read(n->tid, arg_u64(n, 2), ts, sizeof(ts))) < 0)
 				return r;
-			r = utimensat(cur_fd, "", arg_u64(n, 2) ? ts : NULL, AT_EMPTY_PATH);
+			r = utimensat(n->fs->fd, "", arg_u64(n, 2) ? ts : NULL, AT_EMPTY_PATH);
 			break;
 		}
 		if (arg_int(n, 3) != 0)
 			return -EINVAL; /* no flags without a path */
 		if (arg_u64(n, 2) && (r = cw_mem_read(n->tid, arg_u64(n, 2), ts, sizeof(ts))) < 0)
 			return r;
-		r = futimens(cur_fd, arg_u64(n, 2) ? ts : NULL);
+		r = futimens(n->fs->fd, arg_u64(n, 2) ? ts : NULL);
 		break;
 	}
 	case __NR_futimesat: {
@@ -1418,7 +1414,7 @@ static int do_fd_op(struct cw_notif *n)
 				ts[i].tv_nsec = tv[i].tv_usec * 1000;
 			}
 		}
-		r = futimens(cur_fd, arg_u64(n, 2) ? ts : NULL);
+		r = futimens(n->fs->fd, arg_u64(n, 2) ? ts : NULL);
 		break;
 	}
 	default:
@@ -1453,8 +1449,6 @@ int cw_dup_target_fd(const struct cw_notif *n, int fd)
 /* ---- metadata writes that are not system calls of their own (ioctl's
  * FS_IOC_SETFLAGS and friends): decided like fchmod, performed by the
  * caller's OP on the same duplicate ---- */
-static cw_fd_meta_fn meta_op;
-static void *meta_arg;
 
 static void prepare_meta(struct cw_notif *n, struct cw_event *ev)
 {
@@ -1468,7 +1462,7 @@ static void enforce_meta(struct cw_notif *n, struct cw_event *ev)
 		return;
 	}
 	ev->verified = true;
-	int r = meta_op(n, cur_fd, meta_arg);
+	int r = n->fs->meta_op(n, n->fs->fd, n->fs->meta_arg);
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
 		cw_notif_error(n, ev->err);
@@ -1483,31 +1477,31 @@ void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op
 	ev.op.kind = CW_OP_FS_WRITE;
 	/* As for fchmod(fd): the object is named by capwatch's duplicate,
 	 * taken once; the decision and the operation both use it. */
-	int e = cur_fd = dup_target_fd(n, fd);
+	int e = n->fs->fd = dup_target_fd(n, fd);
 	if (e >= 0) {
-		e = cw_resolve_fd(getpid(), cur_fd, &res1);
-		if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
-			snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", fd);
+		e = cw_resolve_fd(getpid(), n->fs->fd, &n->fs->res1);
+		if (e == 0 && strncmp(n->fs->res1.path, "/dev/fd/", 8) == 0)
+			snprintf(n->fs->res1.path, sizeof(n->fs->res1.path), "/dev/fd/%d", fd);
 	}
 	if (e < 0) {
-		if (cur_fd >= 0)
-			close(steal_fd(&cur_fd));
+		if (n->fs->fd >= 0)
+			close(steal_fd(&n->fs->fd));
 		answer_unreadable(n, -e);
 		return;
 	}
-	raw1[0] = '\0';
-	ev.op.path = res1.path;
-	ev.raw_path = raw1;
+	n->fs->raw1[0] = '\0';
+	ev.op.path = n->fs->res1.path;
+	ev.raw_path = n->fs->raw1;
 	ev.raw_path_len = 0;
 	ev.dirfd = fd;
 	ev.has_dirfd = true;
 	ev.flags = flags;
 	ev.has_flags = true;
-	meta_op = op;
-	meta_arg = arg;
+	n->fs->meta_op = op;
+	n->fs->meta_arg = arg;
 	cw_event_finish(n, &ev, prepare_meta, enforce_meta);
-	if (cur_fd >= 0)
-		close(steal_fd(&cur_fd));
+	if (n->fs->fd >= 0)
+		close(steal_fd(&n->fs->fd));
 }
 
 /* The last component of a path as written ("." or ".." or other), trailing
@@ -1535,13 +1529,13 @@ static int dot_last(const char *raw)
  * goes on as usual (metadata calls act on the directory itself). */
 static int dot_path_errno(struct cw_notif *n, int nr, const struct layout *l)
 {
-	int d1 = l->path >= 0 ? dot_last(raw1) : 0;
-	int d2 = l->path2 >= 0 ? dot_last(raw2) : 0;
+	int d1 = l->path >= 0 ? dot_last(n->fs->raw1) : 0;
+	int d2 = l->path2 >= 0 ? dot_last(n->fs->raw2) : 0;
 	if (!d1 && !d2)
 		return 0;
 	/* What precedes the dot must be a directory (the walk normalized
 	 * "f/." to "f"). */
-	const char *paths[2] = { d1 ? res1.path : NULL, d2 ? res2.path : NULL };
+	const char *paths[2] = { d1 ? n->fs->res1.path : NULL, d2 ? n->fs->res2.path : NULL };
 	for (int i = 0; i < 2; i++) {
 		struct stat st;
 		if (!paths[i])
@@ -1605,11 +1599,11 @@ static const char *privilege_made(struct cw_notif *n, int nr, mode_t obj_mode)
 	case __NR_setxattr:
 	case __NR_lsetxattr:
 	case __NR_fsetxattr:
-		cur_xattr_len = cw_mem_read_string(n->tid, arg_u64(n, 1), cur_xattr, sizeof(cur_xattr));
-		cur_xattr_read = true;
-		if (cur_xattr_len < 0)
+		n->fs->xattr_len = cw_mem_read_string(n->tid, arg_u64(n, 1), n->fs->xattr, sizeof(n->fs->xattr));
+		n->fs->xattr_read = true;
+		if (n->fs->xattr_len < 0)
 			return NULL; /* the performed call answers this error */
-		return strcmp(cur_xattr, "security.capability") == 0 ? "file capabilities" : NULL;
+		return strcmp(n->fs->xattr, "security.capability") == 0 ? "file capabilities" : NULL;
 	default:
 		return NULL;
 	}
@@ -1656,8 +1650,8 @@ void cw_handle_fs(struct cw_notif *n)
 	struct cw_event ev;
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = (cw_op_kind)l->kind;
-	cur_xattr_len = -1;
-	cur_xattr_read = false;
+	n->fs->xattr_len = -1;
+	n->fs->xattr_read = false;
 	cw_secret_ids_start(n->run); /* before any name changes (secret_ids.h) */
 	if (nr == __NR_renameat2 && (arg_u64(n, 4) & RENAME_EXCHANGE))
 		ev.op.exchange = true;
@@ -1699,7 +1693,7 @@ void cw_handle_fs(struct cw_notif *n)
 	if (!fd_op && (at_flags & AT_EMPTY_PATH)) {
 		/* fchownat(fd, "", ..., AT_EMPTY_PATH) and friends: the
 		 * descriptor itself when the path is empty. */
-		e = read_path(n, l->path, raw1, &len);
+		e = read_path(n, l->path, n->fs->raw1, &len);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
@@ -1709,32 +1703,32 @@ void cw_handle_fs(struct cw_notif *n)
 	if (fd_op) {
 		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself,
 		 * named by capwatch's own duplicate of it. */
-		e = cur_fd = dup_target_fd(n, dirfd);
+		e = n->fs->fd = dup_target_fd(n, dirfd);
 		if (e >= 0) {
-			e = cw_resolve_fd(getpid(), cur_fd, &res1);
-			const char *ln = e == -ENAMETOOLONG ? long_name_of(cur_fd) : NULL;
+			e = cw_resolve_fd(getpid(), n->fs->fd, &n->fs->res1);
+			const char *ln = e == -ENAMETOOLONG ? long_name_of(n->run->fs_state, n->fs->fd) : NULL;
 			if (ln) {
 				/* Deeper than PATH_MAX: the name capwatch opened it by. */
-				strcpy(res1.path, ln);
+				strcpy(n->fs->res1.path, ln);
 				e = 0;
 			}
-			if (e == 0 && strncmp(res1.path, "/dev/fd/", 8) == 0)
-				snprintf(res1.path, sizeof(res1.path), "/dev/fd/%d", dirfd);
+			if (e == 0 && strncmp(n->fs->res1.path, "/dev/fd/", 8) == 0)
+				snprintf(n->fs->res1.path, sizeof(n->fs->res1.path), "/dev/fd/%d", dirfd);
 		}
-		raw1[0] = '\0';
+		n->fs->raw1[0] = '\0';
 	} else {
-		e = len ? 0 : read_path(n, l->path, raw1, &len);
+		e = len ? 0 : read_path(n, l->path, n->fs->raw1, &len);
 		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1, rflags, &res1);
+			e = cw_resolve_path(n->tid, n->tgid, dirfd, n->fs->raw1, rflags, &n->fs->res1);
 	}
 	if (e < 0) {
-		if (cur_fd >= 0)
-			close(steal_fd(&cur_fd));
+		if (n->fs->fd >= 0)
+			close(steal_fd(&n->fs->fd));
 		answer_unreadable(n, -e);
 		return;
 	}
-	ev.op.path = res1.path;
-	ev.raw_path = raw1;
+	ev.op.path = n->fs->res1.path;
+	ev.raw_path = n->fs->raw1;
 	ev.raw_path_len = len;
 	ev.dirfd = dirfd;
 	ev.has_dirfd = l->dirfd >= 0;
@@ -1750,26 +1744,26 @@ void cw_handle_fs(struct cw_notif *n)
 
 	if (l->path2 >= 0) {
 		int dirfd2 = l->dirfd2 >= 0 ? arg_int(n, l->dirfd2) : AT_FDCWD;
-		e = read_path(n, l->path2, raw2, &len2);
+		e = read_path(n, l->path2, n->fs->raw2, &len2);
 		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd2, raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &res2);
+			e = cw_resolve_path(n->tid, n->tgid, dirfd2, n->fs->raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &n->fs->res2);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
 		}
-		ev.op.path2 = res2.path;
-		ev.raw_path2 = raw2;
+		ev.op.path2 = n->fs->res2.path;
+		ev.raw_path2 = n->fs->raw2;
 		ev.raw_path2_len = len2;
 	} else if (l->target >= 0) {
 		/* symlink: the text is stored as is; what it points to is
 		 * decided when something opens through it. */
-		e = read_path(n, l->target, raw2, &len2);
+		e = read_path(n, l->target, n->fs->raw2, &len2);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
 		}
-		ev.op.path2 = raw2;
-		ev.raw_path2 = raw2;
+		ev.op.path2 = n->fs->raw2;
+		ev.raw_path2 = n->fs->raw2;
 		ev.raw_path2_len = len2;
 	}
 	/* A rename or link decided as a secret read: remember the secret
@@ -1781,19 +1775,19 @@ void cw_handle_fs(struct cw_notif *n)
 		int de = dot_path_errno(n, nr, l);
 		if (de) {
 			cw_notif_error(n, de);
-			if (cur_fd >= 0)
-				close(steal_fd(&cur_fd));
+			if (n->fs->fd >= 0)
+				close(steal_fd(&n->fs->fd));
 			return;
 		}
 	}
 	/* The setuid bit, file capabilities...: a privilege for later. */
 	{
 		struct stat fst;
-		mode_t om = fd_op ? (fstat(cur_fd, &fst) == 0 ? fst.st_mode : 0) : (mode_t)res1.mode;
+		mode_t om = fd_op ? (fstat(n->fs->fd, &fst) == 0 ? fst.st_mode : 0) : (mode_t)n->fs->res1.mode;
 		const char *what = privilege_made(n, nr, om);
 		if (what && refuse_privilege(n, what)) {
-			if (cur_fd >= 0)
-				close(steal_fd(&cur_fd));
+			if (n->fs->fd >= 0)
+				close(steal_fd(&n->fs->fd));
 			return;
 		}
 	}
@@ -1806,24 +1800,24 @@ void cw_handle_fs(struct cw_notif *n)
 	 * walking down from /, mknod, symlink) fails with EEXIST. */
 	int kernel_err = 0;
 	if (!fd_op && !n->run->observe) {
-		if (!res1.exists && (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME))
+		if (!n->fs->res1.exists && (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME))
 			kernel_err = ENOENT;
-		else if (res1.exists && l->change == CW_CHANGE_CREATE && l->kind != CW_OP_RENAME)
+		else if (n->fs->res1.exists && l->change == CW_CHANGE_CREATE && l->kind != CW_OP_RENAME)
 			kernel_err = EEXIST;
 	}
 	if (kernel_err) {
 		cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
 		if (ev.d.verdict != CW_ALLOW) {
 			cw_notif_error(n, kernel_err);
-			if (cur_fd >= 0)
-				close(steal_fd(&cur_fd));
+			if (n->fs->fd >= 0)
+				close(steal_fd(&n->fs->fd));
 			return;
 		}
 		ev.decided = true; /* cw_event_decide uses it */
 	}
 	cw_event_finish(n, &ev, prepare_fs, fd_op ? enforce_fd_op : enforce_fs);
-	if (cur_fd >= 0)
-		close(steal_fd(&cur_fd));
+	if (n->fs->fd >= 0)
+		close(steal_fd(&n->fs->fd));
 }
 
 /* name_to_handle_at: a file handle is metadata (like stat) and reads
@@ -1834,15 +1828,15 @@ void cw_handle_fs_note(struct cw_notif *n)
 	int dirfd = arg_int(n, 0);
 	int flags = arg_int(n, 4);
 	size_t len = 0;
-	int e = read_path(n, 1, raw1, &len);
+	int e = read_path(n, 1, n->fs->raw1, &len);
 	if (e == 0)
-		e = cw_resolve_path(n->tid, n->tgid, dirfd, raw1,
+		e = cw_resolve_path(n->tid, n->tgid, dirfd, n->fs->raw1,
 				    (flags & AT_SYMLINK_FOLLOW ? 0 : CW_RES_NOFOLLOW) |
-				    (flags & AT_EMPTY_PATH ? CW_RES_EMPTY_PATH : 0), &res1);
+				    (flags & AT_EMPTY_PATH ? CW_RES_EMPTY_PATH : 0), &n->fs->res1);
 	if (e < 0) {
 		answer_unreadable(n, -e);
 		return;
 	}
 	cw_notif_continue(n);
-	cw_run_note(n->run, n->tgid, "info", "%s(%s): a file handle, recorded only", n->syscall, res1.path);
+	cw_run_note(n->run, n->tgid, "info", "%s(%s): a file handle, recorded only", n->syscall, n->fs->res1.path);
 }

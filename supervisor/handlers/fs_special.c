@@ -95,6 +95,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_special.h"
+#include "supervisor/handlers/fs_impl.h"
 #include "supervisor/run.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/log.h"
@@ -116,6 +117,10 @@
  * EINTR (what open(2) of a FIFO returns when interrupted), so that a
  * flood of FIFO opens cannot make capwatch create threads without end. */
 #define SPECIAL_MAX_WORKERS 64
+/* static by necessity: the workers are detached and decrement this when
+ * they end, which may be after the run and its state are gone (an open
+ * of a FIFO that never gets its other end outlives the run); they hold
+ * nothing of the run, only their job and the listener's number. */
 static atomic_int nworkers;
 
 static void answer_err(struct cw_notif *n, struct cw_event *ev, int err)
@@ -348,37 +353,30 @@ static bool same_terminal(const struct stat *a, const struct stat *b)
  * master still sees EIO when the slave's last user goes), only the
  * slave's devpts inode: when the master is closed, devpts unlinks that
  * inode (st_nlink 0), and a later pty of the same number (someone else's)
- * is another inode. Bounded: past TREE_PTYS_MAX live ptys, a new one's
- * slave is not remembered and its open by name is decided as another
- * session's (fail closed). */
-#define TREE_PTYS_MAX 256
-static struct tree_pty {
-	int fd;
-	struct stat st;
-} tree_ptys[TREE_PTYS_MAX];
-static size_t ntree_ptys;
-
-static bool tree_pty_alive(const struct tree_pty *t)
+ * is another inode. Bounded: past CW_FS_TREE_PTYS_MAX live ptys, a new
+ * one's slave is not remembered and its open by name is decided as
+ * another session's (fail closed). They are the run's (cw_fs_state). */
+static bool tree_pty_alive(const struct cw_fs_tree_pty *t)
 {
 	struct stat st;
 	return fstat(t->fd, &st) == 0 && st.st_nlink > 0;
 }
 
-static void prune_tree_ptys(void)
+static void prune_tree_ptys(struct cw_fs_state *fs)
 {
 	size_t j = 0;
-	for (size_t i = 0; i < ntree_ptys; i++) {
-		if (tree_pty_alive(&tree_ptys[i]))
-			tree_ptys[j++] = tree_ptys[i];
+	for (size_t i = 0; i < fs->ntree_ptys; i++) {
+		if (tree_pty_alive(&fs->tree_ptys[i]))
+			fs->tree_ptys[j++] = fs->tree_ptys[i];
 		else
-			close(tree_ptys[i].fd);
+			close(fs->tree_ptys[i].fd);
 	}
-	ntree_ptys = j;
+	fs->ntree_ptys = j;
 }
 
 /* MASTER (capwatch's descriptor of a new /dev/ptmx open, about to be the
  * target's): remember its slave. */
-static void note_tree_pty(int master)
+static void note_tree_pty(struct cw_fs_state *fs, int master)
 {
 	int s = ioctl(master, TIOCGPTPEER, O_PATH | O_NOCTTY | O_CLOEXEC);
 	if (s < 0)
@@ -388,22 +386,22 @@ static void note_tree_pty(int master)
 		close(s);
 		return;
 	}
-	if (ntree_ptys == TREE_PTYS_MAX)
-		prune_tree_ptys();
-	if (ntree_ptys == TREE_PTYS_MAX) {
-		cw_info("more than %d ptys of the tree alive: pty %u:%u not remembered", TREE_PTYS_MAX,
+	if (fs->ntree_ptys == CW_FS_TREE_PTYS_MAX)
+		prune_tree_ptys(fs);
+	if (fs->ntree_ptys == CW_FS_TREE_PTYS_MAX) {
+		cw_info("more than %d ptys of the tree alive: pty %u:%u not remembered", CW_FS_TREE_PTYS_MAX,
 			major(st.st_rdev), minor(st.st_rdev));
 		close(s);
 		return;
 	}
-	tree_ptys[ntree_ptys++] = (struct tree_pty){ .fd = s, .st = st };
+	fs->tree_ptys[fs->ntree_ptys++] = (struct cw_fs_tree_pty){ .fd = s, .st = st };
 }
 
 /* May the tree open the terminal ST (a terminal_device)? Yes for one of
  * capwatch's own stdin/stdout/stderr (the command shares it in tty mode,
  * and inherits it as those descriptors anyway) and for a live pty the
  * tree made; any other is another session's. */
-static bool tree_terminal(const struct stat *st)
+static bool tree_terminal(const struct cw_fs_state *fs, const struct stat *st)
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		struct stat mine;
@@ -412,8 +410,8 @@ static bool tree_terminal(const struct stat *st)
 	}
 	if (!pts_device(st->st_rdev))
 		return false;
-	for (size_t i = 0; i < ntree_ptys; i++)
-		if (same_terminal(&tree_ptys[i].st, st) && tree_pty_alive(&tree_ptys[i]))
+	for (size_t i = 0; i < fs->ntree_ptys; i++)
+		if (same_terminal(&fs->tree_ptys[i].st, st) && tree_pty_alive(&fs->tree_ptys[i]))
 			return true;
 	return false;
 }
@@ -717,7 +715,7 @@ static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struc
 		return;
 	}
 	if (want && S_ISCHR(want->st_mode) && want->st_rdev == makedev(5, 2))
-		note_tree_pty(o->fd); /* a new pty: the tree's own terminal */
+		note_tree_pty(n->run->fs_state, o->fd); /* a new pty: the tree's own terminal */
 	answer_fd(n, ev, o->fd, tflags & O_CLOEXEC);
 }
 
@@ -857,10 +855,10 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 			answer_err(n, ev, EACCES);
 			return;
 		}
-	} else if (S_ISCHR(st->st_mode) && cw_terminal_device(st->st_rdev) && !tree_terminal(st)) {
+	} else if (S_ISCHR(st->st_mode) && cw_terminal_device(st->st_rdev) && !tree_terminal(n->run->fs_state, st)) {
 		/* Another session's terminal: its keystrokes and its screen. */
-		static char text[PATH_MAX + 64];
-		snprintf(text, sizeof(text), "the terminal %s of a session outside the tree", path);
+		char *text = n->fs->terminal_alias;
+		snprintf(text, sizeof(n->fs->terminal_alias), "the terminal %s of a session outside the tree", path);
 		ev->op.kind = CW_OP_PROC_ACCESS;
 		ev->op.target_pid = -1; /* whoever uses it: not known */
 		ev->op.target_in_tree = false;
@@ -872,8 +870,8 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {
 		/* The same inode as a secret known under another name
 		 * (secret_ids.h): a secret read, as in fs.c. */
-		static char text[PATH_MAX + 64];
-		snprintf(text, sizeof(text), "the same file as the secret %s", secret);
+		char *text = n->fs->secret_alias;
+		snprintf(text, sizeof(n->fs->secret_alias), "the same file as the secret %s", secret);
 		cw_op_kind kind = ev->op.kind;
 		ev->op.kind = CW_OP_OPEN_READ;
 		ev->op.alias = text;

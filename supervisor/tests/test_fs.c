@@ -224,7 +224,7 @@ static int setup(void **state)
 	run.ctx.nroots = 1;
 	run.listener = -1; /* a worker's answer goes nowhere */
 	run.report = cw_report_new();
-	return run.report ? 0 : -1;
+	return run.report && cw_fs_init(&run) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -233,6 +233,7 @@ static int teardown(void **state)
 	char cmd[2 * PATH_MAX + 32];
 	cw_profile_free(run.profile);
 	cw_report_free(run.report);
+	cw_fs_free(&run);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", ws, out);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -255,7 +256,8 @@ static struct cw_notif *notify(int nr, const char *name, uint64_t a0, uint64_t a
 	req.data.args[3] = a3;
 	req.data.args[4] = a4;
 	notif = (struct cw_notif){ .run = &run, .req = &req, .tid = (pid_t)syscall(SYS_gettid),
-				   .tgid = getpid(), .ppid = getppid(), .syscall = name };
+				   .tgid = getpid(), .ppid = getppid(), .syscall = name,
+				   .fs = cw_fs_scratch_of(&run) };
 	return &notif;
 }
 
