@@ -32,6 +32,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
 	supervisor/handlers/fs_impl.h \
+	supervisor/handlers/fs_open.c supervisor/handlers/fs_path.c supervisor/handlers/fs_meta.c \
 	supervisor/handlers/fs_special.h supervisor/handlers/fs_special.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
 	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
@@ -107,6 +108,7 @@ check_PROGRAMS += supervisor/tests/test_fs
 TESTS += supervisor/tests/test_fs
 supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c \
 	supervisor/handlers/fs.c supervisor/handlers/fs_impl.h \
+	supervisor/handlers/fs_open.c supervisor/handlers/fs_path.c supervisor/handlers/fs_meta.c \
 	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
 	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h

@@ -1,8 +1,11 @@
 #ifndef CAPWATCH_FS_IMPL_H
 #define CAPWATCH_FS_IMPL_H
 /* What the parts of the file family share (handlers.h has their entry
- * points): the scratch of the notification being handled and the state
- * the family keeps for the run. */
+ * points): fs.c (the family's state, what it remembers for the run, the
+ * helpers of every part), fs_open.c (opens), fs_special.c (opens of
+ * what is not a plain file), fs_path.c (the path-mutating calls: their
+ * dispatch; unlink, rename, link, mkdir, symlink...), fs_meta.c
+ * (metadata, by path or descriptor). */
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,7 +13,12 @@
 #include <sys/types.h>
 #include <linux/limits.h>
 #include "supervisor/handlers/common.h"
+#include "supervisor/run.h" /* enum cw_change_kind */
 #include "supervisor/resolve.h"
+
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
 
 /* What enforce_open needs beyond the event: set by cw_handle_open. */
 struct cw_fs_open {
@@ -90,5 +98,44 @@ struct cw_fs_state {
 	size_t ntree_ptys;
 	uid_t euid;                          /* capwatch's, read once; -1 before */
 };
+
+/* ---- fs.c ---- */
+
+/* Before an allowed write goes ahead: remember the state of what EV
+ * touches (outcome.changes is computed from it at the end). */
+void cw_fs_note_change(struct cw_notif *n, const struct cw_event *ev, enum cw_change_kind kind);
+/* Read the path at argument ARG into BUF (PATH_MAX), its length in *LEN;
+ * 0 or -errno. NULL is EFAULT. */
+int cw_fs_read_path(struct cw_notif *n, int arg, char *buf, size_t *len);
+/* link(PATH, ...) is about to be performed: its source (followed when
+ * FOLLOW) gets a name the tree made, not a foreign one. */
+void cw_fs_remember_link_source(struct cw_fs_state *fs, const char *path, bool follow);
+/* ST has a name capwatch did not see decided (a hard link made before the
+ * run): a write through this one changes that file too (E14). */
+bool cw_fs_foreign_hardlink(const struct cw_fs_state *fs, const struct stat *st);
+/* A file deeper than PATH_MAX opened by PATH (ST): remembered, so that a
+ * metadata call on its descriptor can be decided on that name; the name
+ * of the file open on FD, or NULL. */
+void cw_fs_remember_long_name(struct cw_fs_state *fs, const char *path, const struct stat *st);
+const char *cw_fs_long_name_of(struct cw_fs_state *fs, int fd);
+/* Refuse (or let the usual decision go on with) a privilege made for
+ * later, WHAT ("setuid bit"): decided as that escape, recorded. True when
+ * answered. */
+bool cw_fs_refuse_privilege(struct cw_notif *n, const char *what);
+
+/* ---- fs_path.c ---- */
+
+/* The parent directory of the decided PATH, opened without following any
+ * symlink, its last component copied to BASE: the descriptor or -errno. */
+int cw_fs_open_parent(const char *path, char *base, size_t basesz);
+
+/* ---- fs_meta.c ---- */
+
+/* A metadata call by path on the decided object PATH, AT its AT_* flags:
+ * 0 or -errno for the answer, 1 when left to the kernel. */
+int cw_fs_object_op(struct cw_notif *n, const char *path, int at);
+/* Enforce an allowed metadata call through a descriptor on the scratch's
+ * duplicate of it (cw_fs_scratch.fd) and answer. */
+void cw_fs_enforce_fd_op(struct cw_notif *n, struct cw_event *ev);
 
 #endif
