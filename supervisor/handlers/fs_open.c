@@ -210,59 +210,94 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 	answer_with_fd(n, ev, fd);
 }
 
-static void enforce_open(struct cw_notif *n, struct cw_event *ev)
+/* Answer the open open_lexically() already performed. */
+static void answer_lexical(struct cw_notif *n, struct cw_event *ev)
 {
-	if (n->fs->open.lexical) {
-		/* Opened already, on exactly the name decided on. The answer
-		 * proves the bytes were the asker's (open_lexically): when it
-		 * finds the notification gone, the event is not recorded. */
-		int fd = steal_fd(&n->fs->open.fd);
-		ev->verified = true;
-		if (fd >= 0) {
-			ev->vanished = answer_with_fd(n, ev, fd) == -ENOENT;
-		} else {
-			ev->err = n->fs->open.open_err;
-			ev->vanished = cw_notif_error(n, ev->err) == -ENOENT;
-		}
-		return;
+	/* Opened already, on exactly the name decided on. The answer
+	 * proves the bytes were the asker's (open_lexically): when it
+	 * finds the notification gone, the event is not recorded. */
+	int fd = steal_fd(&n->fs->open.fd);
+	ev->verified = true;
+	if (fd >= 0) {
+		ev->vanished = answer_with_fd(n, ev, fd) == -ENOENT;
+	} else {
+		ev->err = n->fs->open.open_err;
+		ev->vanished = cw_notif_error(n, ev->err) == -ENOENT;
 	}
-	if (ev->enforced && n->fs->open.emulable && !(n->fs->open.flags & O_PATH) &&
-	    strncmp(ev->op.path, "/dev/fd/", 8) == 0) {
-		reopen_target_fd(n, ev, atoi(ev->op.path + 8));
-		return;
-	}
-	if (ev->enforced == false || !n->fs->open.emulable || ev->op.path[0] != '/' ||
-	    (n->fs->open.flags & O_PATH) || !emulable_object(ev->op.path, &n->fs->res1)) {
-		/* --observe: see enforce_continue(). Devices, /proc, /sys,
-		 * FIFOs, O_PATH and openat2 forms not emulated here:
-		 * fs_special.c opens them itself (or says why not). */
-		if (ev->enforced)
-			cw_open_special(n, ev, n->fs->open.flags, n->fs->open.mode, n->fs->open.emulable);
-		else
-			enforce_continue(n, ev);
-		return;
-	}
-	/* A trailing slash asks for a directory; the decided path lost it.
-	 * With O_CREAT the kernel says EISDIR before it looks at the name
-	 * (open_last_lookups), whatever is there. */
+}
+
+/* The open capwatch performed for EV failed with ERR (or was refused):
+ * close FD (unless -1) and answer ERR. */
+static void open_failed(struct cw_notif *n, struct cw_event *ev, int fd, int err)
+{
+	if (fd >= 0)
+		close(fd);
+	ev->err = err;
+	cw_notif_error(n, err);
+}
+
+/* A trailing slash asks for a directory; the decided path PATH lost it.
+ * With O_CREAT the kernel says EISDIR before it looks at the name
+ * (open_last_lookups), whatever is there. The errno, or 0. */
+static int trailing_slash_errno(struct cw_notif *n, const char *path)
+{
 	size_t rl = strlen(n->fs->raw1);
-	if (rl > 1 && n->fs->raw1[rl - 1] == '/') {
-		struct stat st;
-		int e = 0;
-		if (n->fs->open.flags & O_CREAT)
-			e = EISDIR;
-		else if (cw_stat_long(ev->op.path, &st, false) < 0)
-			e = ENOENT;
-		else if (!S_ISDIR(st.st_mode))
-			e = ENOTDIR;
-		if (e) {
-			ev->verified = true;
-			ev->err = e;
-			cw_notif_error(n, e);
-			return;
-		}
+	struct stat st;
+	if (rl <= 1 || n->fs->raw1[rl - 1] != '/')
+		return 0;
+	if (n->fs->open.flags & O_CREAT)
+		return EISDIR;
+	if (cw_stat_long(path, &st, false) < 0)
+		return ENOENT;
+	return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+/* How enforce_open opens the decided file, and what it opened. */
+struct open_plan {
+	unsigned long long acc;   /* the access asked for (O_ACCMODE) */
+	bool late_trunc;          /* O_TRUNC is done by ftruncate after the checks */
+	bool reopen_rd;           /* ... through a read-write open, reopened read-only */
+	bool nb_added;            /* O_NONBLOCK is capwatch's, until the type is checked */
+	bool existing;            /* opened without O_CREAT: it was there */
+	struct stat st;           /* what was opened */
+};
+
+/* O_CREAT of a regular file that was there when resolved creates
+ * nothing: tried first without O_CREAT, it needs no umask (reading it
+ * costs an open and read of /proc/PID/status, ~10 us). ENOENT: it went
+ * away meanwhile, and the creating open runs. So does it for a file
+ * capwatch (the target's uid) does not own: O_CREAT of those is refused
+ * in sticky world-writable directories (fs.protected_regular), which
+ * only the kernel's own O_CREAT applies. The descriptor (P->st filled),
+ * or -1 with errno set. */
+static int open_existing(struct cw_notif *n, const struct cw_event *ev, const struct open_how *how,
+			 struct open_plan *p)
+{
+	struct open_how plain = *how;
+	plain.flags &= ~(unsigned long long)O_CREAT;
+	plain.mode = 0;
+	int fd = cw_openat2_long(ev->op.path, &plain);
+	if (fd < 0) {
+		errno = -fd;
+		fd = -1;
 	}
-	/* O_TRUNC waits for the alias check below: opened with it, a file
+	struct cw_fs_state *fs = n->run->fs_state;
+	if (fs->euid == (uid_t)-1)
+		fs->euid = geteuid(); /* capwatch's euid does not change */
+	if (fd >= 0 && (fstat(fd, &p->st) < 0 || p->st.st_uid != fs->euid)) {
+		close(fd);
+		fd = -1;
+		errno = ENOENT; /* the creating open decides */
+	}
+	return fd;
+}
+
+/* Step 1: open the decided path as EV's open asks, planned in P. The
+ * descriptor (P->st filled), or -1 when answered. */
+static int open_file(struct cw_notif *n, struct cw_event *ev, struct open_plan *p)
+{
+	const struct cw_fs_open *o = &n->fs->open;
+	/* O_TRUNC waits for the alias check (step 4): opened with it, a file
 	 * that a hard link made before the run also names outside the
 	 * workspace was emptied before its denial. The open asks for the
 	 * access O_TRUNC needs (write: O_RDONLY|O_TRUNC opens read-write and
@@ -270,67 +305,42 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 	 * (ftruncate: the same effect on a regular file; other objects ignore
 	 * O_TRUNC). O_ACCMODE 3 has no write mode to truncate through: it
 	 * keeps O_TRUNC in the open. */
-	unsigned long long acc = n->fs->open.flags & O_ACCMODE;
-	bool late_trunc = (n->fs->open.flags & O_TRUNC) && acc != O_ACCMODE;
-	bool reopen_rd = late_trunc && acc == O_RDONLY;
-	unsigned long long oflags = n->fs->open.flags;
-	if (late_trunc)
+	p->acc = o->flags & O_ACCMODE;
+	p->late_trunc = (o->flags & O_TRUNC) && p->acc != O_ACCMODE;
+	p->reopen_rd = p->late_trunc && p->acc == O_RDONLY;
+	unsigned long long oflags = o->flags;
+	if (p->late_trunc)
 		oflags &= ~(unsigned long long)O_TRUNC;
-	if (reopen_rd)
+	if (p->reopen_rd)
 		oflags = (oflags & ~(unsigned long long)O_ACCMODE) | O_RDWR;
 	/* O_NONBLOCK until the descriptor's type is checked: the name was a
 	 * regular file or a directory when resolved, and a FIFO or device
 	 * renamed over it since must not block (or act in) capwatch's event
 	 * loop; it goes to fs_special.c, which opens such objects safely. */
-	bool nb_added = !(n->fs->open.flags & O_NONBLOCK);
+	p->nb_added = !(o->flags & O_NONBLOCK);
 	struct open_how how = {
 		.flags = oflags | O_NOCTTY | O_CLOEXEC | O_NONBLOCK,
-		.mode = n->fs->open.mode,
+		.mode = o->mode,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	/* O_CREAT of a regular file that was there when resolved creates
-	 * nothing: tried first without O_CREAT, it needs no umask (reading it
-	 * costs an open and read of /proc/PID/status, ~10 us). ENOENT: it went
-	 * away meanwhile, and the creating open below runs. So does it for a
-	 * file capwatch (the target's uid) does not own: O_CREAT of those is
-	 * refused in sticky world-writable directories (fs.protected_regular),
-	 * which only the kernel's own O_CREAT applies. */
-	bool existing = (n->fs->open.flags & O_CREAT) && n->fs->res1.exists && S_ISREG(n->fs->res1.mode) &&
-			!(n->fs->open.flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
+	p->existing = (o->flags & O_CREAT) && n->fs->res1.exists && S_ISREG(n->fs->res1.mode) &&
+		      !(o->flags & (O_EXCL | O_DIRECTORY | CW_O_TMPFILE_BIT));
 	int fd = -1;
-	struct stat st;
 	ev->verified = true;
-	if (existing) {
-		struct open_how plain = how;
-		plain.flags &= ~(unsigned long long)O_CREAT;
-		plain.mode = 0;
-		fd = cw_openat2_long(ev->op.path, &plain);
-		if (fd < 0) {
-			errno = -fd;
-			fd = -1;
-		}
-		struct cw_fs_state *fs = n->run->fs_state;
-		if (fs->euid == (uid_t)-1)
-			fs->euid = geteuid(); /* capwatch's euid does not change */
-		if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != fs->euid)) {
-			close(fd);
-			fd = -1;
-			errno = ENOENT; /* the creating open decides */
-		}
-	}
-	if (!existing || (fd < 0 && errno == ENOENT)) {
+	if (p->existing)
+		fd = open_existing(n, ev, &how, p);
+	if (!p->existing || (fd < 0 && errno == ENOENT)) {
 		/* Creations get the target's umask, applied by the kernel as
 		 * for the target itself (a directory's default ACL then wins,
 		 * as it would). */
 		int um = -1;
-		if (n->fs->open.flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
+		if (o->flags & (O_CREAT | CW_O_TMPFILE_BIT)) {
 			um = cw_target_umask(n->tid);
 			if (um < 0) {
 				/* Not continued: the path would be read again
 				 * from the target's memory. */
-				ev->err = um == -ESRCH ? EPERM : -um;
-				cw_notif_error(n, ev->err);
-				return;
+				open_failed(n, ev, -1, um == -ESRCH ? EPERM : -um);
+				return -1;
 			}
 		}
 		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
@@ -341,57 +351,70 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		if (um >= 0)
 			umask(saved_umask);
 		errno = open_errno;
-		existing = false;
+		p->existing = false;
 	}
 	if (fd < 0) {
-		ev->err = errno;
-		cw_notif_error(n, ev->err);
-		return;
+		open_failed(n, ev, -1, errno);
+		return -1;
 	}
-	if (!existing && fstat(fd, &st) < 0) {
-		ev->err = errno; /* no check, no write */
-		close(fd);
-		cw_notif_error(n, ev->err);
-		return;
+	if (!p->existing && fstat(fd, &p->st) < 0) {
+		open_failed(n, ev, fd, errno); /* no check, no write */
+		return -1;
 	}
+	return fd;
+}
+
+/* Step 2: is what FD opened what may be opened here? A device mounted
+ * over a plain device's name, or anything but a regular file or a
+ * directory swapped in since the resolution, is not. False when answered
+ * (FD closed). */
+static bool check_type(struct cw_notif *n, struct cw_event *ev, int fd, const struct open_plan *p)
+{
+	const struct stat *st = &p->st;
 	int dev = plain_device(ev->op.path);
 	if (dev >= 0) {
 		/* Make sure it is that device (not something mounted over it). */
-		if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != plain_devices[dev].major ||
-		    minor(st.st_rdev) != plain_devices[dev].minor) {
-			close(fd);
-			ev->err = EACCES;
-			cw_notif_error(n, ev->err);
-			return;
+		if (!S_ISCHR(st->st_mode) || major(st->st_rdev) != plain_devices[dev].major ||
+		    minor(st->st_rdev) != plain_devices[dev].minor) {
+			open_failed(n, ev, fd, EACCES);
+			return false;
 		}
-	} else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		/* Swapped since resolved (see O_NONBLOCK above). */
+	} else if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+		/* Swapped since resolved (see O_NONBLOCK in open_file). */
 		close(fd);
 		cw_open_special(n, ev, n->fs->open.flags, n->fs->open.mode, n->fs->open.emulable);
-		return;
+		return false;
 	}
-	if (nb_added && fcntl(fd, F_SETFL, (int)(n->fs->open.flags & CW_O_SETFL_KEEP)) < 0) {
-		ev->err = errno;
-		close(fd);
-		cw_notif_error(n, ev->err);
-		return;
+	if (p->nb_added && fcntl(fd, F_SETFL, (int)(n->fs->open.flags & CW_O_SETFL_KEEP)) < 0) {
+		open_failed(n, ev, fd, errno);
+		return false;
 	}
-	bool reads = acc == O_RDONLY || acc == O_RDWR;
-	if (ev->op.key_free && (st.st_dev != n->fs->open.key_dev || st.st_ino != n->fs->open.key_ino)) {
+	return true;
+}
+
+/* Step 3: a read of what is a secret under another name (a known
+ * secret's inode, a private key in any file), or of a *.pem that is not
+ * the certificate read before the decision, is decided again. False when
+ * denied and answered (FD closed). */
+static bool decide_read_aliases(struct cw_notif *n, struct cw_event *ev, int fd, const struct open_plan *p)
+{
+	const struct stat *st = &p->st;
+	bool reads = p->acc == O_RDONLY || p->acc == O_RDWR;
+	if (ev->op.key_free && (st->st_dev != n->fs->open.key_dev || st->st_ino != n->fs->open.key_ino)) {
 		/* Not the certificate read before the decision: decide on
 		 * the name alone. */
 		ev->op.key_free = false;
 		if (!cw_event_decide(n, ev)) {
 			close(fd);
 			cw_event_deny(n, ev);
-			return;
+			return false;
 		}
 	}
-	const char *sa = reads && !ev->op.alias ? secret_alias(n, ev, &st) : NULL;
+	const char *sa = reads && !ev->op.alias ? secret_alias(n, ev, st) : NULL;
 	/* A private key under any name is a secret (keys.h). */
-	if (!sa && reads && !ev->op.alias && S_ISREG(st.st_mode) &&
-	    cw_keys_worth_scanning(ev->op.path, st.st_size) &&
-	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, cw_keys_scan_size(st.st_size)) == 1)
+	if (!sa && reads && !ev->op.alias && S_ISREG(st->st_mode) &&
+	    cw_keys_worth_scanning(ev->op.path, st->st_size) &&
+	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, cw_keys_scan_size(st->st_size)) == 1)
 		sa = "a file holding a private key";
 	if (sa) {
 		/* The same inode as a secret known under another name: a
@@ -402,66 +425,107 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		if (!cw_event_decide(n, ev)) {
 			close(fd);
 			cw_event_deny(n, ev);
-			return;
+			return false;
 		}
 		/* Allowed (observe, or a profile that allows it): a write is
-		 * still decided as one below. */
+		 * still decided as one in step 4. */
 		if (kind != CW_OP_OPEN_READ) {
 			ev->op.kind = kind;
 			ev->op.alias = NULL;
 		}
 	}
-	if (write_intent((long long)n->fs->open.flags)) {
-		/* The decision was on this name. A file with hard links made
-		 * before the run, or one mounted over this name, has other
-		 * names we did not see: decide again, as the policy says for
-		 * such objects (a write outside the workspace). */
-		if (existing && S_ISDIR(st.st_mode)) {
-			/* Swapped for a directory since resolved: O_CREAT
-			 * says EISDIR. */
-			ev->err = EISDIR;
-			close(fd);
-			cw_notif_error(n, ev->err);
-			return;
-		}
-		/* A name that was missing when resolved had no mount over it
-		 * before the run (the tree cannot mount): no statx pair. */
-		if (cw_fs_foreign_hardlink(n->run->fs_state, &st))
-			ev->op.alias = "hard link";
-		else if (S_ISREG(st.st_mode) && n->fs->res1.exists && file_is_mount_point(fd, ev->op.path))
-			ev->op.alias = "mount";
-		if (ev->op.alias && !cw_event_decide(n, ev)) {
-			close(fd);
-			cw_event_deny(n, ev);
-			return;
-		}
-		/* An empty file that was missing when resolved was just made
-		 * (by this open, or within microseconds): nothing to cut, and
-		 * its times are now already. */
-		if (late_trunc && S_ISREG(st.st_mode) && (n->fs->res1.exists || st.st_size > 0) &&
-		    ftruncate(fd, 0) < 0) {
-			ev->err = errno;
-			close(fd);
-			cw_notif_error(n, ev->err);
-			return;
-		}
-		if (reopen_rd) {
-			/* The same object, with the access asked for. */
-			char self[64];
-			snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-			int rfd = open(self, (int)(n->fs->open.flags & ~(unsigned long long)(O_TRUNC | O_CREAT | O_EXCL |
-						O_NOFOLLOW | CW_O_TMPFILE_BIT)) | O_NOCTTY | O_CLOEXEC);
-			int rerr = errno;
-			close(fd);
-			if (rfd < 0) {
-				ev->err = rerr;
-				cw_notif_error(n, ev->err);
-				return;
-			}
-			fd = rfd;
-		}
+	return true;
+}
+
+/* Step 4: a write. The decision was on this name. A file with hard
+ * links made before the run, or one mounted over this name, has other
+ * names we did not see: decided again, as the policy says for such
+ * objects (a write outside the workspace). Then the late O_TRUNC and the
+ * read-only reopen (open_file). The descriptor to install (FD or its
+ * reopening), or -1 when answered (FD closed). */
+static int finish_write(struct cw_notif *n, struct cw_event *ev, int fd, const struct open_plan *p)
+{
+	const struct stat *st = &p->st;
+	if (!write_intent((long long)n->fs->open.flags))
+		return fd;
+	if (p->existing && S_ISDIR(st->st_mode)) {
+		/* Swapped for a directory since resolved: O_CREAT says
+		 * EISDIR. */
+		open_failed(n, ev, fd, EISDIR);
+		return -1;
 	}
-	cw_fs_remember_long_name(n->run->fs_state, ev->op.path, &st);
+	/* A name that was missing when resolved had no mount over it before
+	 * the run (the tree cannot mount): no statx pair. */
+	if (cw_fs_foreign_hardlink(n->run->fs_state, st))
+		ev->op.alias = "hard link";
+	else if (S_ISREG(st->st_mode) && n->fs->res1.exists && file_is_mount_point(fd, ev->op.path))
+		ev->op.alias = "mount";
+	if (ev->op.alias && !cw_event_decide(n, ev)) {
+		close(fd);
+		cw_event_deny(n, ev);
+		return -1;
+	}
+	/* An empty file that was missing when resolved was just made (by
+	 * this open, or within microseconds): nothing to cut, and its times
+	 * are now already. */
+	if (p->late_trunc && S_ISREG(st->st_mode) && (n->fs->res1.exists || st->st_size > 0) &&
+	    ftruncate(fd, 0) < 0) {
+		open_failed(n, ev, fd, errno);
+		return -1;
+	}
+	if (p->reopen_rd) {
+		/* The same object, with the access asked for. */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		int rfd = open(self, (int)(n->fs->open.flags & ~(unsigned long long)(O_TRUNC | O_CREAT | O_EXCL |
+					O_NOFOLLOW | CW_O_TMPFILE_BIT)) | O_NOCTTY | O_CLOEXEC);
+		int rerr = errno;
+		close(fd);
+		if (rfd < 0) {
+			open_failed(n, ev, -1, rerr);
+			return -1;
+		}
+		fd = rfd;
+	}
+	return fd;
+}
+
+static void enforce_open(struct cw_notif *n, struct cw_event *ev)
+{
+	const struct cw_fs_open *o = &n->fs->open;
+	if (o->lexical) {
+		answer_lexical(n, ev);
+		return;
+	}
+	if (ev->enforced && o->emulable && !(o->flags & O_PATH) && strncmp(ev->op.path, "/dev/fd/", 8) == 0) {
+		reopen_target_fd(n, ev, atoi(ev->op.path + 8));
+		return;
+	}
+	if (ev->enforced == false || !o->emulable || ev->op.path[0] != '/' || (o->flags & O_PATH) ||
+	    !emulable_object(ev->op.path, &n->fs->res1)) {
+		/* --observe: see enforce_continue(). Devices, /proc, /sys,
+		 * FIFOs, O_PATH and openat2 forms not emulated here:
+		 * fs_special.c opens them itself (or says why not). */
+		if (ev->enforced)
+			cw_open_special(n, ev, o->flags, o->mode, o->emulable);
+		else
+			enforce_continue(n, ev);
+		return;
+	}
+	int e = trailing_slash_errno(n, ev->op.path);
+	if (e) {
+		ev->verified = true;
+		open_failed(n, ev, -1, e);
+		return;
+	}
+	struct open_plan p;
+	int fd = open_file(n, ev, &p);
+	if (fd < 0 || !check_type(n, ev, fd, &p) || !decide_read_aliases(n, ev, fd, &p))
+		return;
+	fd = finish_write(n, ev, fd, &p);
+	if (fd < 0)
+		return;
+	cw_fs_remember_long_name(n->run->fs_state, ev->op.path, &p.st);
 	answer_with_fd(n, ev, fd);
 }
 
@@ -642,123 +706,195 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	return true;
 }
 
-void cw_handle_open(struct cw_notif *n)
-{
-	struct cw_event ev;
-	int nr = n->req->data.nr;
-	int dirfd = AT_FDCWD, patharg;
-	long long flags;
-	unsigned long long open_how_resolve = 0;
+/* Where an open's path is and how it is resolved (cw_handle_open). */
+struct open_call {
+	int patharg;
+	int dirfd;
+	long long flags;            /* as the kernel keeps them */
+	unsigned long long resolve; /* openat2's resolve rules, 0 for the others */
+};
 
-	cw_event_init(&ev, n->syscall);
-	memset(&n->fs->open, 0, sizeof(n->fs->open));
-	n->fs->open.fd = -1;
+/* openat2's struct open_how at args[2], args[3] bytes long, into HOW:
+ * 0 or -errno to answer. */
+static int read_open_how(struct cw_notif *n, struct open_how *how)
+{
+	uint64_t size = arg_u64(n, 3);
+	if (size < sizeof(uint64_t) * 3)
+		return -EINVAL;
+	if (size > 4096)
+		return -E2BIG; /* as copy_struct_from_user */
+	/* Copy the whole struct once, as the kernel does, and decide on
+	 * this copy only. A bigger struct is valid when its tail is
+	 * zero (E2BIG otherwise); then it is the same request. */
+	unsigned char buf[4096];
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), buf, (size_t)size);
+	if (e < 0)
+		return e;
+	for (size_t i = sizeof(*how); i < size; i++)
+		if (buf[i])
+			return -E2BIG;
+	memcpy(how, buf, sizeof(*how));
+	return 0;
+}
+
+/* Decode the arguments of open, creat, openat or openat2 into C and the
+ * scratch's open (flags, mode, emulable): 0 or -errno to answer. */
+static int decode_open(struct cw_notif *n, struct open_call *c)
+{
+	struct cw_fs_open *o = &n->fs->open;
+	int nr = n->req->data.nr;
+	c->dirfd = AT_FDCWD;
+	c->resolve = 0;
 	switch (nr) {
 	case __NR_open:
-		patharg = 0;
-		flags = arg_int(n, 1);
-		n->fs->open.mode = (uint32_t)arg_u64(n, 2);
+		c->patharg = 0;
+		c->flags = arg_int(n, 1);
+		o->mode = (uint32_t)arg_u64(n, 2);
 		break;
 	case __NR_creat:
-		patharg = 0;
-		flags = O_CREAT | O_WRONLY | O_TRUNC;
-		n->fs->open.mode = (uint32_t)arg_u64(n, 1);
+		c->patharg = 0;
+		c->flags = O_CREAT | O_WRONLY | O_TRUNC;
+		o->mode = (uint32_t)arg_u64(n, 1);
 		break;
 	case __NR_openat:
-		dirfd = arg_int(n, 0);
-		patharg = 1;
-		flags = arg_int(n, 2);
-		n->fs->open.mode = (uint32_t)arg_u64(n, 3);
+		c->dirfd = arg_int(n, 0);
+		c->patharg = 1;
+		c->flags = arg_int(n, 2);
+		o->mode = (uint32_t)arg_u64(n, 3);
 		break;
 	case __NR_openat2: {
 		struct open_how how;
-		uint64_t size = arg_u64(n, 3);
-		dirfd = arg_int(n, 0);
-		patharg = 1;
-		if (size < sizeof(uint64_t) * 3) {
-			cw_notif_error(n, EINVAL);
-			return;
-		}
-		if (size > 4096) {
-			cw_notif_error(n, E2BIG); /* as copy_struct_from_user */
-			return;
-		}
-		/* Copy the whole struct once, as the kernel does, and decide on
-		 * this copy only. A bigger struct is valid when its tail is
-		 * zero (E2BIG otherwise); then it is the same request. */
-		unsigned char buf[4096];
-		int e = cw_mem_read(n->tid, arg_u64(n, 2), buf, (size_t)size);
-		if (e < 0) {
-			answer_unreadable(n, -e);
-			return;
-		}
-		for (size_t i = sizeof(how); i < size; i++)
-			if (buf[i]) {
-				cw_notif_error(n, E2BIG);
-				return;
-			}
-		memcpy(&how, buf, sizeof(how));
-		flags = (long long)how.flags;
-		n->fs->open.mode = how.mode;
-		open_how_resolve = how.resolve;
-		break;
-	}
-	default:
-		cw_notif_error(n, ENOSYS);
-		return;
-	}
-
-	if (nr == __NR_openat2) {
+		int e = read_open_how(n, &how);
+		if (e < 0)
+			return e;
+		c->dirfd = arg_int(n, 0);
+		c->patharg = 1;
+		c->flags = (long long)how.flags;
+		o->mode = how.mode;
+		c->resolve = how.resolve;
 		/* openat2 keeps its flags and resolve rules exactly; they are
 		 * only emulated in the plain case. */
-		n->fs->open.flags = (unsigned long long)flags;
+		o->flags = (unsigned long long)c->flags;
 		/* Emulated with RESOLVE_NO_SYMLINKS|NO_MAGICLINKS on the
 		 * resolved path, which is at least as strict as these. */
 		/* (RESOLVE_NO_XDEV: the decided path is opened from "/", so
 		 * mount crossings are not refused as the target asked; what
 		 * is opened is still exactly what was decided on.) */
-		n->fs->open.emulable = !(open_how_resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
+		o->emulable = !(c->resolve & ~(unsigned long long)(RESOLVE_IN_ROOT | RESOLVE_BENEATH |
 						RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED |
 						RESOLVE_NO_XDEV));
-	} else {
-		/* As the kernel does for open/openat: unknown bits dropped,
-		 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
-		flags &= CW_VALID_OPEN_FLAGS;
-		if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)))
-			n->fs->open.mode = 0;
-		n->fs->open.mode &= 07777;
-		n->fs->open.flags = (unsigned long long)flags;
-		n->fs->open.emulable = true;
+		return 0;
 	}
+	default:
+		return -ENOSYS;
+	}
+	/* As the kernel does for open/openat: unknown bits dropped,
+	 * the mode only with O_CREAT/O_TMPFILE, O_PATH keeps few. */
+	c->flags &= CW_VALID_OPEN_FLAGS;
+	if (!(c->flags & (O_CREAT | CW_O_TMPFILE_BIT)))
+		o->mode = 0;
+	o->mode &= 07777;
+	o->flags = (unsigned long long)c->flags;
+	o->emulable = true;
+	return 0;
+}
 
-	size_t len = 0;
-	int e = cw_fs_read_path(n, patharg, n->fs->raw1, &len);
-	if (e < 0) {
-		answer_unreadable(n, -e);
-		return;
-	}
-	bool wr = write_intent(flags);
+/* How the walk resolves the path of the open C. */
+static int open_res_flags(const struct open_call *c)
+{
+	long long flags = c->flags;
 	int rflags = 0;
 	if ((flags & O_NOFOLLOW) || ((flags & O_CREAT) && (flags & O_EXCL)))
 		rflags |= CW_RES_NOFOLLOW;
 	if (!(flags & O_PATH) && ((flags & O_ACCMODE) == O_RDONLY || (flags & O_ACCMODE) == O_RDWR))
 		rflags |= CW_RES_WANT_READ;
-	if (wr)
+	if (write_intent(flags))
 		rflags |= CW_RES_WANT_WRITE;
-	if (open_how_resolve & RESOLVE_IN_ROOT)
+	if (c->resolve & RESOLVE_IN_ROOT)
 		rflags |= CW_RES_IN_ROOT;
-	if (open_how_resolve & RESOLVE_BENEATH)
+	if (c->resolve & RESOLVE_BENEATH)
 		rflags |= CW_RES_BENEATH;
-	if (open_how_resolve & RESOLVE_NO_SYMLINKS)
+	if (c->resolve & RESOLVE_NO_SYMLINKS)
 		rflags |= CW_RES_NO_SYMLINKS;
+	return rflags;
+}
+
+/* What is answered before the decision: a privilege made for later
+ * refused, or the ENOENT the kernel gives whatever the profile says. True
+ * when answered (a lexical open's descriptor closed). */
+static bool answered_early(struct cw_notif *n, struct cw_event *ev, long long flags)
+{
+	struct cw_fs_open *o = &n->fs->open;
+	/* A file created with the setuid bit (or setgid) is a privilege for
+	 * later, as a chmod that sets it (privilege_made). */
+	if ((flags & O_CREAT) && (o->mode & (S_ISUID | S_ISGID)) &&
+	    cw_fs_refuse_privilege(n, (o->mode & S_ISUID) ? "setuid bit" : "setgid bit")) {
+		if (o->fd >= 0)
+			close(steal_fd(&o->fd));
+		return true;
+	}
+	/* An open without O_CREAT of a name that does not exist fails with
+	 * ENOENT in the kernel whatever the profile says: answered so, with
+	 * no denial (a library probing for .env, a write to a missing file). */
+	if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)) && !n->fs->res1.exists && !n->run->observe && ev->op.path &&
+	    ev->op.path[0] == '/') {
+		if (!ev->decided)
+			cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
+		if (ev->d.verdict != CW_ALLOW) {
+			cw_notif_error(n, ENOENT);
+			if (o->fd >= 0)
+				close(steal_fd(&o->fd));
+			return true;
+		}
+		ev->decided = true;
+	}
+	return false;
+}
+
+/* A *.pem or *.key that holds no private key (a certificate) is not a
+ * secret: capwatch reads it before deciding, and the open that follows
+ * must find the same file (enforce_open). */
+static void note_key_free(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_fs_open *o = &n->fs->open;
+	if (ev->op.kind != CW_OP_OPEN_READ || !ev->op.path || n->run->observe ||
+	    !cw_path_secret_by_key_name(&n->run->ctx, ev->op.path))
+		return;
+	if (o->lexical) {
+		struct stat kst;
+		ev->op.key_free = o->fd >= 0 && fstat(o->fd, &kst) == 0 && S_ISREG(kst.st_mode) &&
+				  kst.st_size <= (off_t)(4u << 20) && cw_keys_scan_fd(o->fd, 4u << 20) == 0;
+	} else {
+		ev->op.key_free = cw_keys_free(ev->op.path, &o->key_dev, &o->key_ino);
+	}
+}
+
+void cw_handle_open(struct cw_notif *n)
+{
+	struct cw_event ev;
+	struct open_call c;
+	int nr = n->req->data.nr;
+
+	cw_event_init(&ev, n->syscall);
+	memset(&n->fs->open, 0, sizeof(n->fs->open));
+	n->fs->open.fd = -1;
+	size_t len = 0;
+	int e = decode_open(n, &c);
+	if (e == 0)
+		e = cw_fs_read_path(n, c.patharg, n->fs->raw1, &len);
+	if (e < 0) {
+		answer_unreadable(n, -e);
+		return;
+	}
+	bool wr = write_intent(c.flags);
 	ev.raw_path = n->fs->raw1;
 	ev.raw_path_len = len;
-	ev.dirfd = dirfd;
+	ev.dirfd = c.dirfd;
 	ev.has_dirfd = nr == __NR_openat || nr == __NR_openat2;
-	ev.flags = flags;
+	ev.flags = c.flags;
 	ev.has_flags = true;
-	if (!open_lexically(n, &ev, dirfd, open_how_resolve)) {
-		e = cw_resolve_path(n->tid, n->tgid, dirfd, n->fs->raw1, rflags, &n->fs->res1);
+	if (!open_lexically(n, &ev, c.dirfd, c.resolve)) {
+		e = cw_resolve_path(n->tid, n->tgid, c.dirfd, n->fs->raw1, open_res_flags(&c), &n->fs->res1);
 		if (e < 0) {
 			answer_unreadable(n, -e);
 			return;
@@ -767,43 +903,9 @@ void cw_handle_open(struct cw_notif *n)
 		ev.op.path = n->fs->res1.path;
 		proc_file_target(n, &ev, wr);
 	}
-	/* A file created with the setuid bit (or setgid) is a privilege for
-	 * later, as a chmod that sets it (privilege_made). */
-	if ((flags & O_CREAT) && (n->fs->open.mode & (S_ISUID | S_ISGID)) &&
-	    cw_fs_refuse_privilege(n, (n->fs->open.mode & S_ISUID) ? "setuid bit" : "setgid bit")) {
-		if (n->fs->open.fd >= 0)
-			close(steal_fd(&n->fs->open.fd));
+	if (answered_early(n, &ev, c.flags))
 		return;
-	}
-	/* An open without O_CREAT of a name that does not exist fails with
-	 * ENOENT in the kernel whatever the profile says: answered so, with
-	 * no denial (a library probing for .env, a write to a missing file). */
-	if (!(flags & (O_CREAT | CW_O_TMPFILE_BIT)) && !n->fs->res1.exists && !n->run->observe && ev.op.path &&
-	    ev.op.path[0] == '/') {
-		if (!ev.decided)
-			cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
-		if (ev.d.verdict != CW_ALLOW) {
-			cw_notif_error(n, ENOENT);
-			if (n->fs->open.fd >= 0)
-				close(steal_fd(&n->fs->open.fd));
-			return;
-		}
-		ev.decided = true;
-	}
-	/* A *.pem or *.key that holds no private key (a certificate) is not a
-	 * secret: capwatch reads it before deciding, and the open that
-	 * follows must find the same file (enforce_open). */
-	if (ev.op.kind == CW_OP_OPEN_READ && ev.op.path && !n->run->observe &&
-	    cw_path_secret_by_key_name(&n->run->ctx, ev.op.path)) {
-		if (n->fs->open.lexical) {
-			struct stat kst;
-			ev.op.key_free = n->fs->open.fd >= 0 && fstat(n->fs->open.fd, &kst) == 0 &&
-					 S_ISREG(kst.st_mode) && kst.st_size <= (off_t)(4u << 20) &&
-					 cw_keys_scan_fd(n->fs->open.fd, 4u << 20) == 0;
-		} else {
-			ev.op.key_free = cw_keys_free(ev.op.path, &n->fs->open.key_dev, &n->fs->open.key_ino);
-		}
-	}
+	note_key_free(n, &ev);
 	cw_event_finish(n, &ev, prepare_open, enforce_open);
 	if (n->fs->open.fd >= 0)
 		close(steal_fd(&n->fs->open.fd)); /* not installed: the target went away */

@@ -115,6 +115,64 @@ int cw_fs_open_parent(const char *path, char *base, size_t basesz)
 	return cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, base, basesz);
 }
 
+/* A trailing slash asks for a directory (the normalized path lost it):
+ * what the kernel would answer for anything else (unlink("f/") is
+ * ENOTDIR), 0 when the call goes on. */
+static int trailing_slash_errno(struct cw_notif *n, const struct cw_event *ev, const struct layout *l)
+{
+	int nr = n->req->data.nr;
+	int unlink_flags = nr == __NR_unlinkat ? arg_int(n, 2) : 0;
+	struct stat ts1;
+	size_t rl = strlen(n->fs->raw1);
+	bool slash1 = rl > 1 && n->fs->raw1[rl - 1] == '/';
+	bool exists1 = cw_stat_long(ev->op.path, &ts1, false) == 0;
+	if (slash1) {
+		if (exists1 && !S_ISDIR(ts1.st_mode))
+			return ENOTDIR;
+		if (exists1 && (nr == __NR_unlink || (nr == __NR_unlinkat && !(unlink_flags & AT_REMOVEDIR))))
+			return EISDIR;
+		if (!exists1 && nr != __NR_mkdir && nr != __NR_mkdirat)
+			return ENOENT;
+	}
+	if (l->path2 >= 0) {
+		size_t rl2 = strlen(n->fs->raw2);
+		struct stat ts2;
+		if (rl2 > 1 && n->fs->raw2[rl2 - 1] == '/') {
+			bool exists2 = cw_stat_long(ev->op.path2, &ts2, false) == 0;
+			if (exists2 && !S_ISDIR(ts2.st_mode))
+				return ENOTDIR;
+			/* A new name "x/" only for a directory being renamed. */
+			if (!exists2 && !(exists1 && S_ISDIR(ts1.st_mode) && l->change == CW_CHANGE_RENAME))
+				return exists1 ? ENOTDIR : ENOENT;
+		}
+	}
+	return 0;
+}
+
+/* mkdir, mkdirat, mknod, mknodat (of a file, FIFO or socket) in the
+ * parent directory of the decided path, with the target's umask. 0 or
+ * -errno, 1 when left to the kernel (its umask is not known). */
+static int make_node(struct cw_notif *n, const struct cw_event *ev, int nr)
+{
+	char b1[NAME_MAX + 1];
+	bool md = nr == __NR_mkdir || nr == __NR_mkdirat;
+	bool at_form = nr == __NR_mkdirat || nr == __NR_mknodat;
+	mode_t mode = (mode_t)(uint32_t)arg_u64(n, at_form ? 2 : 1);
+	if (!md && !S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode) && (mode & S_IFMT))
+		return -EPERM; /* devices never get here (cw_handle_fs) */
+	int um = cw_target_umask(n->tid);
+	if (um < 0)
+		return 1;
+	_cleanup_close_ int p1 = cw_fs_open_parent(ev->op.path, b1, sizeof(b1));
+	if (p1 < 0)
+		return p1;
+	mode_t saved = umask((mode_t)um);
+	int r = md ? mkdirat(p1, b1, mode) : mknodat(p1, b1, mode, (dev_t)arg_u64(n, at_form ? 3 : 2));
+	int e = errno;
+	umask(saved);
+	return r < 0 ? -e : 0;
+}
+
 /* Perform the decided operation. Returns 0 or -errno for the answer, or
  * 1 when this case is left to the kernel (CONTINUE). */
 static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
@@ -125,67 +183,23 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
 	_cleanup_close_ int p1 = -1;
 	_cleanup_close_ int p2 = -1;
 	int r, at = l->flags >= 0 ? arg_int(n, l->flags) : 0;
-	int unlink_flags = nr == __NR_unlinkat ? arg_int(n, 2) : 0;
 
-	/* A trailing slash changes what the kernel accepts (unlink("f/") is
-	 * ENOTDIR); those rare calls keep the kernel's own semantics. */
-	/* A trailing slash asks for a directory (the normalized path lost
-	 * it): answer what the kernel would for anything else. */
-	struct stat ts1;
-	size_t rl = strlen(n->fs->raw1);
-	bool slash1 = rl > 1 && n->fs->raw1[rl - 1] == '/';
-	bool exists1 = cw_stat_long(ev->op.path, &ts1, false) == 0;
-	if (slash1) {
-		if (exists1 && !S_ISDIR(ts1.st_mode))
-			return -ENOTDIR;
-		if (exists1 && (nr == __NR_unlink || (nr == __NR_unlinkat && !(unlink_flags & AT_REMOVEDIR))))
-			return -EISDIR;
-		if (!exists1 && nr != __NR_mkdir && nr != __NR_mkdirat)
-			return -ENOENT;
-	}
-	if (l->path2 >= 0) {
-		size_t rl2 = strlen(n->fs->raw2);
-		struct stat ts2;
-		if (rl2 > 1 && n->fs->raw2[rl2 - 1] == '/') {
-			bool exists2 = cw_stat_long(ev->op.path2, &ts2, false) == 0;
-			if (exists2 && !S_ISDIR(ts2.st_mode))
-				return -ENOTDIR;
-			/* A new name "x/" only for a directory being renamed. */
-			if (!exists2 && !(exists1 && S_ISDIR(ts1.st_mode) && l->change == CW_CHANGE_RENAME))
-				return exists1 ? -ENOTDIR : -ENOENT;
-		}
-	}
-
+	int e = trailing_slash_errno(n, ev, l);
+	if (e)
+		return -e;
 	switch (nr) {
 	case __NR_unlink:
 	case __NR_unlinkat:
 	case __NR_rmdir:
 		if ((p1 = cw_fs_open_parent(ev->op.path, b1, sizeof(b1))) < 0)
 			return p1;
-		r = unlinkat(p1, b1, nr == __NR_rmdir ? AT_REMOVEDIR : unlink_flags);
+		r = unlinkat(p1, b1, nr == __NR_rmdir ? AT_REMOVEDIR : nr == __NR_unlinkat ? arg_int(n, 2) : 0);
 		break;
 	case __NR_mkdir:
 	case __NR_mkdirat:
 	case __NR_mknod:
-	case __NR_mknodat: {
-		bool md = nr == __NR_mkdir || nr == __NR_mkdirat;
-		bool at_form = nr == __NR_mkdirat || nr == __NR_mknodat;
-		mode_t mode = (mode_t)(uint32_t)arg_u64(n, at_form ? 2 : 1);
-		if (!md && !S_ISREG(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode) && (mode & S_IFMT))
-			return -EPERM; /* devices never get here (cw_handle_fs) */
-		int um = cw_target_umask(n->tid);
-		if (um < 0)
-			return 1;
-		if ((p1 = cw_fs_open_parent(ev->op.path, b1, sizeof(b1))) < 0)
-			return p1;
-		mode_t saved = umask((mode_t)um);
-		r = md ? mkdirat(p1, b1, mode)
-		       : mknodat(p1, b1, mode, (dev_t)arg_u64(n, at_form ? 3 : 2));
-		int e = errno;
-		umask(saved);
-		errno = e;
-		break;
-	}
+	case __NR_mknodat:
+		return make_node(n, ev, nr);
 	case __NR_rename:
 	case __NR_renameat:
 	case __NR_renameat2:
@@ -365,6 +379,164 @@ static const char *privilege_made(struct cw_notif *n, int nr, mode_t obj_mode)
 	return NULL;
 }
 
+/* How the walk resolves the first path of a call of layout L whose AT_*
+ * flags are AT_FLAGS. */
+static int fs_res_flags(const struct layout *l, int at_flags)
+{
+	int rflags = CW_RES_WANT_WRITE | CW_RES_NO_COVER;
+	switch (l->follow) {
+	case NOFOLLOW: rflags |= CW_RES_NOFOLLOW; break;
+	case FOLLOW: break;
+	case FOLLOW_UNLESS_FLAG:
+		if (at_flags & AT_SYMLINK_NOFOLLOW)
+			rflags |= CW_RES_NOFOLLOW;
+		break;
+	case NOFOLLOW_UNLESS_FLAG:
+		if (!(at_flags & AT_SYMLINK_FOLLOW))
+			rflags |= CW_RES_NOFOLLOW;
+		break;
+	}
+	if (at_flags & AT_EMPTY_PATH)
+		rflags |= CW_RES_EMPTY_PATH;
+	return rflags;
+}
+
+/* mknod of a device node is access to whatever it names (a disk, a loop
+ * device of a file outside): unrestricted, decided on the mode register.
+ * True when it was one (decided and answered). */
+static bool device_node(struct cw_notif *n, struct cw_event *ev, int nr)
+{
+	if (nr != __NR_mknod && nr != __NR_mknodat)
+		return false;
+	mode_t m = (mode_t)(uint32_t)arg_u64(n, nr == __NR_mknodat ? 2 : 1);
+	if (!S_ISCHR(m) && !S_ISBLK(m))
+		return false;
+	ev->op.kind = CW_OP_ESCAPE_SYSCALL;
+	ev->flags = m;
+	ev->has_flags = true;
+	cw_event_finish(n, ev, NULL, enforce_continue);
+	return true;
+}
+
+/* Step 1: the first path, read into raw1 (*LEN bytes) and resolved into
+ * res1, or, for a call on a descriptor itself (*FD_OP), capwatch's
+ * duplicate of it in the scratch's fd and its path in res1. 0 or
+ * -errno. */
+static int read_first(struct cw_notif *n, const struct layout *l, int dirfd, int at_flags, size_t *len,
+		      bool *fd_op)
+{
+	struct cw_fs_scratch *s = n->fs;
+	int e;
+	*fd_op = l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0);
+	if (!*fd_op && (at_flags & AT_EMPTY_PATH)) {
+		/* fchownat(fd, "", ..., AT_EMPTY_PATH) and friends: the
+		 * descriptor itself when the path is empty. */
+		e = cw_fs_read_path(n, l->path, s->raw1, len);
+		if (e < 0)
+			return e;
+		*fd_op = *len == 0;
+	}
+	if (!*fd_op) {
+		e = *len ? 0 : cw_fs_read_path(n, l->path, s->raw1, len);
+		return e < 0 ? e : cw_resolve_path(n->tid, n->tgid, dirfd, s->raw1, fs_res_flags(l, at_flags), &s->res1);
+	}
+	/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself,
+	 * named by capwatch's own duplicate of it. */
+	e = s->fd = cw_dup_target_fd(n, dirfd);
+	if (e >= 0) {
+		e = cw_resolve_fd(getpid(), s->fd, &s->res1);
+		const char *ln = e == -ENAMETOOLONG ? cw_fs_long_name_of(n->run->fs_state, s->fd) : NULL;
+		if (ln) {
+			/* Deeper than PATH_MAX: the name capwatch opened it by. */
+			strcpy(s->res1.path, ln);
+			e = 0;
+		}
+		if (e == 0 && strncmp(s->res1.path, "/dev/fd/", 8) == 0)
+			snprintf(s->res1.path, sizeof(s->res1.path), "/dev/fd/%d", dirfd);
+	}
+	s->raw1[0] = '\0';
+	return e;
+}
+
+/* Step 2: the second path (rename, link: read into raw2, resolved into
+ * res2) or symlink's text (raw2), into EV. 0 or -errno. */
+static int read_second(struct cw_notif *n, const struct layout *l, struct cw_event *ev)
+{
+	struct cw_fs_scratch *s = n->fs;
+	size_t len2 = 0;
+	int e;
+	if (l->path2 >= 0) {
+		int dirfd2 = l->dirfd2 >= 0 ? arg_int(n, l->dirfd2) : AT_FDCWD;
+		e = cw_fs_read_path(n, l->path2, s->raw2, &len2);
+		if (e == 0)
+			e = cw_resolve_path(n->tid, n->tgid, dirfd2, s->raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &s->res2);
+		if (e < 0)
+			return e;
+		ev->op.path2 = s->res2.path;
+	} else if (l->target >= 0) {
+		/* symlink: the text is stored as is; what it points to is
+		 * decided when something opens through it. */
+		e = cw_fs_read_path(n, l->target, s->raw2, &len2);
+		if (e < 0)
+			return e;
+		ev->op.path2 = s->raw2;
+	} else {
+		return 0;
+	}
+	ev->raw_path2 = s->raw2;
+	ev->raw_path2_len = len2;
+	return 0;
+}
+
+/* Step 3, before the decision: what the kernel answers whatever the
+ * profile says, and a privilege made for later refused. True when
+ * answered. */
+static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct layout *l, bool fd_op)
+{
+	int nr = n->req->data.nr;
+	/* A rename or link decided as a secret read: remember the secret
+	 * (before it moves, when it does). */
+	if (ev->op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev->op.path))
+		cw_secret_ids_note(n->run, ev->op.path);
+	/* A path ending in "." or "..": what the kernel says, nothing done. */
+	if (!fd_op && !n->run->observe) {
+		int de = dot_path_errno(n, nr, l);
+		if (de) {
+			cw_notif_error(n, de);
+			return true;
+		}
+	}
+	/* The setuid bit, file capabilities...: a privilege for later. */
+	struct stat fst;
+	mode_t om = fd_op ? (fstat(n->fs->fd, &fst) == 0 ? fst.st_mode : 0) : (mode_t)n->fs->res1.mode;
+	const char *what = privilege_made(n, nr, om);
+	if (what && cw_fs_refuse_privilege(n, what))
+		return true;
+	/* A call on a name that does not exist (unlink, rmdir, chmod,
+	 * rename's or link's source...) fails with ENOENT in the kernel
+	 * whatever the profile says: answered so, with no denial (`rm -f
+	 * nofile` under readonly exits 0 as bare). Something made under
+	 * that name since we looked is a race the call lost. */
+	/* ... and one that creates a name that is already there (mkdir -p
+	 * walking down from /, mknod, symlink) fails with EEXIST. */
+	int kernel_err = 0;
+	if (!fd_op && !n->run->observe) {
+		if (!n->fs->res1.exists && (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME))
+			kernel_err = ENOENT;
+		else if (n->fs->res1.exists && l->change == CW_CHANGE_CREATE && l->kind != CW_OP_RENAME)
+			kernel_err = EEXIST;
+	}
+	if (kernel_err) {
+		cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
+		if (ev->d.verdict != CW_ALLOW) {
+			cw_notif_error(n, kernel_err);
+			return true;
+		}
+		ev->decided = true; /* cw_event_decide uses it */
+	}
+	return false;
+}
+
 void cw_handle_fs(struct cw_notif *n)
 {
 	int nr = n->req->data.nr;
@@ -382,167 +554,36 @@ void cw_handle_fs(struct cw_notif *n)
 	cw_secret_ids_start(n->run); /* before any name changes (secret_ids.h) */
 	if (nr == __NR_renameat2 && (arg_u64(n, 4) & RENAME_EXCHANGE))
 		ev.op.exchange = true;
-	if (nr == __NR_mknod || nr == __NR_mknodat) {
-		/* A device node is access to whatever it names (a disk, a
-		 * loop device of a file outside): unrestricted, decided on the
-		 * mode register. */
-		mode_t m = (mode_t)(uint32_t)arg_u64(n, nr == __NR_mknodat ? 2 : 1);
-		if (S_ISCHR(m) || S_ISBLK(m)) {
-			ev.op.kind = CW_OP_ESCAPE_SYSCALL;
-			ev.flags = m;
-			ev.has_flags = true;
-			cw_event_finish(n, &ev, NULL, enforce_continue);
-			return;
-		}
-	}
+	if (device_node(n, &ev, nr))
+		return;
 
 	int at_flags = l->flags >= 0 ? arg_int(n, l->flags) : 0;
 	int dirfd = l->dirfd >= 0 ? arg_int(n, l->dirfd) : AT_FDCWD;
-	int rflags = CW_RES_WANT_WRITE | CW_RES_NO_COVER;
-	switch (l->follow) {
-	case NOFOLLOW: rflags |= CW_RES_NOFOLLOW; break;
-	case FOLLOW: break;
-	case FOLLOW_UNLESS_FLAG:
-		if (at_flags & AT_SYMLINK_NOFOLLOW)
-			rflags |= CW_RES_NOFOLLOW;
-		break;
-	case NOFOLLOW_UNLESS_FLAG:
-		if (!(at_flags & AT_SYMLINK_FOLLOW))
-			rflags |= CW_RES_NOFOLLOW;
-		break;
-	}
-	if (at_flags & AT_EMPTY_PATH)
-		rflags |= CW_RES_EMPTY_PATH;
-
-	int e;
-	size_t len = 0, len2 = 0;
-	bool fd_op = l->path < 0 || (l->null_path_is_fd && arg_u64(n, l->path) == 0);
-	if (!fd_op && (at_flags & AT_EMPTY_PATH)) {
-		/* fchownat(fd, "", ..., AT_EMPTY_PATH) and friends: the
-		 * descriptor itself when the path is empty. */
-		e = cw_fs_read_path(n, l->path, n->fs->raw1, &len);
-		if (e < 0) {
-			answer_unreadable(n, -e);
-			return;
+	size_t len = 0;
+	bool fd_op;
+	int e = read_first(n, l, dirfd, at_flags, &len, &fd_op);
+	if (e == 0) {
+		ev.op.path = n->fs->res1.path;
+		ev.raw_path = n->fs->raw1;
+		ev.raw_path_len = len;
+		ev.dirfd = dirfd;
+		ev.has_dirfd = l->dirfd >= 0;
+		if (l->flags >= 0) {
+			ev.flags = at_flags;
+			ev.has_flags = true;
+		} else if (nr == __NR_unlinkat) {
+			/* For the record only (AT_REMOVEDIR: a directory's
+			 * removal, not an unlink); do_path_op passes them to
+			 * the kernel. */
+			ev.flags = arg_int(n, 2);
+			ev.has_flags = true;
 		}
-		fd_op = len == 0;
+		e = read_second(n, l, &ev);
 	}
-	if (fd_op) {
-		/* fchmod(fd), utimensat(fd, NULL, ...): the descriptor itself,
-		 * named by capwatch's own duplicate of it. */
-		e = n->fs->fd = cw_dup_target_fd(n, dirfd);
-		if (e >= 0) {
-			e = cw_resolve_fd(getpid(), n->fs->fd, &n->fs->res1);
-			const char *ln = e == -ENAMETOOLONG ? cw_fs_long_name_of(n->run->fs_state, n->fs->fd) : NULL;
-			if (ln) {
-				/* Deeper than PATH_MAX: the name capwatch opened it by. */
-				strcpy(n->fs->res1.path, ln);
-				e = 0;
-			}
-			if (e == 0 && strncmp(n->fs->res1.path, "/dev/fd/", 8) == 0)
-				snprintf(n->fs->res1.path, sizeof(n->fs->res1.path), "/dev/fd/%d", dirfd);
-		}
-		n->fs->raw1[0] = '\0';
-	} else {
-		e = len ? 0 : cw_fs_read_path(n, l->path, n->fs->raw1, &len);
-		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd, n->fs->raw1, rflags, &n->fs->res1);
-	}
-	if (e < 0) {
-		if (n->fs->fd >= 0)
-			close(steal_fd(&n->fs->fd));
+	if (e < 0)
 		answer_unreadable(n, -e);
-		return;
-	}
-	ev.op.path = n->fs->res1.path;
-	ev.raw_path = n->fs->raw1;
-	ev.raw_path_len = len;
-	ev.dirfd = dirfd;
-	ev.has_dirfd = l->dirfd >= 0;
-	if (l->flags >= 0) {
-		ev.flags = at_flags;
-		ev.has_flags = true;
-	} else if (nr == __NR_unlinkat) {
-		/* For the record only (AT_REMOVEDIR: a directory's removal,
-		 * not an unlink); do_path_op passes them to the kernel. */
-		ev.flags = arg_int(n, 2);
-		ev.has_flags = true;
-	}
-
-	if (l->path2 >= 0) {
-		int dirfd2 = l->dirfd2 >= 0 ? arg_int(n, l->dirfd2) : AT_FDCWD;
-		e = cw_fs_read_path(n, l->path2, n->fs->raw2, &len2);
-		if (e == 0)
-			e = cw_resolve_path(n->tid, n->tgid, dirfd2, n->fs->raw2, CW_RES_NOFOLLOW | CW_RES_WANT_WRITE, &n->fs->res2);
-		if (e < 0) {
-			answer_unreadable(n, -e);
-			return;
-		}
-		ev.op.path2 = n->fs->res2.path;
-		ev.raw_path2 = n->fs->raw2;
-		ev.raw_path2_len = len2;
-	} else if (l->target >= 0) {
-		/* symlink: the text is stored as is; what it points to is
-		 * decided when something opens through it. */
-		e = cw_fs_read_path(n, l->target, n->fs->raw2, &len2);
-		if (e < 0) {
-			answer_unreadable(n, -e);
-			return;
-		}
-		ev.op.path2 = n->fs->raw2;
-		ev.raw_path2 = n->fs->raw2;
-		ev.raw_path2_len = len2;
-	}
-	/* A rename or link decided as a secret read: remember the secret
-	 * (before it moves, when it does). */
-	if (ev.op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev.op.path))
-		cw_secret_ids_note(n->run, ev.op.path);
-	/* A path ending in "." or "..": what the kernel says, nothing done. */
-	if (!fd_op && !n->run->observe) {
-		int de = dot_path_errno(n, nr, l);
-		if (de) {
-			cw_notif_error(n, de);
-			if (n->fs->fd >= 0)
-				close(steal_fd(&n->fs->fd));
-			return;
-		}
-	}
-	/* The setuid bit, file capabilities...: a privilege for later. */
-	{
-		struct stat fst;
-		mode_t om = fd_op ? (fstat(n->fs->fd, &fst) == 0 ? fst.st_mode : 0) : (mode_t)n->fs->res1.mode;
-		const char *what = privilege_made(n, nr, om);
-		if (what && cw_fs_refuse_privilege(n, what)) {
-			if (n->fs->fd >= 0)
-				close(steal_fd(&n->fs->fd));
-			return;
-		}
-	}
-	/* A call on a name that does not exist (unlink, rmdir, chmod,
-	 * rename's or link's source...) fails with ENOENT in the kernel
-	 * whatever the profile says: answered so, with no denial (`rm -f
-	 * nofile` under readonly exits 0 as bare). Something made under
-	 * that name since we looked is a race the call lost. */
-	/* ... and one that creates a name that is already there (mkdir -p
-	 * walking down from /, mknod, symlink) fails with EEXIST. */
-	int kernel_err = 0;
-	if (!fd_op && !n->run->observe) {
-		if (!n->fs->res1.exists && (l->change != CW_CHANGE_CREATE || l->kind == CW_OP_RENAME))
-			kernel_err = ENOENT;
-		else if (n->fs->res1.exists && l->change == CW_CHANGE_CREATE && l->kind != CW_OP_RENAME)
-			kernel_err = EEXIST;
-	}
-	if (kernel_err) {
-		cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
-		if (ev.d.verdict != CW_ALLOW) {
-			cw_notif_error(n, kernel_err);
-			if (n->fs->fd >= 0)
-				close(steal_fd(&n->fs->fd));
-			return;
-		}
-		ev.decided = true; /* cw_event_decide uses it */
-	}
-	cw_event_finish(n, &ev, prepare_fs, fd_op ? cw_fs_enforce_fd_op : enforce_fs);
+	else if (!answered_early(n, &ev, l, fd_op))
+		cw_event_finish(n, &ev, prepare_fs, fd_op ? cw_fs_enforce_fd_op : enforce_fs);
 	if (n->fs->fd >= 0)
 		close(steal_fd(&n->fs->fd));
 }
