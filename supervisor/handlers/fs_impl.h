@@ -59,8 +59,10 @@ struct cw_fs_scratch {
 	int fd;
 	cw_fd_meta_fn meta_op;               /* cw_fs_fd_meta's operation and its argument */
 	void *meta_arg;
-	/* op.alias texts: another name of a known secret (fs.c and
-	 * fs_special.c), another session's terminal (fs_special.c). */
+	/* op.alias texts: another name of a known secret (fs_open.c, or
+	 * fs_special.c for the opens fs_open.c hands it before its own
+	 * check: one of them per open), another session's terminal
+	 * (fs_special.c). */
 	char secret_alias[PATH_MAX + 64];
 	char terminal_alias[PATH_MAX + 64];
 };

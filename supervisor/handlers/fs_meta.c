@@ -27,6 +27,8 @@
 #define PIDFD_THREAD O_EXCL
 #endif
 
+/* ---- metadata by path: on the decided object ---- */
+
 /* The decided object itself, as an O_PATH descriptor, no symlink followed. */
 static int open_object(const char *path)
 {

@@ -412,6 +412,35 @@ static void test_open_write_outside_denied(void **state)
 	assert_false(exists(target));
 }
 
+/* O_TRUNC waits for the check of other names: a workspace file that a
+ * hard link made before the run (here: by the test, not through
+ * capwatch) also names outside is a write outside, denied, and is not
+ * emptied; one with a single name is truncated, and O_RDONLY|O_TRUNC
+ * installs a read-only descriptor of the emptied file. */
+static void test_trunc_after_alias_check(void **state)
+{
+	(void)state;
+	char outside[PATH_MAX + 16];
+	struct stat st;
+	snprintf(outside, sizeof(outside), "%s/also-here", out);
+	make_file("linked", "keep me", 0644);
+	assert_int_equal(link("linked", outside), 0);
+	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("linked"), O_WRONLY | O_TRUNC, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_string_equal(seen.ev.op.alias, "hard link");
+	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
+	assert_int_equal(stat("linked", &st), 0);
+	assert_int_equal(st.st_size, 7);
+
+	make_file("single", "cut me", 0644);
+	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("single"), O_RDONLY | O_TRUNC, 0, 0));
+	assert_int_equal(seen.kind, ANS_FD);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_WORKSPACE_WRITE);
+	assert_int_equal(stat("single", &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(fcntl(seen.fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+}
+
 /* A secret by its name (.env) is denied for reading, in the workspace
  * too, and nothing is installed. */
 static void test_secret_read_denied(void **state)
@@ -639,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_open_read_workspace),
 		cmocka_unit_test(test_open_write_creates_in_workspace),
 		cmocka_unit_test(test_open_write_outside_denied),
+		cmocka_unit_test(test_trunc_after_alias_check),
 		cmocka_unit_test(test_secret_read_denied),
 		cmocka_unit_test(test_unreadable_path),
 		cmocka_unit_test(test_unlink_inside_and_outside),
