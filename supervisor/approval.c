@@ -455,6 +455,7 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 	struct cw_approval *A = run->approval;
 	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
 			      .ppid = p->ppid, .syscall = p->syscall, .call = run->call_scratch };
+	n.fs = cw_fs_scratch_of(run); /* the handler may run again */
 	struct cw_event *ev = &p->ev;
 
 	pending_remove(A, p);

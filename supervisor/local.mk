@@ -36,6 +36,8 @@ capwatch_SOURCES = \
 	supervisor/handlers/table.c \
 	supervisor/handlers/target.c \
 	supervisor/handlers/fs.c \
+	supervisor/handlers/fs_impl.h \
+	supervisor/handlers/fs_open.c supervisor/handlers/fs_path.c supervisor/handlers/fs_meta.c \
 	supervisor/handlers/fs_special.h supervisor/handlers/fs_special.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
 	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
@@ -98,7 +100,7 @@ supervisor_tests_test_net_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_L
 check_PROGRAMS += supervisor/tests/test_fs_special
 TESTS += supervisor/tests/test_fs_special
 supervisor_tests_test_fs_special_SOURCES = supervisor/tests/test_fs_special.c \
-	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
+	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h supervisor/handlers/fs_impl.h \
 	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
 supervisor_tests_test_fs_special_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
@@ -130,3 +132,17 @@ supervisor_tests_test_proc_SOURCES = supervisor/tests/test_proc.c supervisor/tes
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
 supervisor_tests_test_proc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 supervisor_tests_test_proc_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
+
+# The file family with the test process as the target (issue 16 item 4):
+# opens, path calls and metadata decided by the real policy and performed
+# in a temporary workspace; notify.c's event flow and answers stubbed.
+check_PROGRAMS += supervisor/tests/test_fs
+TESTS += supervisor/tests/test_fs
+supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c \
+	supervisor/handlers/fs.c supervisor/handlers/fs_impl.h \
+	supervisor/handlers/fs_open.c supervisor/handlers/fs_path.c supervisor/handlers/fs_meta.c \
+	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \
+	supervisor/handlers/keys.c supervisor/handlers/keys.h supervisor/handlers/target.c \
+	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h
+supervisor_tests_test_fs_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
+supervisor_tests_test_fs_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread

@@ -368,6 +368,7 @@ static void handle_notification(struct cw_run *run, const struct seccomp_notif *
 {
 	run->notifications++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid, .call = run->call_scratch };
+	n.fs = cw_fs_scratch_of(run);
 	int nr = req->data.nr;
 	cw_handler_fn handle = cw_syscall_handler(nr);
 	n.syscall = cw_syscall_name(run, nr);

@@ -10,6 +10,7 @@
 #include "policy.h"
 
 struct cw_run;
+struct cw_fs_scratch;
 
 /* One notification being handled. */
 struct cw_notif {
@@ -19,6 +20,7 @@ struct cw_notif {
 	const char *syscall;          /* name from the dispatch table */
 	struct cw_call_scratch *call; /* exec, proc, ioctl, net: run->call_scratch */
 	bool answered;
+	struct cw_fs_scratch *fs;     /* the file family's scratch (handlers/fs_impl.h) */
 };
 
 /* Answers. Each returns 0 or -errno from the kernel (-ENOENT: the target

@@ -44,6 +44,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
+#include "supervisor/handlers/handlers.h" /* cw_fs_init, cw_fs_free */
 #include "supervisor/handlers/scratch.h"
 
 extern char **environ;
@@ -340,6 +341,7 @@ static void run_free(struct cw_run *run)
 	cw_colocate_free(run);
 	cw_tracker_free(run);
 	cw_handlers_free(run);
+	cw_fs_free(run);
 	cw_annot_free(run);
 	cw_changes_free(run->changes);
 	if (run->profile)
@@ -744,6 +746,8 @@ static enum step launch(struct cw_run *run, struct setup *su)
 {
 	if (cw_filter_build(run, &su->prog) < 0)
 		return setup_failed(su, "seccomp filter could not be built");
+	if (cw_fs_init(run) < 0)
+		return STEP_OOM;
 	if (cw_notify_init(run) < 0)
 		return setup_failed(su, "seccomp notifications unavailable");
 	if (cw_approval_init(run) < 0)

@@ -28,6 +28,7 @@ struct cw_approval;
 struct cw_hosts;
 struct cw_watchdog;
 struct cw_loop;
+struct cw_fs_state;
 struct cw_run;
 /* An event source of the loop registered by a back end (notify.h). */
 struct cw_loop_source {
@@ -101,6 +102,7 @@ struct cw_run {
 	struct cw_call_scratch *call_scratch; /* handlers/scratch.h: the call being handled */
 	struct cw_net_state *net_state;       /* net_addr.c: what the tree bound through capwatch */
 	struct cw_resolve_links *links;       /* resolve.c: the merged-/usr links */
+	struct cw_fs_state *fs_state; /* the file family's (handlers/fs.c) */
 	/* --- the back end --- */
 	const char *backend;          /* "portable" or "kernel" */
 	char backend_reason[256];     /* why auto chose it */

@@ -95,6 +95,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_special.h"
+#include "supervisor/handlers/fs_impl.h"
 #include "supervisor/run.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/log.h"
@@ -116,6 +117,10 @@
  * EINTR (what open(2) of a FIFO returns when interrupted), so that a
  * flood of FIFO opens cannot make capwatch create threads without end. */
 #define SPECIAL_MAX_WORKERS 64
+/* static by necessity: the workers are detached and decrement this when
+ * they end, which may be after the run and its state are gone (an open
+ * of a FIFO that never gets its other end outlives the run); they hold
+ * nothing of the run, only their job and the listener's number. */
 static atomic_int nworkers;
 
 static void answer_err(struct cw_notif *n, struct cw_event *ev, int err)
@@ -348,37 +353,30 @@ static bool same_terminal(const struct stat *a, const struct stat *b)
  * master still sees EIO when the slave's last user goes), only the
  * slave's devpts inode: when the master is closed, devpts unlinks that
  * inode (st_nlink 0), and a later pty of the same number (someone else's)
- * is another inode. Bounded: past TREE_PTYS_MAX live ptys, a new one's
- * slave is not remembered and its open by name is decided as another
- * session's (fail closed). */
-#define TREE_PTYS_MAX 256
-static struct tree_pty {
-	int fd;
-	struct stat st;
-} tree_ptys[TREE_PTYS_MAX];
-static size_t ntree_ptys;
-
-static bool tree_pty_alive(const struct tree_pty *t)
+ * is another inode. Bounded: past CW_FS_TREE_PTYS_MAX live ptys, a new
+ * one's slave is not remembered and its open by name is decided as
+ * another session's (fail closed). They are the run's (cw_fs_state). */
+static bool tree_pty_alive(const struct cw_fs_tree_pty *t)
 {
 	struct stat st;
 	return fstat(t->fd, &st) == 0 && st.st_nlink > 0;
 }
 
-static void prune_tree_ptys(void)
+static void prune_tree_ptys(struct cw_fs_state *fs)
 {
 	size_t j = 0;
-	for (size_t i = 0; i < ntree_ptys; i++) {
-		if (tree_pty_alive(&tree_ptys[i]))
-			tree_ptys[j++] = tree_ptys[i];
+	for (size_t i = 0; i < fs->ntree_ptys; i++) {
+		if (tree_pty_alive(&fs->tree_ptys[i]))
+			fs->tree_ptys[j++] = fs->tree_ptys[i];
 		else
-			close(tree_ptys[i].fd);
+			close(fs->tree_ptys[i].fd);
 	}
-	ntree_ptys = j;
+	fs->ntree_ptys = j;
 }
 
 /* MASTER (capwatch's descriptor of a new /dev/ptmx open, about to be the
  * target's): remember its slave. */
-static void note_tree_pty(int master)
+static void note_tree_pty(struct cw_fs_state *fs, int master)
 {
 	int s = ioctl(master, TIOCGPTPEER, O_PATH | O_NOCTTY | O_CLOEXEC);
 	if (s < 0)
@@ -388,22 +386,22 @@ static void note_tree_pty(int master)
 		close(s);
 		return;
 	}
-	if (ntree_ptys == TREE_PTYS_MAX)
-		prune_tree_ptys();
-	if (ntree_ptys == TREE_PTYS_MAX) {
-		cw_info("more than %d ptys of the tree alive: pty %u:%u not remembered", TREE_PTYS_MAX,
+	if (fs->ntree_ptys == CW_FS_TREE_PTYS_MAX)
+		prune_tree_ptys(fs);
+	if (fs->ntree_ptys == CW_FS_TREE_PTYS_MAX) {
+		cw_info("more than %d ptys of the tree alive: pty %u:%u not remembered", CW_FS_TREE_PTYS_MAX,
 			major(st.st_rdev), minor(st.st_rdev));
 		close(s);
 		return;
 	}
-	tree_ptys[ntree_ptys++] = (struct tree_pty){ .fd = s, .st = st };
+	fs->tree_ptys[fs->ntree_ptys++] = (struct cw_fs_tree_pty){ .fd = s, .st = st };
 }
 
 /* May the tree open the terminal ST (a terminal_device)? Yes for one of
  * capwatch's own stdin/stdout/stderr (the command shares it in tty mode,
  * and inherits it as those descriptors anyway) and for a live pty the
  * tree made; any other is another session's. */
-static bool tree_terminal(const struct stat *st)
+static bool tree_terminal(const struct cw_fs_state *fs, const struct stat *st)
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		struct stat mine;
@@ -412,8 +410,8 @@ static bool tree_terminal(const struct stat *st)
 	}
 	if (!pts_device(st->st_rdev))
 		return false;
-	for (size_t i = 0; i < ntree_ptys; i++)
-		if (same_terminal(&tree_ptys[i].st, st) && tree_pty_alive(&tree_ptys[i]))
+	for (size_t i = 0; i < fs->ntree_ptys; i++)
+		if (same_terminal(&fs->tree_ptys[i].st, st) && tree_pty_alive(&fs->tree_ptys[i]))
 			return true;
 	return false;
 }
@@ -717,8 +715,181 @@ static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struc
 		return;
 	}
 	if (want && S_ISCHR(want->st_mode) && want->st_rdev == makedev(5, 2))
-		note_tree_pty(o->fd); /* a new pty: the tree's own terminal */
+		note_tree_pty(n->run->fs_state, o->fd); /* a new pty: the tree's own terminal */
 	answer_fd(n, ev, o->fd, tflags & O_CLOEXEC);
+}
+
+/* Step 1 of cw_open_special: the decided path of EV looked up O_PATH,
+ * no symlink followed, with the target's rights AS, into L. True when
+ * L->fd holds the object; false when answered (a missing name with
+ * O_CREAT is created and answered here: tmpfs /dev, /dev/shm). */
+static bool lookup_decided(struct cw_notif *n, struct cw_event *ev, const struct as_target *as, int tflags,
+			   mode_t mode, bool ns_link, struct lookup *l)
+{
+	const char *path = ev->op.path;
+	int oflags = tflags | O_NOCTTY | O_CLOEXEC;
+	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
+	bool trailing = ev->raw_path && ev->raw_path_len > 1 && ev->raw_path[ev->raw_path_len - 1] == '/';
+	*l = (struct lookup){
+		.path = path,
+		.how = {
+			.flags = O_PATH | O_CLOEXEC |
+				 ((tflags & O_NOFOLLOW) || excl_create ? O_NOFOLLOW : 0) |
+				 (trailing || (tflags & O_DIRECTORY) ? O_DIRECTORY : 0),
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		},
+		.fd = -EPERM,
+	};
+	if (ns_link) {
+		/* The target's own namespace link: its last component is the
+		 * magic link to follow; the components before it are procfs
+		 * directories of the target, which nothing can swap (mounts
+		 * are denied in the tree). */
+		l->how.flags &= ~(unsigned long long)(O_NOFOLLOW | O_DIRECTORY);
+		l->how.resolve = 0;
+		if ((tflags & O_NOFOLLOW) || excl_create) {
+			answer_err(n, ev, excl_create ? EEXIST : ELOOP);
+			return false;
+		}
+	}
+	if (run_as_target(as, do_lookup, l) < 0) {
+		answer_err(n, ev, EPERM);
+		return false;
+	}
+	if (l->fd < 0) {
+		struct opening o = { .kind = OPEN_CREATE, .path = path, .flags = oflags,
+				     .mode = mode, .tid = n->tid };
+		if (l->fd == -ENOENT && (tflags & O_CREAT) && trailing)
+			answer_err(n, ev, EISDIR);
+		else if (l->fd == -ENOENT && (tflags & O_CREAT))
+			open_and_answer(n, ev, as, &o, tflags, NULL); /* tmpfs /dev, /dev/shm */
+		else
+			answer_err(n, ev, -l->fd);
+		return false;
+	}
+	return true;
+}
+
+/* Step 2: what the object L holds decides more than its name (see
+ * the top of this file): EV decided again where it is a process's, a
+ * block device, another session's terminal, a known secret or a file
+ * with other names. False when answered. */
+static bool decide_on_object(struct cw_notif *n, struct cw_event *ev, int tflags, const struct lookup *l)
+{
+	const char *path = ev->op.path;
+	const struct stat *st = &l->st;
+	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
+	if (S_ISLNK(st->st_mode)) {
+		/* Not followed: O_NOFOLLOW (ELOOP) or O_CREAT|O_EXCL (EEXIST). */
+		answer_err(n, ev, excl_create ? EEXIST : ELOOP);
+		return false;
+	}
+	if (excl_create) {
+		answer_err(n, ev, EEXIST);
+		return false;
+	}
+	if (l->sfs.f_type == PROC_SUPER_MAGIC && !cw_proc_open_allowed(path, n->tgid)) {
+		/* Another process's mem, environ, maps...: the kernel checks
+		 * the opener, and capwatch is not the target. */
+		answer_err(n, ev, EACCES);
+		return false;
+	}
+	pid_t dir_pid = l->sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode) ? cw_proc_pid_dir(path, l->fd, st) : 0;
+	if (dir_pid > 0 && !cw_task_in_tree(n, dir_pid)) {
+		/* A process's /proc/PID directory, which pidfd_send_signal
+		 * takes as a pidfd: outside the tree (capwatch included) it
+		 * is process access, as /proc/PID/environ is. */
+		ev->op.kind = CW_OP_PROC_ACCESS;
+		ev->op.target_pid = (int)dir_pid;
+		ev->op.target_in_tree = false;
+		if (!decide_object(n, ev, "the /proc directory of a process outside the tree, a pidfd to signal it"))
+			return false;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		/* Raw access to every file of the file system on it: a write
+		 * outside every workspace (unrestricted, on its path), for a
+		 * read open too. Decided on the object, whatever its name. */
+		ev->op.kind = CW_OP_OPEN_WRITE;
+		ev->op.alias = "block device";
+		if (!decide_object(n, ev, "a block device: its bytes are every file of the file system on it, "
+					  "secrets included"))
+			return false;
+		if (ev->d.cap != CW_CAP_UNRESTRICTED && ev->d.verdict == CW_ALLOW) {
+			/* A name that needs no capability (a pseudo-device's)
+			 * on a block device: nothing to allow it by. */
+			answer_err(n, ev, EACCES);
+			return false;
+		}
+	} else if (S_ISCHR(st->st_mode) && cw_terminal_device(st->st_rdev) && !tree_terminal(n->run->fs_state, st)) {
+		/* Another session's terminal: its keystrokes and its screen. */
+		char *text = n->fs->terminal_alias;
+		snprintf(text, sizeof(n->fs->terminal_alias), "the terminal %s of a session outside the tree", path);
+		ev->op.kind = CW_OP_PROC_ACCESS;
+		ev->op.target_pid = -1; /* whoever uses it: not known */
+		ev->op.target_in_tree = false;
+		ev->op.alias = text;
+		if (!decide_object(n, ev, text))
+			return false;
+	}
+	const char *secret = (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_find(n->run, st) : NULL;
+	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {
+		/* The same inode as a secret known under another name
+		 * (secret_ids.h): a secret read, as in fs_open.c. */
+		char *text = n->fs->secret_alias;
+		snprintf(text, sizeof(n->fs->secret_alias), "the same file as the secret %s", secret);
+		cw_op_kind kind = ev->op.kind;
+		ev->op.kind = CW_OP_OPEN_READ;
+		ev->op.alias = text;
+		if (!cw_event_decide(n, ev)) {
+			cw_event_deny(n, ev);
+			return false;
+		}
+		if (kind != CW_OP_OPEN_READ) {
+			ev->op.kind = kind; /* the write is decided below */
+			ev->op.alias = NULL;
+		}
+	}
+	if (S_ISREG(st->st_mode) && st->st_nlink > 1 &&
+	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {
+		/* A file with other names (a workspace under /dev/shm): decide
+		 * again as fs_open.c does, as a write of an aliased object. */
+		ev->op.alias = "hard link";
+		if (!cw_event_decide(n, ev)) {
+			cw_event_deny(n, ev);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Step 3: the object held by OPATH_IN (owned: closed here, or the
+ * worker's) opened for the target and answered: /dev/tty as its
+ * controlling terminal, what may block by a worker, the rest here. */
+static void open_for_target(struct cw_notif *n, struct cw_event *ev, const struct as_target *as, int opath_in,
+			    const struct stat *st, int tflags, mode_t mode)
+{
+	_cleanup_close_ int opath = opath_in;
+	int oflags = tflags | O_NOCTTY | O_CLOEXEC;
+	struct opening o = { .kind = OPEN_REOPEN, .opath = opath, .flags = oflags,
+			     .mode = mode, .tid = n->tid };
+	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0)) {
+		o.kind = OPEN_CTTY; /* checked in open_ctty, by TIOCGDEV */
+		open_and_answer(n, ev, as, &o, tflags, NULL);
+		return;
+	}
+	bool may_block = (S_ISCHR(st->st_mode) && !cw_quick_device(st->st_rdev)) || S_ISBLK(st->st_mode) ||
+			 (S_ISFIFO(st->st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
+	if (may_block) {
+		ev->verified = true;
+		ev->err = 0; /* what the worker answers is not known yet */
+		int e = start_worker(n, opath, oflags, tflags & O_CLOEXEC, st, as);
+		if (e < 0)
+			answer_err(n, ev, -e);
+		else
+			opath = -1; /* the worker's now */
+		return;
+	}
+	open_and_answer(n, ev, as, &o, tflags, st);
 }
 
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags,
@@ -774,146 +945,12 @@ void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long
 		return;
 	}
 	int tflags = (int)flags; /* every valid open flag is in the low 32 bits */
-	int oflags = tflags | O_NOCTTY | O_CLOEXEC;
-	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
-	bool trailing = ev->raw_path && ev->raw_path_len > 1 && ev->raw_path[ev->raw_path_len - 1] == '/';
-	struct lookup l = {
-		.path = path,
-		.how = {
-			.flags = O_PATH | O_CLOEXEC |
-				 ((tflags & O_NOFOLLOW) || excl_create ? O_NOFOLLOW : 0) |
-				 (trailing || (tflags & O_DIRECTORY) ? O_DIRECTORY : 0),
-			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-		},
-		.fd = -EPERM,
-	};
-	if (ns_link) {
-		/* The target's own namespace link: its last component is the
-		 * magic link to follow; the components before it are procfs
-		 * directories of the target, which nothing can swap (mounts
-		 * are denied in the tree). */
-		l.how.flags &= ~(unsigned long long)(O_NOFOLLOW | O_DIRECTORY);
-		l.how.resolve = 0;
-		if ((tflags & O_NOFOLLOW) || excl_create) {
-			answer_err(n, ev, excl_create ? EEXIST : ELOOP);
-			return;
-		}
-	}
-	if (run_as_target(&as, do_lookup, &l) < 0) {
-		answer_err(n, ev, EPERM);
+	struct lookup l;
+	if (!lookup_decided(n, ev, &as, tflags, (mode_t)mode, ns_link, &l))
+		return;
+	if (!decide_on_object(n, ev, tflags, &l)) {
+		close(l.fd);
 		return;
 	}
-	if (l.fd < 0) {
-		struct opening o = { .kind = OPEN_CREATE, .path = path, .flags = oflags,
-				     .mode = (mode_t)mode, .tid = n->tid };
-		if (l.fd == -ENOENT && (tflags & O_CREAT) && trailing)
-			answer_err(n, ev, EISDIR);
-		else if (l.fd == -ENOENT && (tflags & O_CREAT))
-			open_and_answer(n, ev, &as, &o, tflags, NULL); /* tmpfs /dev, /dev/shm */
-		else
-			answer_err(n, ev, -l.fd);
-		return;
-	}
-	_cleanup_close_ int opath = l.fd;
-	const struct stat *st = &l.st;
-	if (S_ISLNK(st->st_mode)) {
-		/* Not followed: O_NOFOLLOW (ELOOP) or O_CREAT|O_EXCL (EEXIST). */
-		answer_err(n, ev, excl_create ? EEXIST : ELOOP);
-		return;
-	}
-	if (excl_create) {
-		answer_err(n, ev, EEXIST);
-		return;
-	}
-	if (l.sfs.f_type == PROC_SUPER_MAGIC && !cw_proc_open_allowed(path, n->tgid)) {
-		/* Another process's mem, environ, maps...: the kernel checks
-		 * the opener, and capwatch is not the target. */
-		answer_err(n, ev, EACCES);
-		return;
-	}
-	pid_t dir_pid = l.sfs.f_type == PROC_SUPER_MAGIC && S_ISDIR(st->st_mode) ? cw_proc_pid_dir(path, opath, st) : 0;
-	if (dir_pid > 0 && !cw_task_in_tree(n, dir_pid)) {
-		/* A process's /proc/PID directory, which pidfd_send_signal
-		 * takes as a pidfd: outside the tree (capwatch included) it
-		 * is process access, as /proc/PID/environ is. */
-		ev->op.kind = CW_OP_PROC_ACCESS;
-		ev->op.target_pid = (int)dir_pid;
-		ev->op.target_in_tree = false;
-		if (!decide_object(n, ev, "the /proc directory of a process outside the tree, a pidfd to signal it"))
-			return;
-	}
-	if (S_ISBLK(st->st_mode)) {
-		/* Raw access to every file of the file system on it: a write
-		 * outside every workspace (unrestricted, on its path), for a
-		 * read open too. Decided on the object, whatever its name. */
-		ev->op.kind = CW_OP_OPEN_WRITE;
-		ev->op.alias = "block device";
-		if (!decide_object(n, ev, "a block device: its bytes are every file of the file system on it, "
-					  "secrets included"))
-			return;
-		if (ev->d.cap != CW_CAP_UNRESTRICTED && ev->d.verdict == CW_ALLOW) {
-			/* A name that needs no capability (a pseudo-device's)
-			 * on a block device: nothing to allow it by. */
-			answer_err(n, ev, EACCES);
-			return;
-		}
-	} else if (S_ISCHR(st->st_mode) && cw_terminal_device(st->st_rdev) && !tree_terminal(st)) {
-		/* Another session's terminal: its keystrokes and its screen. */
-		static char text[PATH_MAX + 64];
-		snprintf(text, sizeof(text), "the terminal %s of a session outside the tree", path);
-		ev->op.kind = CW_OP_PROC_ACCESS;
-		ev->op.target_pid = -1; /* whoever uses it: not known */
-		ev->op.target_in_tree = false;
-		ev->op.alias = text;
-		if (!decide_object(n, ev, text))
-			return;
-	}
-	const char *secret = (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_find(n->run, st) : NULL;
-	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {
-		/* The same inode as a secret known under another name
-		 * (secret_ids.h): a secret read, as in fs.c. */
-		static char text[PATH_MAX + 64];
-		snprintf(text, sizeof(text), "the same file as the secret %s", secret);
-		cw_op_kind kind = ev->op.kind;
-		ev->op.kind = CW_OP_OPEN_READ;
-		ev->op.alias = text;
-		if (!cw_event_decide(n, ev)) {
-			cw_event_deny(n, ev);
-			return;
-		}
-		if (kind != CW_OP_OPEN_READ) {
-			ev->op.kind = kind; /* the write is decided below */
-			ev->op.alias = NULL;
-		}
-	}
-	if (S_ISREG(st->st_mode) && st->st_nlink > 1 &&
-	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {
-		/* A file with other names (a workspace under /dev/shm): decide
-		 * again as fs.c does, as a write of an aliased object. */
-		ev->op.alias = "hard link";
-		if (!cw_event_decide(n, ev)) {
-			cw_event_deny(n, ev);
-			return;
-		}
-	}
-	struct opening o = { .kind = OPEN_REOPEN, .opath = opath, .flags = oflags,
-			     .mode = (mode_t)mode, .tid = n->tid };
-	if (S_ISCHR(st->st_mode) && st->st_rdev == makedev(5, 0)) {
-		o.kind = OPEN_CTTY; /* checked in open_ctty, by TIOCGDEV */
-		open_and_answer(n, ev, &as, &o, tflags, NULL);
-		return;
-	}
-	bool may_block = (S_ISCHR(st->st_mode) && !cw_quick_device(st->st_rdev)) || S_ISBLK(st->st_mode) ||
-			 (S_ISFIFO(st->st_mode) && !(tflags & O_NONBLOCK) && (tflags & O_ACCMODE) != O_RDWR);
-	if (may_block) {
-		ev->verified = true;
-		ev->err = 0; /* what the worker answers is not known yet */
-		int e = start_worker(n, opath, oflags, tflags & O_CLOEXEC, st, &as);
-		if (e < 0)
-			answer_err(n, ev, -e);
-		else
-			opath = -1; /* the worker's now */
-		return;
-	}
-	open_and_answer(n, ev, &as, &o, tflags, st);
+	open_for_target(n, ev, &as, l.fd, &l.st, tflags, (mode_t)mode);
 }

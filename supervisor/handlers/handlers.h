@@ -74,10 +74,18 @@ struct cw_syscall {
 extern const struct cw_syscall cw_syscalls[CW_NSYSCALLS];
 
 /* Family handlers. */
-void cw_handle_open(struct cw_notif *n);    /* fs.c: open, openat, openat2, creat */
-void cw_handle_fs(struct cw_notif *n);      /* fs.c: path-mutating calls */
-void cw_handle_fs_note(struct cw_notif *n); /* fs.c: recorded only (name_to_handle_at) */
+void cw_handle_open(struct cw_notif *n);    /* fs_open.c: open, openat, openat2, creat */
+void cw_handle_fs(struct cw_notif *n);      /* fs_path.c: path-mutating calls (fs_meta.c:
+					       the metadata ones) */
+void cw_handle_fs_note(struct cw_notif *n); /* fs_path.c: recorded only (name_to_handle_at) */
 void cw_open_special(struct cw_notif *n, struct cw_event *ev, unsigned long long flags, unsigned long long mode, bool emulable); /* fs_special.c: /proc, /sys, devices, FIFOs, O_PATH */
+/* The file family's state for RUN (run->fs_state, fs.c): made before the
+ * first notification (0 or -ENOMEM), freed with the run. cw_fs_scratch_of
+ * is the scratch RUN's notifications are handled with (cw_notif.fs). */
+struct cw_fs_scratch;
+int cw_fs_init(struct cw_run *run);
+void cw_fs_free(struct cw_run *run);
+struct cw_fs_scratch *cw_fs_scratch_of(struct cw_run *run);
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket,
 					       setsockopt of the options that reroute */
