@@ -10,6 +10,7 @@ policy_libcwpolicy_la_SOURCES = \
 	policy/jbuf.h policy/jbuf.c \
 	policy/hmap.h policy/hmap.c \
 	policy/trace.h policy/trace.c policy/trace_read.c \
-	policy/report.h policy/report.c
+	policy/report.h policy/report_impl.h policy/report.c \
+	policy/report_render.c policy/report_spill.c
 policy_libcwpolicy_la_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 policy_libcwpolicy_la_LIBADD = $(CJSON_LIBS)
