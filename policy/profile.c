@@ -855,26 +855,19 @@ static const char *builtin_list(void)
 	return "none, readonly, verify, repair, observe";
 }
 
-int cw_profile_parse(const char *text, size_t len, const char *origin,
-		     cw_profile_resolver resolver, void *opaque, int depth,
-		     cw_profile **out, char *err, size_t errsz)
+/* The text as JSON: a NUL byte or a syntax error is reported with its
+ * line. On success *BUF is the text NUL-terminated (PC->text from now on)
+ * and *ROOT its tree, both the caller's to free. */
+static int parse_json(struct pctx *pc, char **bufp, cJSON **rootp)
 {
-	if (err && errsz)
-		err[0] = '\0';
-	if (!out || (!text && len))
-		return -EINVAL;
-	*out = NULL;
-	/* the origin is a file name: any bytes; keep the message one line */
-	char origin_buf[512];
-	quote(origin_buf, sizeof origin_buf, origin ? origin : "<profile>");
-	origin_buf[strlen(origin_buf) - 1] = '\0';
-	origin = origin_buf + 1;
-	struct pctx pc = { .text = text ? text : "", .len = len, .origin = origin,
-			   .err = err, .errsz = errsz };
-	if (memchr(pc.text, '\0', len)) {
-		size_t at = (size_t)((const char *)memchr(pc.text, '\0', len) - pc.text);
+	const char *origin = pc->origin;
+	size_t len = pc->len;
+	char *err = pc->err;
+	size_t errsz = pc->errsz;
+	if (memchr(pc->text, '\0', len)) {
+		size_t at = (size_t)((const char *)memchr(pc->text, '\0', len) - pc->text);
 		if (err && errsz)
-			snprintf(err, errsz, "%s:%d: NUL byte in profile", origin, line_of(pc.text, at));
+			snprintf(err, errsz, "%s:%d: NUL byte in profile", origin, line_of(pc->text, at));
 		return -EINVAL;
 	}
 
@@ -882,7 +875,7 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 	char *buf = malloc(len + 1);
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, pc.text, len);
+	memcpy(buf, pc->text, len);
 	buf[len] = '\0';
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
@@ -905,14 +898,18 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		free(buf);
 		return -EINVAL;
 	}
-	pc.text = buf; /* same bytes, NUL-terminated */
+	pc->text = buf; /* same bytes, NUL-terminated */
+	*bufp = buf;
+	*rootp = root;
+	return 0;
+}
 
-	int rc = 0;
-	cw_profile *p = NULL, *base = NULL;
-	if (!cJSON_IsObject(root)) {
-		rc = fail_at(&pc, 0, "a profile is a JSON object");
-		goto out;
-	}
+/* The top level: an object with known keys, each once, and the plain
+ * values (name, notes, $schema, flagSensitive) of the right type. */
+static int check_top(struct pctx *pc, const cJSON *root)
+{
+	if (!cJSON_IsObject(root))
+		return fail_at(pc, 0, "a profile is a JSON object");
 
 	/* keys first, so that an unknown or duplicate key is reported before
 	 * anything it might have been meant to change */
@@ -920,12 +917,11 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		"name", "extends", "notes", "capabilities", "flagSensitive", "$schema",
 	};
 	for (const cJSON *m = root->child; m; m = m->next) {
-		set_step(&pc, 0, m->string, occurrence_in(root, m));
+		set_step(pc, 0, m->string, occurrence_in(root, m));
 		if (has_duplicate(root, m)) {
 			char q[128];
 			quote(q, sizeof q, m->string);
-			rc = fail_at(&pc, 1, "duplicate key %s", q);
-			goto out;
+			return fail_at(pc, 1, "duplicate key %s", q);
 		}
 		size_t k;
 		for (k = 0; k < sizeof top_keys / sizeof top_keys[0]; k++)
@@ -934,88 +930,140 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		if (k == sizeof top_keys / sizeof top_keys[0]) {
 			char q[128];
 			quote(q, sizeof q, m->string);
-			rc = fail_at(&pc, 1, "unknown key %s (name, extends, notes, capabilities, flagSensitive)", q);
-			goto out;
+			return fail_at(pc, 1, "unknown key %s (name, extends, notes, capabilities, flagSensitive)", q);
 		}
 	}
 
 	const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
-	const cJSON *jext = cJSON_GetObjectItemCaseSensitive(root, "extends");
 	const cJSON *jnotes = cJSON_GetObjectItemCaseSensitive(root, "notes");
-	const cJSON *jcaps = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
 	const cJSON *jflag = cJSON_GetObjectItemCaseSensitive(root, "flagSensitive");
 	const cJSON *jschema = cJSON_GetObjectItemCaseSensitive(root, "$schema");
 
-	if (!jname) {
-		rc = fail_at(&pc, 0, "missing \"name\"");
-		goto out;
-	}
-	set_step(&pc, 0, "name", 0);
-	if (!cJSON_IsString(jname)) {
-		rc = fail_at(&pc, 1, "name: expected a string");
-		goto out;
-	}
+	if (!jname)
+		return fail_at(pc, 0, "missing \"name\"");
+	set_step(pc, 0, "name", 0);
+	if (!cJSON_IsString(jname))
+		return fail_at(pc, 1, "name: expected a string");
 	if (!valid_name(jname->valuestring)) {
 		char q[128];
 		quote(q, sizeof q, jname->valuestring);
-		rc = fail_at(&pc, 1, "bad name %s (1 to 64 of A-Z a-z 0-9 . _ -)", q);
-		goto out;
+		return fail_at(pc, 1, "bad name %s (1 to 64 of A-Z a-z 0-9 . _ -)", q);
 	}
-	set_step(&pc, 0, "notes", 0);
-	if (jnotes && !cJSON_IsString(jnotes)) {
-		rc = fail_at(&pc, 1, "notes: expected a string");
-		goto out;
-	}
-	set_step(&pc, 0, "$schema", 0);
-	if (jschema && !cJSON_IsString(jschema)) {
-		rc = fail_at(&pc, 1, "$schema: expected a string");
-		goto out;
-	}
-	set_step(&pc, 0, "flagSensitive", 0);
-	if (jflag && !cJSON_IsBool(jflag)) {
-		rc = fail_at(&pc, 1, "flagSensitive: expected true or false");
-		goto out;
-	}
+	set_step(pc, 0, "notes", 0);
+	if (jnotes && !cJSON_IsString(jnotes))
+		return fail_at(pc, 1, "notes: expected a string");
+	set_step(pc, 0, "$schema", 0);
+	if (jschema && !cJSON_IsString(jschema))
+		return fail_at(pc, 1, "$schema: expected a string");
+	set_step(pc, 0, "flagSensitive", 0);
+	if (jflag && !cJSON_IsBool(jflag))
+		return fail_at(pc, 1, "flagSensitive: expected true or false");
+	return 0;
+}
 
-	/* the base: a built-in, a resolved file, or nothing (everything denied) */
+/* The profile the file starts from: a copy of its base (a built-in or a
+ * file RESOLVER loads, kept in *BASE for the caller to free), or, without
+ * "extends", everything denied. */
+static int start_from_base(struct pctx *pc, const cJSON *jext, cw_profile_resolver resolver,
+			   void *opaque, int depth, cw_profile **base, cw_profile **out)
+{
+	cw_profile *p;
 	if (jext) {
-		set_step(&pc, 0, "extends", 0);
-		if (!cJSON_IsString(jext) || !*jext->valuestring) {
-			rc = fail_at(&pc, 1, "extends: expected a profile name or file");
-			goto out;
-		}
+		set_step(pc, 0, "extends", 0);
+		if (!cJSON_IsString(jext) || !*jext->valuestring)
+			return fail_at(pc, 1, "extends: expected a profile name or file");
 		const char *ref = jext->valuestring;
 		char q[128];
 		quote(q, sizeof q, ref);
-		if (cw_profile_builtin(ref, &base) == 0) {
+		if (cw_profile_builtin(ref, base) == 0) {
 			/* built in */
 		} else if (!resolver) {
-			rc = fail_at(&pc, 1, "extends unknown profile %s (built-in: %s)", q, builtin_list());
-			goto out;
+			return fail_at(pc, 1, "extends unknown profile %s (built-in: %s)", q, builtin_list());
 		} else if (depth + 1 > CW_EXTENDS_MAX) {
-			rc = fail_at(&pc, 1, "extends %s: chain deeper than %d profiles (a loop?)",
-				     q, CW_EXTENDS_MAX);
-			goto out;
+			return fail_at(pc, 1, "extends %s: chain deeper than %d profiles (a loop?)",
+				       q, CW_EXTENDS_MAX);
 		} else {
 			char sub[512] = "";
-			int r = resolver(opaque, ref, depth + 1, &base, sub, sizeof sub);
-			if (r < 0 || !base) {
-				base = NULL;
-				rc = fail_at(&pc, 1, "extends %s: %s", q, sub[0] ? sub : "cannot load profile");
-				goto out;
+			int r = resolver(opaque, ref, depth + 1, base, sub, sizeof sub);
+			if (r < 0 || !*base) {
+				*base = NULL;
+				return fail_at(pc, 1, "extends %s: %s", q, sub[0] ? sub : "cannot load profile");
 			}
 		}
-		p = profile_copy(base);
+		p = profile_copy(*base);
 	} else {
 		p = calloc(1, sizeof *p);
 		if (p)
 			for (int s = 0; s < CW_SLOT__COUNT; s++)
 				p->slot[s].def = CW_DENY;
 	}
-	if (!p) {
-		rc = -ENOMEM;
-		goto out;
+	if (!p)
+		return -ENOMEM;
+	*out = p;
+	return 0;
+}
+
+/* "capabilities": each slot's rule over what the base gave it. */
+static int parse_capabilities(struct pctx *pc, const cJSON *jcaps, cw_profile *p)
+{
+	set_step(pc, 0, "capabilities", 0);
+	if (!cJSON_IsObject(jcaps))
+		return fail_at(pc, 1, "capabilities: expected an object");
+	for (const cJSON *m = jcaps->child; m; m = m->next) {
+		set_step(pc, 1, m->string, occurrence_in(jcaps, m));
+		if (has_duplicate(jcaps, m)) {
+			char q[128];
+			quote(q, sizeof q, m->string);
+			return fail_at(pc, 2, "duplicate capability %s", q);
+		}
+		int slot = cw_slot_from_name(m->string);
+		if (slot < 0) {
+			char q[128];
+			quote(q, sizeof q, m->string);
+			return fail_at(pc, 2, "unknown capability %s", q);
+		}
+		int rc = parse_rule(pc, slot, m, &p->slot[slot]);
+		if (rc < 0)
+			return rc;
 	}
+	return 0;
+}
+
+int cw_profile_parse(const char *text, size_t len, const char *origin,
+		     cw_profile_resolver resolver, void *opaque, int depth,
+		     cw_profile **out, char *err, size_t errsz)
+{
+	if (err && errsz)
+		err[0] = '\0';
+	if (!out || (!text && len))
+		return -EINVAL;
+	*out = NULL;
+	/* the origin is a file name: any bytes; keep the message one line */
+	char origin_buf[512];
+	quote(origin_buf, sizeof origin_buf, origin ? origin : "<profile>");
+	origin_buf[strlen(origin_buf) - 1] = '\0';
+	origin = origin_buf + 1;
+	struct pctx pc = { .text = text ? text : "", .len = len, .origin = origin,
+			   .err = err, .errsz = errsz };
+	char *buf = NULL;
+	cJSON *root = NULL;
+	int rc = parse_json(&pc, &buf, &root);
+	if (rc < 0)
+		return rc;
+
+	cw_profile *p = NULL, *base = NULL;
+	rc = check_top(&pc, root);
+	if (rc < 0)
+		goto out;
+	const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
+	const cJSON *jext = cJSON_GetObjectItemCaseSensitive(root, "extends");
+	const cJSON *jnotes = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	const cJSON *jcaps = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
+	const cJSON *jflag = cJSON_GetObjectItemCaseSensitive(root, "flagSensitive");
+
+	rc = start_from_base(&pc, jext, resolver, opaque, depth, &base, &p);
+	if (rc < 0)
+		goto out;
 	p->name = strdup(jname->valuestring);
 	if (!p->name) {
 		rc = -ENOMEM;
@@ -1032,30 +1080,9 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		p->flag_sensitive = cJSON_IsTrue(jflag);
 
 	if (jcaps) {
-		set_step(&pc, 0, "capabilities", 0);
-		if (!cJSON_IsObject(jcaps)) {
-			rc = fail_at(&pc, 1, "capabilities: expected an object");
+		rc = parse_capabilities(&pc, jcaps, p);
+		if (rc < 0)
 			goto out;
-		}
-		for (const cJSON *m = jcaps->child; m; m = m->next) {
-			set_step(&pc, 1, m->string, occurrence_in(jcaps, m));
-			if (has_duplicate(jcaps, m)) {
-				char q[128];
-				quote(q, sizeof q, m->string);
-				rc = fail_at(&pc, 2, "duplicate capability %s", q);
-				goto out;
-			}
-			int slot = cw_slot_from_name(m->string);
-			if (slot < 0) {
-				char q[128];
-				quote(q, sizeof q, m->string);
-				rc = fail_at(&pc, 2, "unknown capability %s", q);
-				goto out;
-			}
-			rc = parse_rule(&pc, slot, m, &p->slot[slot]);
-			if (rc < 0)
-				goto out;
-		}
 	}
 	*out = p;
 	p = NULL;
