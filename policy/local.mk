@@ -5,7 +5,8 @@ policy_libcwpolicy_la_SOURCES = \
 	policy/cap.h policy/cap.c \
 	policy/path.h policy/path.c \
 	policy/addr.h policy/addr.c \
-	policy/profile.h policy/profile_impl.h policy/profile.c policy/builtin.c \
+	policy/profile.h policy/profile_impl.h policy/profile.c \
+	policy/profile_scope.c policy/profile_expand.c policy/builtin.c \
 	policy/policy.h policy/decide.c \
 	policy/jbuf.h policy/jbuf.c \
 	policy/hmap.h policy/hmap.c \
