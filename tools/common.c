@@ -419,7 +419,7 @@ int cw_tr_read(const char *path, cw_tr_fn on_header, cw_tr_fn on_event, void *op
 
 /* ---- run model ---- */
 
-void cw_run_init(struct cw_run *r, const char *file)
+void cw_tool_run_init(struct cw_tool_run *r, const char *file)
 {
 	memset(r, 0, sizeof(*r));
 	r->file = file;
@@ -457,7 +457,7 @@ static void free_records(struct cw_tdenial *v, size_t n)
 	free(v);
 }
 
-void cw_run_free(struct cw_run *r)
+void cw_tool_run_free(struct cw_tool_run *r)
 {
 	size_t i;
 	int k;
@@ -489,7 +489,7 @@ void cw_run_free(struct cw_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static struct cw_tproc *new_proc(struct cw_run *r, int pid)
+static struct cw_tproc *new_proc(struct cw_tool_run *r, int pid)
 {
 	struct cw_sset_ent *e;
 	char key[24];
@@ -517,7 +517,7 @@ static struct cw_tproc *new_proc(struct cw_run *r, int pid)
 	return p;
 }
 
-struct cw_tproc *cw_run_find(struct cw_run *r, int pid)
+struct cw_tproc *cw_tool_run_find(struct cw_tool_run *r, int pid)
 {
 	struct cw_sset_ent *e;
 	char key[24];
@@ -527,7 +527,7 @@ struct cw_tproc *cw_run_find(struct cw_run *r, int pid)
 	return e ? &r->procs[e->aux] : NULL;
 }
 
-struct cw_tproc *cw_run_proc(struct cw_run *r, int pid)
+struct cw_tproc *cw_tool_run_proc(struct cw_tool_run *r, int pid)
 {
 	struct cw_sset_ent *e;
 	char key[24];
@@ -564,7 +564,7 @@ static char **json_strv(const cJSON *arr)
 	return v;
 }
 
-static void note_time(struct cw_run *r, double t)
+static void note_time(struct cw_tool_run *r, double t)
 {
 	if (t != t) /* NaN: no time recorded */
 		return;
@@ -575,7 +575,7 @@ static void note_time(struct cw_run *r, double t)
 	r->has_time = true;
 }
 
-double cw_run_rel(const struct cw_run *r, double t)
+double cw_tool_run_rel(const struct cw_tool_run *r, double t)
 {
 	return r->has_time ? t - r->tmin : t;
 }
@@ -647,17 +647,17 @@ static int add_record(struct cw_tdenial **v, size_t *n, size_t *cap, const cJSON
 	return 0;
 }
 
-static int add_denial(struct cw_run *r, const cJSON *ev, int pid)
+static int add_denial(struct cw_tool_run *r, const cJSON *ev, int pid)
 {
 	return add_record(&r->denials, &r->ndenials, &r->dencap, ev, pid);
 }
 
-static int add_op(struct cw_run *r, const cJSON *ev)
+static int add_op(struct cw_tool_run *r, const cJSON *ev)
 {
 	int pid = int_field(ev, "pid", -1), ppid = int_field(ev, "ppid", -1), k = -1;
 	const char *cap = cw_j_str(ev, "capability"), *scope = cw_j_str(ev, "scope");
 	const char *dec = cw_j_str(ev, "decision");
-	struct cw_tproc *p = cw_run_proc(r, pid);
+	struct cw_tproc *p = cw_tool_run_proc(r, pid);
 	bool denied = dec && strcmp(dec, "allow");
 
 	if (!p)
@@ -699,7 +699,7 @@ static int add_op(struct cw_run *r, const cJSON *ev)
 	return 0;
 }
 
-int cw_run_add(struct cw_run *r, const cJSON *ev)
+int cw_tool_run_add(struct cw_tool_run *r, const cJSON *ev)
 {
 	const char *type = cw_j_str(ev, "type");
 	double t = cw_j_num(ev, "time", 0.0 / 0.0);
@@ -719,7 +719,7 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 		/* a spawn of a pid whose record has exited is pid reuse: new record */
 		snprintf(key, sizeof(key), "%d", pid);
 		e = cw_sset_get(&r->pidmap, key, false);
-		p = e && r->procs[e->aux].has_end ? new_proc(r, pid) : cw_run_proc(r, pid);
+		p = e && r->procs[e->aux].has_end ? new_proc(r, pid) : cw_tool_run_proc(r, pid);
 		if (!p)
 			return -ENOMEM;
 		p->ppid = int_field(ev, "ppid", p->ppid);
@@ -759,7 +759,7 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 			}
 		}
 
-		p = cw_run_proc(r, pid);
+		p = cw_tool_run_proc(r, pid);
 		if (!p) {
 			free(exe);
 			free_strv(argv);
@@ -787,7 +787,7 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 		const char *sig = cw_j_str(ev, "signal");
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(ev, "code");
 
-		p = cw_run_proc(r, pid);
+		p = cw_tool_run_proc(r, pid);
 		if (!p)
 			return -ENOMEM;
 		if (t == t) {
@@ -820,7 +820,7 @@ int cw_run_add(struct cw_run *r, const cJSON *ev)
 
 static int run_on_header(void *opaque, const cJSON *ev, unsigned long lineno)
 {
-	struct cw_run *r = opaque;
+	struct cw_tool_run *r = opaque;
 
 	(void)lineno;
 	cJSON_Delete(r->header);
@@ -831,13 +831,13 @@ static int run_on_header(void *opaque, const cJSON *ev, unsigned long lineno)
 static int run_on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	(void)lineno;
-	return cw_run_add(opaque, ev);
+	return cw_tool_run_add(opaque, ev);
 }
 
 /* A report (contract section 4) read into the same model, so explain shows
  * both the same way. Fields are taken where present; unknown shapes of a
  * field are skipped rather than trusted. */
-static int run_from_report(struct cw_run *r, cJSON *doc)
+static int run_from_report(struct cw_tool_run *r, cJSON *doc)
 {
 	const cJSON *it, *arr;
 
@@ -923,7 +923,7 @@ static int run_from_report(struct cw_run *r, cJSON *doc)
 			r->kind_denials[k]++;
 		if (!d->decision)
 			d->decision = strdup("deny");
-		p = cw_run_proc(r, pid);
+		p = cw_tool_run_proc(r, pid);
 		if (p)
 			p->ndenied++;
 	}
@@ -988,7 +988,7 @@ static bool looks_like_report(const char *path)
 	return strstr(buf, "\"capwatch.report/") != NULL && !strstr(buf, "\"type\"");
 }
 
-int cw_run_load(struct cw_run *r, bool allow_report)
+int cw_tool_run_load(struct cw_tool_run *r, bool allow_report)
 {
 	int ret;
 
@@ -1039,7 +1039,7 @@ int cw_run_load(struct cw_run *r, bool allow_report)
 	return ret;
 }
 
-void cw_run_link(struct cw_run *r)
+void cw_tool_run_link(struct cw_tool_run *r)
 {
 	unsigned char *state;
 	size_t i;

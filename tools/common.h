@@ -137,7 +137,7 @@ struct cw_tdenial {
 	bool enforced;
 };
 
-struct cw_run {
+struct cw_tool_run {
 	const char *file;
 	bool from_report;
 	cJSON *header;          /* trace header (owned), or NULL */
@@ -157,24 +157,24 @@ struct cw_run {
 	struct cw_sset notes;   /* distinct note messages */
 };
 
-void cw_run_init(struct cw_run *r, const char *file);
-void cw_run_free(struct cw_run *r);
+void cw_tool_run_init(struct cw_tool_run *r, const char *file);
+void cw_tool_run_free(struct cw_tool_run *r);
 /* Feed one event (header events are ignored here: set r->header yourself). */
-int cw_run_add(struct cw_run *r, const cJSON *ev);
+int cw_tool_run_add(struct cw_tool_run *r, const cJSON *ev);
 /* Load a whole trace, or with ALLOW_REPORT also a capwatch.report/v1 file.
  * Returns 0 or -errno (message printed). */
-int cw_run_load(struct cw_run *r, bool allow_report);
+int cw_tool_run_load(struct cw_tool_run *r, bool allow_report);
 /* The process record for PID (the latest one when the pid was reused);
  * created when absent. NULL on ENOMEM. */
-struct cw_tproc *cw_run_proc(struct cw_run *r, int pid);
+struct cw_tproc *cw_tool_run_proc(struct cw_tool_run *r, int pid);
 /* The latest record of PID, or NULL (never creates one). */
-struct cw_tproc *cw_run_find(struct cw_run *r, int pid);
+struct cw_tproc *cw_tool_run_find(struct cw_tool_run *r, int pid);
 /* Link children to parents (call once after loading). */
-void cw_run_link(struct cw_run *r);
+void cw_tool_run_link(struct cw_tool_run *r);
 /* Short program name of a process: basename of exe, else argv[0], else "?" */
 const char *cw_tproc_name(const struct cw_tproc *p);
 /* Seconds since the start of the run. */
-double cw_run_rel(const struct cw_run *r, double t);
+double cw_tool_run_rel(const struct cw_tool_run *r, double t);
 
 /* ---- profiles ---- */
 /* Load a built-in profile by name or a profile file with the supervisor's

@@ -44,7 +44,7 @@ static const char usage_text[] =
 #define CAP_NOTES 3
 
 struct ex {
-	struct cw_run *r;
+	struct cw_tool_run *r;
 	struct cw_style s;
 	bool all;
 	FILE *o;
@@ -81,7 +81,7 @@ static void put_cmd(struct ex *x)
 
 static void summary(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	const cJSON *doc = r->header ? r->header : r->report;
 	const cJSON *oc = r->summary ? cJSON_GetObjectItemCaseSensitive(r->summary, "outcome")
 				     : cJSON_GetObjectItemCaseSensitive(r->report, "outcome");
@@ -187,7 +187,7 @@ static void summary(struct ex *x)
 	fputc('\n', o);
 	if (r->ndenials) {
 		const struct cw_tdenial *d = &r->denials[0];
-		struct cw_tproc *p = cw_run_find(r, d->pid);
+		struct cw_tproc *p = cw_tool_run_find(r, d->pid);
 
 		fprintf(o, "  first: pid %d ", d->pid);
 		cw_tool_put(o, p ? cw_tproc_name(p) : "?");
@@ -252,7 +252,7 @@ static void put_exit(struct ex *x, const struct cw_tproc *p)
 
 static void tree(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t *stack, *depth, sp = 0, shown = 0, i, limit = x->all ? SIZE_MAX : CAP_TREE;
 	FILE *o = x->o;
 
@@ -310,7 +310,7 @@ out:
 
 static void perproc(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, shown = 0, limit = x->all ? SIZE_MAX : CAP_PERPROC;
 	FILE *o = x->o;
 	int k;
@@ -349,14 +349,14 @@ static void perproc(struct ex *x)
 /* The first line of a denial or flagged event: when, who, what. */
 static void event_head(struct ex *x, const struct cw_tdenial *d, const char *colour)
 {
-	struct cw_run *r = x->r;
-	struct cw_tproc *p = cw_run_find(r, d->pid);
+	struct cw_tool_run *r = x->r;
+	struct cw_tproc *p = cw_tool_run_find(r, d->pid);
 	FILE *o = x->o;
 
 	fprintf(o, "  %s", colour);
 	if (d->seq)
 		fprintf(o, "seq %llu ", (unsigned long long)d->seq);
-	fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
+	fprintf(o, "+%.3fs pid %d ", cw_tool_run_rel(r, d->time), d->pid);
 	cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
 	fputc(' ', o);
 	cw_tool_put(o, d->syscall);
@@ -368,7 +368,7 @@ static void event_head(struct ex *x, const struct cw_tdenial *d, const char *col
 
 static void denials(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, limit = x->all ? SIZE_MAX : CAP_DENIALS;
 	FILE *o = x->o;
 
@@ -408,7 +408,7 @@ static void denials(struct ex *x)
 
 static void flagged(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, limit = x->all ? SIZE_MAX : CAP_DENIALS;
 	FILE *o = x->o;
 
@@ -434,7 +434,7 @@ int cw_tool_explain(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct ex x = { .o = stdout };
 	int c, r;
 
@@ -453,13 +453,13 @@ int cw_tool_explain(int argc, char **argv)
 		cw_tool_msg("explain: expected one TRACE.jsonl or REPORT.json (see capwatch explain --help)");
 		return CW_TOOL_EXIT_USAGE;
 	}
-	cw_run_init(&run, argv[optind]);
-	r = cw_run_load(&run, true);
+	cw_tool_run_init(&run, argv[optind]);
+	r = cw_tool_run_load(&run, true);
 	if (r < 0) {
-		cw_run_free(&run);
+		cw_tool_run_free(&run);
 		return CW_TOOL_EXIT_BADINPUT;
 	}
-	cw_run_link(&run);
+	cw_tool_run_link(&run);
 	cw_style_init(&x.s, stdout);
 	x.r = &run;
 	summary(&x);
@@ -467,6 +467,6 @@ int cw_tool_explain(int argc, char **argv)
 	perproc(&x);
 	denials(&x);
 	flagged(&x);
-	cw_run_free(&run);
+	cw_tool_run_free(&run);
 	return 0;
 }

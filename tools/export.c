@@ -67,7 +67,7 @@ static const char usage_text[] =
 
 struct chrome {
 	FILE *o;
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_jbuf j;
 	bool first, have_origin;
 	double origin;
@@ -135,7 +135,7 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	int r;
 
 	(void)lineno;
-	r = cw_run_add(&c->run, ev);
+	r = cw_tool_run_add(&c->run, ev);
 	if (r < 0)
 		return r;
 	if (!type)
@@ -212,13 +212,13 @@ static int export_chrome(const char *file, FILE *o)
 	size_t i;
 	int r;
 
-	cw_run_init(&c.run, file);
+	cw_tool_run_init(&c.run, file);
 	cw_jbuf_init(&c.j);
 	fputs("{\"traceEvents\":[\n", o);
 	r = cw_tr_read(file, NULL, chrome_event, &c, &st);
 	if (r) {
 		cw_jbuf_free(&c.j);
-		cw_run_free(&c.run);
+		cw_tool_run_free(&c.run);
 		return r < 0 ? r : -EINVAL;
 	}
 	for (i = 0; i < c.run.nprocs; i++) {
@@ -281,7 +281,7 @@ static int export_chrome(const char *file, FILE *o)
 	fputs("}\n", o);
 	r = c.j.oom ? -ENOMEM : 0;
 	cw_jbuf_free(&c.j);
-	cw_run_free(&c.run);
+	cw_tool_run_free(&c.run);
 	return r;
 }
 
@@ -364,7 +364,7 @@ static const char html_filter_script[] =
 	"for(var i=0;i<rows.length;i++){rows[i].style.display="
 	"rows[i].textContent.toLowerCase().indexOf(v)<0?'none':'';}});})();\n";
 
-static void html_tree(FILE *o, struct cw_run *r)
+static void html_tree(FILE *o, struct cw_tool_run *r)
 {
 	size_t *stack = malloc((r->nprocs + 1) * sizeof(*stack));
 	size_t *dstack = malloc((r->nprocs + 1) * sizeof(*dstack));
@@ -415,19 +415,19 @@ out:
 
 static int export_html(const char *file, FILE *o)
 {
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_tl *tl = NULL;
 	size_t i;
 	const cJSON *oc;
 	int r, k;
 
-	cw_run_init(&run, file);
+	cw_tool_run_init(&run, file);
 	r = cw_tl_load(file, &run, &tl);
 	if (r < 0) {
-		cw_run_free(&run);
+		cw_tool_run_free(&run);
 		return r;
 	}
-	cw_run_link(&run);
+	cw_tool_run_link(&run);
 	fputs(html_head, o);
 	h(o, file);
 	fputs(html_style, o);
@@ -475,10 +475,10 @@ static int export_html(const char *file, FILE *o)
 		      "<th>host</th><th>site</th></tr></thead>\n<tbody>\n", o);
 		for (i = 0; i < run.ndenials && i < HTML_MAX_DENIALS; i++) {
 			const struct cw_tdenial *d = &run.denials[i];
-			struct cw_tproc *p = cw_run_find(&run, d->pid);
+			struct cw_tproc *p = cw_tool_run_find(&run, d->pid);
 
 			fprintf(o, "<tr><td>%llu</td><td>+%.3f s</td><td>%d</td><td>", (unsigned long long)d->seq,
-				cw_run_rel(&run, d->time), d->pid);
+				cw_tool_run_rel(&run, d->time), d->pid);
 			h(o, p ? cw_tproc_name(p) : "?");
 			fputs("</td><td>", o);
 			h(o, d->syscall);
@@ -510,7 +510,7 @@ static int export_html(const char *file, FILE *o)
 			run.nflagged);
 		for (i = 0; i < run.nflagged && i < HTML_MAX_DENIALS; i++) {
 			const struct cw_tdenial *d = &run.flagged[i];
-			struct cw_tproc *p = cw_run_find(&run, d->pid);
+			struct cw_tproc *p = cw_tool_run_find(&run, d->pid);
 
 			fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
 			h(o, p ? cw_tproc_name(p) : "?");
@@ -545,7 +545,7 @@ static int export_html(const char *file, FILE *o)
 	fputs(html_filter_script, o);
 	fputs("</script>\n</body>\n</html>\n", o);
 	cw_tl_free(tl);
-	cw_run_free(&run);
+	cw_tool_run_free(&run);
 	return r;
 }
 

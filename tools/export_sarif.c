@@ -36,7 +36,7 @@
 #define MAX_ROOTS 16
 
 struct sarif {
-	struct cw_run run;
+	struct cw_tool_run run;
 	bool flagged;
 	cJSON *rules;           /* tool.driver.rules (borrowed from the document) */
 	struct cw_sset rule_ix; /* rule id -> aux = index */
@@ -259,7 +259,7 @@ static char *site_function(const char *site)
 
 static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *d, bool flagged)
 {
-	struct cw_tproc *p = cw_run_find(&x->run, d->pid);
+	struct cw_tproc *p = cw_tool_run_find(&x->run, d->pid);
 	const char *program = d->program ? d->program : p && p->exe ? p->exe : NULL;
 	const char *rule = d->rule ? d->rule : "capwatch:unknown-rule";
 	const char *na = next_action_of(x, d, flagged), *h = hint(na);
@@ -580,11 +580,11 @@ int cw_export_sarif(const char *file, FILE *o, bool flagged)
 	size_t i;
 	int r;
 
-	cw_run_init(&x.run, file);
-	r = cw_run_load(&x.run, true);
+	cw_tool_run_init(&x.run, file);
+	r = cw_tool_run_load(&x.run, true);
 	if (r < 0)
 		goto out;
-	cw_run_link(&x.run);
+	cw_tool_run_link(&x.run);
 	r = -ENOMEM;
 	doc = cJSON_CreateObject();
 	if (!doc)
@@ -674,6 +674,6 @@ out:
 	for (i = 0; i < x.nroots; i++)
 		free(x.roots[i]);
 	cw_sset_free(&x.rule_ix, NULL);
-	cw_run_free(&x.run);
+	cw_tool_run_free(&x.run);
 	return r;
 }

@@ -68,7 +68,7 @@ struct learn {
 	cw_profile *base;
 	struct cw_context ctx;
 	bool have_ctx;
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_sset scopes[CW_SLOT__COUNT];   /* exact scopes seen */
 	struct cw_sset asked[CW_SLOT__COUNT];    /* refused asks: stay asks */
 	struct cw_sset progs[CW_SLOT__COUNT];    /* program names per slot */
@@ -171,10 +171,10 @@ static char *path_glob(const char *path);
  * anything yet (a fork about to exec) its parent's. */
 static const char *prog_of(struct learn *L, int pid)
 {
-	struct cw_tproc *p = cw_run_find(&L->run, pid);
+	struct cw_tproc *p = cw_tool_run_find(&L->run, pid);
 
 	if (p && !p->exe && !p->argv && p->ppid >= 0) {
-		struct cw_tproc *pp = cw_run_find(&L->run, p->ppid);
+		struct cw_tproc *pp = cw_tool_run_find(&L->run, p->ppid);
 
 		if (pp)
 			return cw_tproc_name(pp);
@@ -293,7 +293,7 @@ static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 static int on_exec(struct learn *L, const cJSON *ev)
 {
 	char *exe = cw_j_bytes(ev, "exe");
-	struct cw_tproc *p = cw_run_find(&L->run, cw_j_int(ev, "pid", -1));
+	struct cw_tproc *p = cw_tool_run_find(&L->run, cw_j_int(ev, "pid", -1));
 	cJSON *fake;
 	int r = 0;
 
@@ -345,7 +345,7 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	struct learn *L = opaque;
 	const char *type = cw_j_str(ev, "type");
-	int r = cw_run_add(&L->run, ev);
+	int r = cw_tool_run_add(&L->run, ev);
 
 	if (r < 0)
 		return r;
@@ -1125,7 +1125,7 @@ int cw_tool_learn(int argc, char **argv)
 			return CW_TOOL_EXIT_USAGE;
 		}
 	}
-	cw_run_init(&L.run, L.file);
+	cw_tool_run_init(&L.run, L.file);
 	L.samples = cJSON_CreateArray();
 	if (!L.samples) {
 		ret = CW_TOOL_EXIT_USAGE;
@@ -1183,6 +1183,6 @@ out:
 		cw_trace_context_free(&L.ctx);
 	if (L.base)
 		cw_profile_free(L.base);
-	cw_run_free(&L.run);
+	cw_tool_run_free(&L.run);
 	return ret;
 }
