@@ -294,12 +294,109 @@ static int add_op(struct cw_tool_run *r, const cJSON *ev)
 	return 0;
 }
 
+/* A spawn of a pid whose record has exited is pid reuse: a new record. */
+static int add_spawn(struct cw_tool_run *r, const cJSON *ev, int pid, double t)
+{
+	struct cw_sset_ent *e;
+	struct cw_tproc *p;
+	char key[24];
+
+	snprintf(key, sizeof(key), "%d", pid);
+	e = cw_sset_get(&r->pidmap, key, false);
+	p = e && r->procs[e->aux].has_end ? new_proc(r, pid) : cw_tool_run_proc(r, pid);
+	if (!p)
+		return -ENOMEM;
+	p->ppid = int_field(ev, "ppid", p->ppid);
+	if (t == t && !p->has_start) {
+		p->start = t;
+		p->has_start = true;
+	}
+	/* A fork runs its parent's program until it execs: name it so
+	 * (explain and the HTML export showed "?" for such children). */
+	if (!p->exe && p->ppid > 0) {
+		snprintf(key, sizeof(key), "%d", p->ppid);
+		e = cw_sset_get(&r->pidmap, key, false);
+		if (e && r->procs[e->aux].exe) {
+			p->exe = strdup(r->procs[e->aux].exe);
+			if (!p->exe)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int add_exec(struct cw_tool_run *r, const cJSON *ev, int pid, double t)
+{
+	char *exe = cw_j_bytes(ev, "exe");
+	char **argv = json_strv(cJSON_GetObjectItemCaseSensitive(ev, "argv"));
+	struct cw_tproc *p;
+
+	/* the writer caps argv per line; show that it was cut */
+	if (argv && cw_j_bool(ev, "argv_truncated", false)) {
+		size_t n = 0;
+		char **nv;
+
+		while (argv[n])
+			n++;
+		nv = realloc(argv, (n + 2) * sizeof(*nv));
+		if (nv) {
+			argv = nv;
+			argv[n] = strdup("...(argv truncated)");
+			argv[n + 1] = NULL;
+		}
+	}
+
+	p = cw_tool_run_proc(r, pid);
+	if (!p) {
+		free(exe);
+		free_strv(argv);
+		return -ENOMEM;
+	}
+	if (p->ppid < 0)
+		p->ppid = int_field(ev, "ppid", -1);
+	if (t == t && !p->has_start) {
+		p->start = t;
+		p->has_start = true;
+	}
+	free(p->exe);
+	p->exe = exe;
+	if (argv) {
+		free_strv(p->argv);
+		p->argv = argv;
+	}
+	p->nexec++;
+	r->nexec++;
+	if (exe && !cw_sset_bump(&r->programs, exe))
+		return -ENOMEM;
+	return 0;
+}
+
+static int add_exit(struct cw_tool_run *r, const cJSON *ev, int pid, double t)
+{
+	const char *sig = cw_j_str(ev, "signal");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(ev, "code");
+	struct cw_tproc *p = cw_tool_run_proc(r, pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (t == t) {
+		p->end = t;
+		p->has_end = true;
+	}
+	free(p->signal);
+	p->signal = sig ? strdup(sig) : NULL;
+	p->exited = cJSON_IsNumber(code);
+	p->code = p->exited ? cw_num_int(code->valuedouble, 0) : 0;
+	if (!p->has_end)
+		p->has_end = true;
+	return 0;
+}
+
 int cw_tool_run_add(struct cw_tool_run *r, const cJSON *ev)
 {
 	const char *type = cw_j_str(ev, "type");
 	double t = cw_j_num(ev, "time", 0.0 / 0.0);
 	int pid = int_field(ev, "pid", -1);
-	struct cw_tproc *p;
 
 	if (!type || !strcmp(type, "header"))
 		return 0;
@@ -307,96 +404,12 @@ int cw_tool_run_add(struct cw_tool_run *r, const cJSON *ev)
 	note_time(r, t);
 	if (!strcmp(type, "op"))
 		return add_op(r, ev);
-	if (!strcmp(type, "spawn")) {
-		struct cw_sset_ent *e;
-		char key[24];
-
-		/* a spawn of a pid whose record has exited is pid reuse: new record */
-		snprintf(key, sizeof(key), "%d", pid);
-		e = cw_sset_get(&r->pidmap, key, false);
-		p = e && r->procs[e->aux].has_end ? new_proc(r, pid) : cw_tool_run_proc(r, pid);
-		if (!p)
-			return -ENOMEM;
-		p->ppid = int_field(ev, "ppid", p->ppid);
-		if (t == t && !p->has_start) {
-			p->start = t;
-			p->has_start = true;
-		}
-		/* A fork runs its parent's program until it execs: name it so
-		 * (explain and the HTML export showed "?" for such children). */
-		if (!p->exe && p->ppid > 0) {
-			snprintf(key, sizeof(key), "%d", p->ppid);
-			e = cw_sset_get(&r->pidmap, key, false);
-			if (e && r->procs[e->aux].exe) {
-				p->exe = strdup(r->procs[e->aux].exe);
-				if (!p->exe)
-					return -ENOMEM;
-			}
-		}
-		return 0;
-	}
-	if (!strcmp(type, "exec")) {
-		char *exe = cw_j_bytes(ev, "exe");
-		char **argv = json_strv(cJSON_GetObjectItemCaseSensitive(ev, "argv"));
-
-		/* the writer caps argv per line; show that it was cut */
-		if (argv && cw_j_bool(ev, "argv_truncated", false)) {
-			size_t n = 0;
-			char **nv;
-
-			while (argv[n])
-				n++;
-			nv = realloc(argv, (n + 2) * sizeof(*nv));
-			if (nv) {
-				argv = nv;
-				argv[n] = strdup("...(argv truncated)");
-				argv[n + 1] = NULL;
-			}
-		}
-
-		p = cw_tool_run_proc(r, pid);
-		if (!p) {
-			free(exe);
-			free_strv(argv);
-			return -ENOMEM;
-		}
-		if (p->ppid < 0)
-			p->ppid = int_field(ev, "ppid", -1);
-		if (t == t && !p->has_start) {
-			p->start = t;
-			p->has_start = true;
-		}
-		free(p->exe);
-		p->exe = exe;
-		if (argv) {
-			free_strv(p->argv);
-			p->argv = argv;
-		}
-		p->nexec++;
-		r->nexec++;
-		if (exe && !cw_sset_bump(&r->programs, exe))
-			return -ENOMEM;
-		return 0;
-	}
-	if (!strcmp(type, "exit")) {
-		const char *sig = cw_j_str(ev, "signal");
-		const cJSON *code = cJSON_GetObjectItemCaseSensitive(ev, "code");
-
-		p = cw_tool_run_proc(r, pid);
-		if (!p)
-			return -ENOMEM;
-		if (t == t) {
-			p->end = t;
-			p->has_end = true;
-		}
-		free(p->signal);
-		p->signal = sig ? strdup(sig) : NULL;
-		p->exited = cJSON_IsNumber(code);
-		p->code = p->exited ? cw_num_int(code->valuedouble, 0) : 0;
-		if (!p->has_end)
-			p->has_end = true;
-		return 0;
-	}
+	if (!strcmp(type, "spawn"))
+		return add_spawn(r, ev, pid, t);
+	if (!strcmp(type, "exec"))
+		return add_exec(r, ev, pid, t);
+	if (!strcmp(type, "exit"))
+		return add_exit(r, ev, pid, t);
 	if (!strcmp(type, "note")) {
 		const char *m = cw_j_str(ev, "message");
 
