@@ -15,3 +15,7 @@ policy_libcwpolicy_la_SOURCES = \
 	policy/report_render.c policy/report_spill.c
 policy_libcwpolicy_la_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 policy_libcwpolicy_la_LIBADD = $(CJSON_LIBS)
+
+# The profile loader (policy/profile_load.{h,c}: built-in names, files,
+# "extends" chains of files) reads files, so it is not in the pure library:
+# capwatch and the tools' test programs list it in their sources.

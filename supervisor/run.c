@@ -33,7 +33,7 @@
 #include "supervisor/limits.h"
 #include "supervisor/log.h"
 #include "supervisor/notify.h"
-#include "supervisor/profile_load.h"
+#include "policy/profile_load.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/resolve.h"
 #include "supervisor/util.h"

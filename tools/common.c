@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "policy/trace.h"
-#include "supervisor/profile_load.h"
+#include "policy/profile_load.h"
 #include "tools/common.h"
 
 /* ---- messages ---- */
@@ -178,8 +178,8 @@ char *cw_j_bytes(const cJSON *o, const char *key)
 }
 
 /* ---- profiles ----
- * One loader for --profile everywhere: the supervisor's (built-in names,
- * files, "extends" chains of files relative to the including file). */
+ * One loader for --profile everywhere, the supervisor's too (built-in
+ * names, files, "extends" chains of files relative to the including file). */
 
 int cw_tool_profile_load(const char *name, cw_profile **out)
 {

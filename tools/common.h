@@ -59,8 +59,8 @@ int cw_num_int(double v, int def);
 char *cw_j_bytes(const cJSON *o, const char *key);
 
 /* ---- profiles ---- */
-/* Load a built-in profile by name or a profile file with the supervisor's
- * loader (supervisor/profile_load.h; file-based
+/* Load a built-in profile by name or a profile file with the one loader
+ * of the supervisor and the tools (policy/profile_load.h; file-based
  * extends resolved relative to the including file). On error prints one
  * line ("capwatch: FILE:LINE: ...") and returns -errno. */
 int cw_tool_profile_load(const char *name_or_file, cw_profile **out);
