@@ -421,102 +421,95 @@ static int add_pattern(struct cw_sset *out, const char *pat, unsigned long count
 	return 0;
 }
 
-/* Generalise the path scopes of SLOT into OUT (glob -> uses). */
-static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
+/* The exact globs of the scopes IN, with their uses. */
+static int exact_globs(const struct cw_sset *in, struct cw_sset *globs)
 {
-	struct cw_sset *in = &L->scopes[slot], globs = { 0 }, dirs = { 0 }, anc = { 0 };
-	bool use_roots = slot == CW_CAP_FILESYSTEM_READ || slot == CW_CAP_WORKSPACE_WRITE;
-	size_t i, j;
-	int r = 0;
+	size_t i;
 
-	/* exact globs; consumed ones are marked with aux = 1 */
 	for (i = 0; i < in->n; i++) {
 		char *g = path_glob(in->ents[i].key);
 		struct cw_sset_ent *e;
 
 		if (!g)
 			return -ENOMEM;
-		e = cw_sset_get(&globs, g, true);
+		e = cw_sset_get(globs, g, true);
 		free(g);
-		if (!e) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (!e)
+			return -ENOMEM;
 		e->count += in->ents[i].count;
 	}
-	if (slot == CW_SLOT_SECRET_READ || slot == CW_CAP_PROCESS_SPAWN) {
-		for (i = 0; i < globs.n; i++)
-			if ((r = add_pattern(out, globs.ents[i].key, globs.ents[i].count)) < 0)
-				goto out;
-		goto out;
-	}
-	/* a workspace root with files in several directories: all of it */
-	for (j = 0; use_roots && j < L->ctx.nroots; j++) {
-		char *rg = path_glob(L->ctx.roots[j]), *pat;
-		struct cw_sset rdirs = { 0 };
-		unsigned long n = 0;
-		size_t rl;
+	return 0;
+}
 
-		if (!rg) {
+/* Is glob K (not yet consumed) at or below the root glob RG of length RL? */
+static bool under_root(const struct cw_sset_ent *k, const char *rg, size_t rl)
+{
+	return !k->aux && !strncmp(k->key, rg, rl) &&
+	       (k->key[rl] == '/' || k->key[rl] == '\0' || !strcmp(rg, "/"));
+}
+
+/* A workspace root with files in several directories: all of it. The
+ * globs it takes are marked with aux = 1. */
+static int take_root(struct cw_sset *globs, const char *root, struct cw_sset *out)
+{
+	char *rg = path_glob(root), *pat;
+	struct cw_sset rdirs = { 0 };
+	size_t i, rl;
+	int r = 0;
+
+	if (!rg)
+		return -ENOMEM;
+	rl = strlen(rg);
+	for (i = 0; i < globs->n; i++) {
+		char *d;
+
+		if (!under_root(&globs->ents[i], rg, rl))
+			continue;
+		d = cw_tool_dirname(globs->ents[i].key);
+		if (!d || !cw_sset_get(&rdirs, d, true))
 			r = -ENOMEM;
-			goto out;
-		}
-		rl = strlen(rg);
-		for (i = 0; i < globs.n; i++) {
-			const char *k = globs.ents[i].key;
-			char *d;
-
-			if (globs.ents[i].aux || strncmp(k, rg, rl) || (k[rl] != '/' && k[rl] != '\0' &&
-									 strcmp(rg, "/")))
-				continue;
-			d = cw_tool_dirname(k);
-			if (!d || !cw_sset_get(&rdirs, d, true))
-				r = -ENOMEM;
-			free(d);
-			n++;
-		}
-		if (!r && (rdirs.n >= ROOT_MIN_DIRS)) {
-			pat = malloc(rl + 4);
-			if (pat) {
-				sprintf(pat, "%s/**", strcmp(rg, "/") ? rg : "");
-				for (i = 0; i < globs.n; i++) {
-					const char *k = globs.ents[i].key;
-
-					if (globs.ents[i].aux || strncmp(k, rg, rl) ||
-					    (k[rl] != '/' && k[rl] != '\0' && strcmp(rg, "/")))
-						continue;
-					globs.ents[i].aux = 1;
-					if (add_pattern(out, pat, globs.ents[i].count) < 0)
-						r = -ENOMEM;
-				}
-				free(pat);
-			} else
-				r = -ENOMEM;
-		}
-		(void)n;
-		cw_sset_free(&rdirs, NULL);
-		free(rg);
-		if (r)
-			goto out;
+		free(d);
 	}
-	/* distinct parent directories of what is left, and for each ancestor of
-	 * depth >= 2 how many of them lie below it */
-	for (i = 0; i < globs.n; i++) {
+	if (!r && (rdirs.n >= ROOT_MIN_DIRS)) {
+		pat = malloc(rl + 4);
+		if (pat) {
+			sprintf(pat, "%s/**", strcmp(rg, "/") ? rg : "");
+			for (i = 0; i < globs->n; i++) {
+				if (!under_root(&globs->ents[i], rg, rl))
+					continue;
+				globs->ents[i].aux = 1;
+				if (add_pattern(out, pat, globs->ents[i].count) < 0)
+					r = -ENOMEM;
+			}
+			free(pat);
+		} else
+			r = -ENOMEM;
+	}
+	cw_sset_free(&rdirs, NULL);
+	free(rg);
+	return r;
+}
+
+/* The distinct parent directories of the globs left, with the files in
+ * each (DIRS), and for each ancestor of depth >= 2 how many of them lie
+ * below it (ANC). */
+static int count_dirs(const struct cw_sset *globs, struct cw_sset *dirs, struct cw_sset *anc)
+{
+	size_t i;
+
+	for (i = 0; i < globs->n; i++) {
 		struct cw_sset_ent *e;
 		char *d;
 
-		if (globs.ents[i].aux)
+		if (globs->ents[i].aux)
 			continue;
-		d = cw_tool_dirname(globs.ents[i].key);
-		if (!d) {
-			r = -ENOMEM;
-			goto out;
-		}
-		e = cw_sset_get(&dirs, d, true);
+		d = cw_tool_dirname(globs->ents[i].key);
+		if (!d)
+			return -ENOMEM;
+		e = cw_sset_get(dirs, d, true);
 		if (!e) {
 			free(d);
-			r = -ENOMEM;
-			goto out;
+			return -ENOMEM;
 		}
 		if (e->count++ == 0) {
 			/* first file in this directory: count it under each ancestor */
@@ -525,7 +518,7 @@ static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
 			while (a && depth_of(a) >= 2) {
 				char *slash;
 
-				if (!cw_sset_bump(&anc, a))
+				if (!cw_sset_bump(anc, a))
 					break;
 				slash = strrchr(a, '/');
 				if (!slash || slash == a)
@@ -536,52 +529,86 @@ static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
 		}
 		free(d);
 	}
-	for (i = 0; i < globs.n; i++) {
-		const char *k = globs.ents[i].key;
-		struct cw_sset_ent *de;
-		char *d, *a, *best = NULL, *pat;
+	return 0;
+}
 
-		if (globs.ents[i].aux)
-			continue;
-		d = cw_tool_dirname(k);
-		if (!d) {
-			r = -ENOMEM;
-			goto out;
-		}
-		/* the shallowest ancestor that holds a wide tree */
-		a = strdup(d);
-		while (a && depth_of(a) >= 2) {
-			struct cw_sset_ent *ae = cw_sset_get(&anc, a, false);
-			char *slash;
+/* The pattern for the glob K (COUNT uses): the shallowest ancestor that
+ * holds a wide tree, else its directory when that holds many files, else
+ * K itself. */
+static int widen(const char *k, unsigned long count, struct cw_sset *dirs, struct cw_sset *anc,
+		 struct cw_sset *out)
+{
+	struct cw_sset_ent *de;
+	char *d, *a, *best = NULL, *pat;
+	int r;
 
-			if (ae && ae->count >= TREE_MIN_DIRS) {
-				free(best);
-				best = strdup(a);
-			}
-			slash = strrchr(a, '/');
-			if (!slash || slash == a)
-				break;
-			*slash = '\0';
-		}
-		free(a);
-		de = cw_sset_get(&dirs, d, false);
-		pat = malloc(strlen(d) + strlen(k) + 4);
-		if (!pat) {
+	d = cw_tool_dirname(k);
+	if (!d)
+		return -ENOMEM;
+	/* the shallowest ancestor that holds a wide tree */
+	a = strdup(d);
+	while (a && depth_of(a) >= 2) {
+		struct cw_sset_ent *ae = cw_sset_get(anc, a, false);
+		char *slash;
+
+		if (ae && ae->count >= TREE_MIN_DIRS) {
 			free(best);
-			free(d);
-			r = -ENOMEM;
-			goto out;
+			best = strdup(a);
 		}
-		if (best)
-			sprintf(pat, "%s/**", best);
-		else if (de && de->count >= DIR_MIN_FILES)
-			sprintf(pat, "%s/*", strcmp(d, "/") ? d : "");
-		else
-			strcpy(pat, k);
-		r = add_pattern(out, pat, globs.ents[i].count);
-		free(pat);
+		slash = strrchr(a, '/');
+		if (!slash || slash == a)
+			break;
+		*slash = '\0';
+	}
+	free(a);
+	de = cw_sset_get(dirs, d, false);
+	pat = malloc(strlen(d) + strlen(k) + 4);
+	if (!pat) {
 		free(best);
 		free(d);
+		return -ENOMEM;
+	}
+	if (best)
+		sprintf(pat, "%s/**", best);
+	else if (de && de->count >= DIR_MIN_FILES)
+		sprintf(pat, "%s/*", strcmp(d, "/") ? d : "");
+	else
+		strcpy(pat, k);
+	r = add_pattern(out, pat, count);
+	free(pat);
+	free(best);
+	free(d);
+	return r;
+}
+
+/* Generalise the path scopes of SLOT into OUT (glob -> uses). */
+static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
+{
+	struct cw_sset globs = { 0 }, dirs = { 0 }, anc = { 0 };
+	bool use_roots = slot == CW_CAP_FILESYSTEM_READ || slot == CW_CAP_WORKSPACE_WRITE;
+	size_t i, j;
+	int r;
+
+	/* exact globs; consumed ones are marked with aux = 1 */
+	r = exact_globs(&L->scopes[slot], &globs);
+	if (r)
+		goto out;
+	if (slot == CW_SLOT_SECRET_READ || slot == CW_CAP_PROCESS_SPAWN) {
+		for (i = 0; i < globs.n; i++)
+			if ((r = add_pattern(out, globs.ents[i].key, globs.ents[i].count)) < 0)
+				goto out;
+		goto out;
+	}
+	for (j = 0; use_roots && j < L->ctx.nroots; j++)
+		if ((r = take_root(&globs, L->ctx.roots[j], out)) < 0)
+			goto out;
+	r = count_dirs(&globs, &dirs, &anc);
+	if (r)
+		goto out;
+	for (i = 0; i < globs.n; i++) {
+		if (globs.ents[i].aux)
+			continue;
+		r = widen(globs.ents[i].key, globs.ents[i].count, &dirs, &anc, out);
 		if (r)
 			goto out;
 	}
