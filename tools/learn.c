@@ -927,6 +927,149 @@ static bool scope_expressible(int slot, const char *scope)
 	}
 }
 
+/* "still denies ...": the report of a sample the final profile does not allow. */
+static void report_still_denied(const struct cw_decision *d)
+{
+	char msg[CW_SCOPE_MAX + 400];
+	char *fx;
+
+	snprintf(msg, sizeof(msg), "learn: the learned profile still denies %s %s (%s)",
+		 cw_cap_name(d->cap), d->scope, d->rule);
+	fx = cw_tool_utf8_fix(msg, '?');
+	fflush(stdout);
+	fputs("capwatch: ", stderr);
+	cw_tool_put(stderr, fx ? fx : msg);
+	fputc('\n', stderr);
+	free(fx);
+}
+
+/* A deny/ask entry (from the base) matches what the run did: materialise
+ * the list (LST: the rule's ":deny[N]" or ":ask[N]") in the child O and
+ * put a placeholder where that entry was. */
+static void drop_base_entry(struct learn *L, cJSON *o, cJSON *basejson, int slot, const char *lst,
+			    bool *changed)
+{
+	bool isdeny = lst[1] == 'd';
+	const char *lname = isdeny ? "deny" : "ask";
+	long idx = strtol(strchr(lst, '[') + 1, NULL, 10);
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lname);
+
+	if (!arr) {
+		const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL;
+		const cJSON *bl = cJSON_GetObjectItemCaseSensitive(bs, lname);
+
+		arr = bl ? cJSON_Duplicate(bl, 1) : cJSON_CreateArray();
+		cJSON_AddItemToObject(o, lname, arr);
+	}
+	if (idx >= 0 && idx < cJSON_GetArraySize(arr)) {
+		const cJSON *old = cJSON_GetArrayItem(arr, (int)idx);
+		const char *was = cw_j_str(o, "notes");
+		char *note = NULL;
+
+		if (cJSON_IsString(old) && strcmp(old->valuestring, "/\x01removed") &&
+		    asprintf(&note, "%s; dropped the base's %s entry \"%s\": the run needed it",
+			     was ? was : "", lname, old->valuestring) >= 0) {
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "notes");
+			cJSON_AddStringToObject(o, "notes", note);
+		}
+		free(note);
+		cJSON_ReplaceItemInArray(arr, (int)idx, cJSON_CreateString("/\x01removed"));
+		*changed = true;
+	}
+}
+
+/* Add PAT to the array ALLOW unless it is there. */
+static void allow_once(cJSON *allow, const char *pat, bool *changed)
+{
+	const cJSON *it;
+	bool have = false;
+
+	cJSON_ArrayForEach(it, allow)
+		have |= cJSON_IsString(it) && !strcmp(it->valuestring, pat);
+	if (!have) {
+		cJSON_AddItemToArray(allow, cJSON_CreateString(pat));
+		*changed = true;
+	}
+}
+
+/* The default decided: allow this exact SCOPE in the slot object O. */
+static void allow_scope(cJSON *o, int slot, const char *scope, bool *changed)
+{
+	cJSON *allow = cJSON_GetObjectItemCaseSensitive(o, "allow");
+	char *pat;
+
+	if (!allow) {
+		allow = cJSON_CreateArray();
+		cJSON_AddItemToObject(o, "allow", allow);
+	}
+	if (!scope_expressible(slot, scope)) {
+		/* no profile scope says exactly this (a pid, an odd
+		 * address): only the default can allow it */
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "default");
+		cJSON_AddStringToObject(o, "default", "allow");
+		*changed = true;
+		return;
+	}
+	if (slot == CW_CAP_ENVIRONMENT) {
+		/* one pattern per variable name */
+		char *names = strdup(scope), *save = NULL, *tok;
+
+		for (tok = names ? strtok_r(names, ",", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ",", &save))
+			allow_once(allow, tok, changed);
+		free(names);
+		return;
+	}
+	pat = scope[0] == '/' ? path_glob(scope) : cw_tool_utf8_fix(scope, '?');
+	if (pat) {
+		allow_once(allow, pat, changed);
+		free(pat);
+	}
+}
+
+/* Change the candidate ROOT so that it allows what D did not. */
+static void fix_denial(struct learn *L, cJSON *root, cJSON *basejson, const struct cw_decision *d,
+		       bool *changed)
+{
+	const char *lst;
+	cJSON *o;
+	int slot;
+
+	if (d->cap == CW_CAP_NONE || !strncmp(d->rule, "builtin:", 8))
+		return; /* nothing a profile can change */
+	slot = d->cap == CW_CAP_FILESYSTEM_READ && d->secret ? CW_SLOT_SECRET_READ : (int)d->cap;
+	o = slot_obj(root, basejson, slot, L);
+	if (!o)
+		return;
+	if ((lst = strstr(d->rule, ":deny[")) || (lst = strstr(d->rule, ":ask[")))
+		drop_base_entry(L, o, basejson, slot, lst, changed);
+	else
+		allow_scope(o, slot, d->scope, changed);
+}
+
+/* Drop the placeholders left by removals (indices stay stable while a
+ * round runs). */
+static void drop_placeholders(cJSON *root)
+{
+	cJSON *caps = cJSON_GetObjectItemCaseSensitive(root, "capabilities"), *o;
+
+	cJSON_ArrayForEach(o, caps) {
+		static const char *const lists[] = { "deny", "ask" };
+
+		for (size_t li = 0; li < 2; li++) {
+			cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lists[li]);
+			int i;
+
+			for (i = cJSON_GetArraySize(arr) - 1; i >= 0; i--) {
+				cJSON *it = cJSON_GetArrayItem(arr, i);
+
+				if (cJSON_IsString(it) && !strcmp(it->valuestring, "/\x01removed"))
+					cJSON_DeleteItemFromArray(arr, i);
+			}
+		}
+	}
+}
+
 /* Re-decide every sample under the candidate; fix what is still not
  * allowed. Returns the number of samples still not allowed (after fixes
  * this round), or -errno. *CHANGED says whether the candidate changed. */
@@ -950,9 +1093,6 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 		struct cw_op op;
 		struct cw_op_storage stg;
 		struct cw_decision d;
-		int slot;
-		cJSON *o;
-		const char *lst;
 
 		if (cw_trace_event_to_op(ev, &op, &stg, err, sizeof(err)) < 0)
 			continue;
@@ -962,128 +1102,13 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 		if (d.verdict == CW_ALLOW)
 			continue;
 		bad++;
-		if (report) {
-			char msg[CW_SCOPE_MAX + 400];
-			char *fx;
-
-			snprintf(msg, sizeof(msg), "learn: the learned profile still denies %s %s (%s)",
-				 cw_cap_name(d.cap), d.scope, d.rule);
-			fx = cw_tool_utf8_fix(msg, '?');
-			fflush(stdout);
-			fputs("capwatch: ", stderr);
-			cw_tool_put(stderr, fx ? fx : msg);
-			fputc('\n', stderr);
-			free(fx);
-			continue;
-		}
-		if (d.cap == CW_CAP_NONE || !strncmp(d.rule, "builtin:", 8))
-			continue; /* nothing a profile can change */
-		slot = d.cap == CW_CAP_FILESYSTEM_READ && d.secret ? CW_SLOT_SECRET_READ : (int)d.cap;
-		o = slot_obj(root, basejson, slot, L);
-		if (!o)
-			continue;
-		if ((lst = strstr(d.rule, ":deny[")) || (lst = strstr(d.rule, ":ask["))) {
-			/* a deny/ask entry (from the base) matches what the run did:
-			 * materialise the list in the child and drop that entry */
-			bool isdeny = lst[1] == 'd';
-			const char *lname = isdeny ? "deny" : "ask";
-			long idx = strtol(strchr(lst, '[') + 1, NULL, 10);
-			cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lname);
-
-			if (!arr) {
-				const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL;
-				const cJSON *bl = cJSON_GetObjectItemCaseSensitive(bs, lname);
-
-				arr = bl ? cJSON_Duplicate(bl, 1) : cJSON_CreateArray();
-				cJSON_AddItemToObject(o, lname, arr);
-			}
-			if (idx >= 0 && idx < cJSON_GetArraySize(arr)) {
-				const cJSON *old = cJSON_GetArrayItem(arr, (int)idx);
-				const char *was = cw_j_str(o, "notes");
-				char *note = NULL;
-
-				if (cJSON_IsString(old) && strcmp(old->valuestring, "/\x01removed") &&
-				    asprintf(&note, "%s; dropped the base's %s entry \"%s\": the run needed it",
-					     was ? was : "", lname, old->valuestring) >= 0) {
-					cJSON_DeleteItemFromObjectCaseSensitive(o, "notes");
-					cJSON_AddStringToObject(o, "notes", note);
-				}
-				free(note);
-				cJSON_ReplaceItemInArray(arr, (int)idx, cJSON_CreateString("/\x01removed"));
-				*changed = true;
-			}
-		} else {
-			/* the default decided: allow this exact scope */
-			cJSON *allow = cJSON_GetObjectItemCaseSensitive(o, "allow");
-			char *pat;
-
-			if (!allow) {
-				allow = cJSON_CreateArray();
-				cJSON_AddItemToObject(o, "allow", allow);
-			}
-			if (!scope_expressible(slot, d.scope)) {
-				/* no profile scope says exactly this (a pid, an odd
-				 * address): only the default can allow it */
-				cJSON_DeleteItemFromObjectCaseSensitive(o, "default");
-				cJSON_AddStringToObject(o, "default", "allow");
-				*changed = true;
-				continue;
-			}
-			if (slot == CW_CAP_ENVIRONMENT) {
-				/* one pattern per variable name */
-				char *names = strdup(d.scope), *save = NULL, *tok;
-
-				for (tok = names ? strtok_r(names, ",", &save) : NULL; tok;
-				     tok = strtok_r(NULL, ",", &save)) {
-					const cJSON *it;
-					bool have = false;
-
-					cJSON_ArrayForEach(it, allow)
-						have |= cJSON_IsString(it) && !strcmp(it->valuestring, tok);
-					if (!have) {
-						cJSON_AddItemToArray(allow, cJSON_CreateString(tok));
-						*changed = true;
-					}
-				}
-				free(names);
-				continue;
-			}
-			pat = d.scope[0] == '/' ? path_glob(d.scope) : cw_tool_utf8_fix(d.scope, '?');
-			if (pat) {
-				const cJSON *it;
-				bool have = false;
-
-				cJSON_ArrayForEach(it, allow)
-					have |= cJSON_IsString(it) && !strcmp(it->valuestring, pat);
-				if (!have) {
-					cJSON_AddItemToArray(allow, cJSON_CreateString(pat));
-					*changed = true;
-				}
-				free(pat);
-			}
-		}
+		if (report)
+			report_still_denied(&d);
+		else
+			fix_denial(L, root, basejson, &d, changed);
 	}
 	cw_profile_free(p);
-	/* drop the placeholders left by removals (indices are stable above) */
-	{
-		cJSON *caps = cJSON_GetObjectItemCaseSensitive(root, "capabilities"), *o;
-
-		cJSON_ArrayForEach(o, caps) {
-			static const char *const lists[] = { "deny", "ask" };
-
-			for (size_t li = 0; li < 2; li++) {
-				cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lists[li]);
-				int i;
-
-				for (i = cJSON_GetArraySize(arr) - 1; i >= 0; i--) {
-					cJSON *it = cJSON_GetArrayItem(arr, i);
-
-					if (cJSON_IsString(it) && !strcmp(it->valuestring, "/\x01removed"))
-						cJSON_DeleteItemFromArray(arr, i);
-				}
-			}
-		}
-	}
+	drop_placeholders(root);
 	return bad;
 }
 
