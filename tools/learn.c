@@ -758,29 +758,20 @@ static cJSON *base_slot(struct learn *L, cJSON *basejson, int slot)
 	return cJSON_GetObjectItemCaseSensitive(caps, cw_slot_name(slot));
 }
 
-static cJSON *build(struct learn *L, cJSON *basejson)
+/* The profile's "notes": where it was learned from, and how. */
+static void build_notes(struct learn *L, cJSON *root)
 {
-	cJSON *root = cJSON_CreateObject(), *caps;
-	char notes[2048], *cmd = NULL, *fx;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(L->run.header, "command");
-	int slot;
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args"), *it;
+	char notes[2048], *cmd, *fx;
+	char *v[8] = { 0 };
+	size_t n = 0;
 
-	if (!root)
-		return NULL;
-	cJSON_AddStringToObject(root, "name", L->name);
-	if (L->basearg)
-		cJSON_AddStringToObject(root, "extends", L->basearg);
-	{
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args"), *it;
-		char *v[8] = { 0 };
-		size_t n = 0;
-
-		v[n++] = (char *)(cw_j_str(c, "name") ? cw_j_str(c, "name") : "?");
-		cJSON_ArrayForEach(it, args)
-			if (cJSON_IsString(it) && n < 7)
-				v[n++] = it->valuestring;
-		cmd = cw_tool_argv_join(v, 120);
-	}
+	v[n++] = (char *)(cw_j_str(c, "name") ? cw_j_str(c, "name") : "?");
+	cJSON_ArrayForEach(it, args)
+		if (cJSON_IsString(it) && n < 7)
+			v[n++] = it->valuestring;
+	cmd = cw_tool_argv_join(v, 120);
 	snprintf(notes, sizeof(notes),
 		 "Learned by capwatch learn from %.200s: `%.200s` recorded under profile \"%.64s\" "
 		 "(%lu operations, %zu processes). Allows what the run did%s; %s.%s%s",
@@ -794,82 +785,100 @@ static cJSON *build(struct learn *L, cJSON *basejson)
 	fx = cw_tool_utf8_fix(notes, '?');
 	cJSON_AddStringToObject(root, "notes", fx ? fx : "");
 	free(fx);
-	caps = cJSON_AddObjectToObject(root, "capabilities");
-	for (slot = 0; slot < CW_SLOT__COUNT; slot++) {
-		struct cw_sset pats = { 0 };
-		cJSON *o, *allow;
-		char *note;
-		size_t i;
+}
 
-		if (!L->uses[slot] && L->asked[slot].n) {
-			/* only refused asks: keep them asks, deny the rest */
-			cJSON *ask;
-			const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
+/* SLOT's "ask" list: the base's asks the run was not refused, then what it
+ * asked for and was refused, sorted. */
+static void add_asks(struct learn *L, cJSON *basejson, int slot, cJSON *ask)
+{
+	const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
+	size_t i;
 
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
+		if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
+			cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
+	cw_sset_sort(&L->asked[slot]);
+	for (i = 0; i < L->asked[slot].n; i++)
+		cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
+}
+
+/* SLOT's entry under CAPS: what the run used, generalised, over the base. */
+static int build_slot(struct learn *L, cJSON *basejson, cJSON *caps, int slot)
+{
+	struct cw_sset pats = { 0 };
+	cJSON *o, *allow;
+	char *note;
+	size_t i;
+
+	if (!L->uses[slot] && L->asked[slot].n) {
+		/* only refused asks: keep them asks, deny the rest */
+		o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
+		if (!L->basearg)
+			cJSON_AddStringToObject(o, "default", "deny");
+		add_asks(L, basejson, slot, cJSON_AddArrayToObject(o, "ask"));
+		cJSON_AddStringToObject(o, "notes", "not used in the recorded run; what it asked for and "
+					"was refused still asks");
+		return 0;
+	}
+	if (!L->uses[slot]) {
+		if (!L->basearg) {
 			o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-			if (!L->basearg)
-				cJSON_AddStringToObject(o, "default", "deny");
-			ask = cJSON_AddArrayToObject(o, "ask");
-			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
-				if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
-					cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
-			cw_sset_sort(&L->asked[slot]);
-			for (i = 0; i < L->asked[slot].n; i++)
-				cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
-			cJSON_AddStringToObject(o, "notes", "not used in the recorded run; what it asked for and "
-						"was refused still asks");
-			continue;
+			cJSON_AddStringToObject(o, "default", "deny");
+			cJSON_AddStringToObject(o, "notes", "not used in the recorded run");
 		}
-		if (!L->uses[slot]) {
-			if (!L->basearg) {
-				o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-				cJSON_AddStringToObject(o, "default", "deny");
-				cJSON_AddStringToObject(o, "notes", "not used in the recorded run");
-			}
-			continue;
-		}
-		if (patterns_of(L, slot, &pats) < 0) {
-			cw_sset_free(&pats, NULL);
+		return 0;
+	}
+	if (patterns_of(L, slot, &pats) < 0) {
+		cw_sset_free(&pats, NULL);
+		return -ENOMEM;
+	}
+	cw_sset_sort(&pats);
+	o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
+	if (!L->basearg || (slot == CW_CAP_PROCESS_CONTROL && L->pid_control) || L->odd_scopes[slot])
+		cJSON_AddStringToObject(o, "default",
+					(slot == CW_CAP_PROCESS_CONTROL && L->pid_control) ||
+					L->odd_scopes[slot] ? "allow" : "deny");
+	allow = cJSON_AddArrayToObject(o, "allow");
+	if (basejson) {
+		const cJSON *bs = base_slot(L, basejson, slot);
+		const cJSON *ba = cJSON_GetObjectItemCaseSensitive(bs, "allow"), *it;
+
+		cJSON_ArrayForEach(it, ba)
+			if (cJSON_IsString(it) && !cw_sset_get(&pats, it->valuestring, false))
+				cJSON_AddItemToArray(allow, cJSON_CreateString(it->valuestring));
+	}
+	for (i = 0; i < pats.n; i++) {
+		char *hp = home_rel(L, pats.ents[i].key);
+
+		cJSON_AddItemToArray(allow, cJSON_CreateString(hp ? hp : pats.ents[i].key));
+		free(hp);
+	}
+	if (L->asked[slot].n)
+		add_asks(L, basejson, slot, cJSON_AddArrayToObject(o, "ask"));
+	note = slot_note(L, slot);
+	cJSON_AddStringToObject(o, "notes", note ? note : "");
+	free(note);
+	cw_sset_free(&pats, NULL);
+	return 0;
+}
+
+static cJSON *build(struct learn *L, cJSON *basejson)
+{
+	cJSON *root = cJSON_CreateObject(), *caps;
+	int slot;
+
+	if (!root)
+		return NULL;
+	cJSON_AddStringToObject(root, "name", L->name);
+	if (L->basearg)
+		cJSON_AddStringToObject(root, "extends", L->basearg);
+	build_notes(L, root);
+	caps = cJSON_AddObjectToObject(root, "capabilities");
+	for (slot = 0; slot < CW_SLOT__COUNT; slot++)
+		if (build_slot(L, basejson, caps, slot) < 0) {
 			cJSON_Delete(root);
 			return NULL;
 		}
-		cw_sset_sort(&pats);
-		o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-		if (!L->basearg || (slot == CW_CAP_PROCESS_CONTROL && L->pid_control) || L->odd_scopes[slot])
-			cJSON_AddStringToObject(o, "default",
-						(slot == CW_CAP_PROCESS_CONTROL && L->pid_control) ||
-						L->odd_scopes[slot] ? "allow" : "deny");
-		allow = cJSON_AddArrayToObject(o, "allow");
-		if (basejson) {
-			const cJSON *bs = base_slot(L, basejson, slot);
-			const cJSON *ba = cJSON_GetObjectItemCaseSensitive(bs, "allow"), *it;
-
-			cJSON_ArrayForEach(it, ba)
-				if (cJSON_IsString(it) && !cw_sset_get(&pats, it->valuestring, false))
-					cJSON_AddItemToArray(allow, cJSON_CreateString(it->valuestring));
-		}
-		for (i = 0; i < pats.n; i++) {
-			char *hp = home_rel(L, pats.ents[i].key);
-
-			cJSON_AddItemToArray(allow, cJSON_CreateString(hp ? hp : pats.ents[i].key));
-			free(hp);
-		}
-		if (L->asked[slot].n) {
-			cJSON *ask = cJSON_AddArrayToObject(o, "ask");
-			const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
-
-			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
-				if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
-					cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
-			cw_sset_sort(&L->asked[slot]);
-			for (i = 0; i < L->asked[slot].n; i++)
-				cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
-		}
-		note = slot_note(L, slot);
-		cJSON_AddStringToObject(o, "notes", note ? note : "");
-		free(note);
-		cw_sset_free(&pats, NULL);
-	}
 	return root;
 }
 
