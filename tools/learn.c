@@ -1130,7 +1130,9 @@ static bool valid_name(const char *s)
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
-int cw_tool_learn(int argc, char **argv)
+/* The command line into L. False when the tool is done: *RET is its exit
+ * status (--help, a usage error). */
+static bool parse_args(int argc, char **argv, struct learn *L, int *ret)
 {
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
@@ -1139,53 +1141,87 @@ int cw_tool_learn(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c;
+
+	*ret = CW_TOOL_EXIT_USAGE; /* unless --help, when it returns false */
+	L->name = "learned";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hb:n:d", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': L->basearg = optarg; break;
+		case 'n': L->name = optarg; break;
+		case 'd': L->include_denied = true; break;
+		case 'h': fputs(usage_text, stdout); *ret = 0; return false;
+		default:
+			cw_tool_msg("learn: unknown or incomplete option \"%s\" (see capwatch learn --help)",
+				    argv[optind - 1]);
+			return false;
+		}
+	}
+	if (argc - optind != 1) {
+		cw_tool_msg("learn: expected one TRACE.jsonl (see capwatch learn --help)");
+		return false;
+	}
+	if (!valid_name(L->name)) {
+		cw_tool_msg("learn: bad --name \"%s\" (1 to 64 of A-Z a-z 0-9 . _ -)", L->name);
+		return false;
+	}
+	L->file = argv[optind];
+	return true;
+}
+
+/* --base: the profile, and its expansion as JSON (*BASEJSON) to build on. */
+static int load_base(struct learn *L, cJSON **basejson)
+{
+	char *bj;
+
+	if (cw_tool_profile_load(L->basearg, &L->base) < 0)
+		return CW_TOOL_EXIT_USAGE;
+	bj = cw_profile_to_json(L->base);
+	*basejson = bj ? cJSON_Parse(bj) : NULL;
+	free(bj);
+	if (!*basejson) {
+		cw_tool_msg("learn: out of memory");
+		cw_profile_free(L->base);
+		L->base = NULL;
+		return CW_TOOL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void learn_free(struct learn *L)
+{
+	for (int s = 0; s < CW_SLOT__COUNT; s++) {
+		cw_sset_free(&L->scopes[s], NULL);
+		cw_sset_free(&L->progs[s], NULL);
+		cw_sset_free(&L->asked[s], NULL);
+	}
+	cw_sset_free(&L->sample_keys, NULL);
+	cJSON_Delete(L->samples);
+	if (L->have_ctx)
+		cw_trace_context_free(&L->ctx);
+	if (L->base)
+		cw_profile_free(L->base);
+	cw_tool_run_free(&L->run);
+}
+
+int cw_tool_learn(int argc, char **argv)
+{
 	struct learn L;
 	struct cw_tr_status st;
 	cJSON *root = NULL, *basejson = NULL;
 	char *text;
 	long bad = 0;
-	int c, r, ret = CW_TOOL_EXIT_OK, round;
+	int r, ret = CW_TOOL_EXIT_OK, round;
 	bool changed;
 
 	memset(&L, 0, sizeof(L));
-	L.name = "learned";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hb:n:d", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': L.basearg = optarg; break;
-		case 'n': L.name = optarg; break;
-		case 'd': L.include_denied = true; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default:
-			cw_tool_msg("learn: unknown or incomplete option \"%s\" (see capwatch learn --help)",
-				    argv[optind - 1]);
-			return CW_TOOL_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		cw_tool_msg("learn: expected one TRACE.jsonl (see capwatch learn --help)");
-		return CW_TOOL_EXIT_USAGE;
-	}
-	if (!valid_name(L.name)) {
-		cw_tool_msg("learn: bad --name \"%s\" (1 to 64 of A-Z a-z 0-9 . _ -)", L.name);
-		return CW_TOOL_EXIT_USAGE;
-	}
-	L.file = argv[optind];
-	if (L.basearg) {
-		char *bj;
-
-		if (cw_tool_profile_load(L.basearg, &L.base) < 0)
-			return CW_TOOL_EXIT_USAGE;
-		bj = cw_profile_to_json(L.base);
-		basejson = bj ? cJSON_Parse(bj) : NULL;
-		free(bj);
-		if (!basejson) {
-			cw_tool_msg("learn: out of memory");
-			cw_profile_free(L.base);
-			return CW_TOOL_EXIT_USAGE;
-		}
-	}
+	if (!parse_args(argc, argv, &L, &ret))
+		return ret;
+	ret = CW_TOOL_EXIT_OK;
+	if (L.basearg && (ret = load_base(&L, &basejson)) != 0)
+		return ret;
 	cw_tool_run_init(&L.run, L.file);
 	L.samples = cJSON_CreateArray();
 	if (!L.samples) {
@@ -1231,19 +1267,8 @@ int cw_tool_learn(int argc, char **argv)
 		cw_tool_msg("%s: warning: the trace is incomplete; the profile covers only what was recorded",
 			    L.file);
 out:
-	for (int s = 0; s < CW_SLOT__COUNT; s++) {
-		cw_sset_free(&L.scopes[s], NULL);
-		cw_sset_free(&L.progs[s], NULL);
-		cw_sset_free(&L.asked[s], NULL);
-	}
-	cw_sset_free(&L.sample_keys, NULL);
-	cJSON_Delete(L.samples);
+	learn_free(&L);
 	cJSON_Delete(root);
 	cJSON_Delete(basejson);
-	if (L.have_ctx)
-		cw_trace_context_free(&L.ctx);
-	if (L.base)
-		cw_profile_free(L.base);
-	cw_tool_run_free(&L.run);
 	return ret;
 }
