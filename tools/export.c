@@ -413,13 +413,142 @@ out:
 	free(dstack);
 }
 
+/* The title (the command) and the facts in one row, so that the timeline
+ * is in the first screen. */
+static void html_summary(FILE *o, const char *file, const struct cw_tool_run *run)
+{
+	const cJSON *oc;
+
+	fputs("<h1>capwatch run: <code>", o);
+	{
+		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(run->header, "command");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(cmd, "args"), *it;
+
+		h(o, cw_j_str(cmd, "name"));
+		cJSON_ArrayForEach(it, args) {
+			fputc(' ', o);
+			h(o, cJSON_IsString(it) ? it->valuestring : "?");
+		}
+	}
+	fputs("</code></h1>\n<table class=\"sum\">\n<tr><th>profile</th><th>outcome</th><th>processes</th>"
+	      "<th>operations</th><th>denials</th><th>duration</th><th>started</th><th>trace</th></tr>\n<tr><td>", o);
+	h(o, cw_j_str(run->header, "profile"));
+	fputs("</td><td>", o);
+	oc = cJSON_GetObjectItemCaseSensitive(run->summary, "outcome");
+	if (oc) {
+		h(o, cw_j_str(oc, "state"));
+		fputs(" / ", o);
+		h(o, cw_j_str(oc, "kind"));
+	} else
+		fputs("unknown (no summary line: the run did not finish)", o);
+	fprintf(o, "</td><td>%zu</td><td>%lu</td><td%s>%zu</td><td>", run->nprocs, run->nops,
+		run->ndenials ? " class=\"deny\"" : "", run->ndenials);
+	if (run->has_time)
+		fprintf(o, "%.3f s", run->tmax - run->tmin);
+	fputs("</td><td>", o);
+	h(o, cw_j_str(run->header, "start"));
+	fputs("</td><td class=\"m\">", o);
+	h(o, file);
+	fputs("</td></tr>\n</table>\n", o);
+	if (run->st.partial)
+		fputs("<p class=\"deny\">The trace is incomplete; this picture is partial.</p>\n", o);
+}
+
+/* The denials, filterable (html_filter_script). */
+static void html_denials(FILE *o, struct cw_tool_run *run)
+{
+	size_t i;
+
+	fprintf(o, "<h2>Denials (%zu)</h2>\n", run->ndenials);
+	if (!run->ndenials) {
+		fputs("<p>none</p>\n", o);
+		return;
+	}
+	fputs("<input id=\"q\" type=\"search\" placeholder=\"filter denials\" aria-label=\"filter denials\">\n"
+	      "<table id=\"denials\">\n<thead><tr><th>seq</th><th>time</th><th>pid</th><th>program</th>"
+	      "<th>syscall</th><th>capability</th><th>scope</th><th>decision</th><th>rule</th>"
+	      "<th>host</th><th>site</th></tr></thead>\n<tbody>\n", o);
+	for (i = 0; i < run->ndenials && i < HTML_MAX_DENIALS; i++) {
+		const struct cw_tdenial *d = &run->denials[i];
+		struct cw_tproc *p = cw_tool_run_find(run, d->pid);
+
+		fprintf(o, "<tr><td>%llu</td><td>+%.3f s</td><td>%d</td><td>", (unsigned long long)d->seq,
+			cw_tool_run_rel(run, d->time), d->pid);
+		h(o, p ? cw_tproc_name(p) : "?");
+		fputs("</td><td>", o);
+		h(o, d->syscall);
+		fputs("</td><td>", o);
+		h(o, d->cap);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->scope);
+		fputs("</td><td class=\"deny\">", o);
+		h(o, d->decision);
+		if (!d->enforced)
+			fputs(" (not enforced)", o);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->rule);
+		fputs("</td><td>", o);
+		h(o, d->host ? d->host : "");
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->site ? d->site : "");
+		fputs("</td></tr>\n", o);
+	}
+	fputs("</tbody>\n</table>\n", o);
+	if (run->ndenials > HTML_MAX_DENIALS)
+		fprintf(o, "<p class=\"dim\">... and %zu more denials (see capwatch explain --all)</p>\n",
+			run->ndenials - HTML_MAX_DENIALS);
+}
+
+/* Allowed but flagged (observe: secret reads, protected writes). */
+static void html_flagged(FILE *o, struct cw_tool_run *run)
+{
+	size_t i;
+
+	if (!run->nflagged)
+		return;
+	fprintf(o, "<h2>Flagged (%zu): allowed, worth a look</h2>\n<table>\n<tr><th>seq</th><th>pid</th>"
+		"<th>program</th><th>syscall</th><th>capability</th><th>scope</th><th>rule</th></tr>\n",
+		run->nflagged);
+	for (i = 0; i < run->nflagged && i < HTML_MAX_DENIALS; i++) {
+		const struct cw_tdenial *d = &run->flagged[i];
+		struct cw_tproc *p = cw_tool_run_find(run, d->pid);
+
+		fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
+		h(o, p ? cw_tproc_name(p) : "?");
+		fputs("</td><td>", o);
+		h(o, d->syscall);
+		fputs("</td><td>", o);
+		h(o, d->cap);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->scope);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->rule);
+		fputs("</td></tr>\n", o);
+	}
+	fputs("</table>\n", o);
+}
+
+static void html_capabilities(FILE *o, const struct cw_tool_run *run)
+{
+	int k;
+
+	fputs("<h2>Capabilities used</h2>\n<table>\n"
+	      "<tr><th>capability</th><th>uses</th><th>scopes</th><th>denied</th></tr>\n", o);
+	for (k = 0; k < CW_CAP__COUNT; k++) {
+		if (!run->uses[k])
+			continue;
+		fprintf(o, "<tr><td>%s</td><td>%lu</td><td>%zu</td><td%s>%lu</td></tr>\n", cw_cap_name(k),
+			run->uses[k], run->scopes[k].n, run->kind_denials[k] ? " class=\"deny\"" : "",
+			run->kind_denials[k]);
+	}
+	fputs("</table>\n", o);
+}
+
 static int export_html(const char *file, FILE *o)
 {
 	struct cw_tool_run run;
 	struct cw_tl *tl = NULL;
-	size_t i;
-	const cJSON *oc;
-	int r, k;
+	int r;
 
 	cw_tool_run_init(&run, file);
 	r = cw_tl_load(file, &run, &tl);
@@ -431,112 +560,14 @@ static int export_html(const char *file, FILE *o)
 	fputs(html_head, o);
 	h(o, file);
 	fputs(html_style, o);
-	fputs("<h1>capwatch run: <code>", o);
-	{
-		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(run.header, "command");
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(cmd, "args"), *it;
-
-		h(o, cw_j_str(cmd, "name"));
-		cJSON_ArrayForEach(it, args) {
-			fputc(' ', o);
-			h(o, cJSON_IsString(it) ? it->valuestring : "?");
-		}
-	}
-	/* the facts in one row, so that the timeline is in the first screen */
-	fputs("</code></h1>\n<table class=\"sum\">\n<tr><th>profile</th><th>outcome</th><th>processes</th>"
-	      "<th>operations</th><th>denials</th><th>duration</th><th>started</th><th>trace</th></tr>\n<tr><td>", o);
-	h(o, cw_j_str(run.header, "profile"));
-	fputs("</td><td>", o);
-	oc = cJSON_GetObjectItemCaseSensitive(run.summary, "outcome");
-	if (oc) {
-		h(o, cw_j_str(oc, "state"));
-		fputs(" / ", o);
-		h(o, cw_j_str(oc, "kind"));
-	} else
-		fputs("unknown (no summary line: the run did not finish)", o);
-	fprintf(o, "</td><td>%zu</td><td>%lu</td><td%s>%zu</td><td>", run.nprocs, run.nops,
-		run.ndenials ? " class=\"deny\"" : "", run.ndenials);
-	if (run.has_time)
-		fprintf(o, "%.3f s", run.tmax - run.tmin);
-	fputs("</td><td>", o);
-	h(o, cw_j_str(run.header, "start"));
-	fputs("</td><td class=\"m\">", o);
-	h(o, file);
-	fputs("</td></tr>\n</table>\n", o);
-	if (run.st.partial)
-		fputs("<p class=\"deny\">The trace is incomplete; this picture is partial.</p>\n", o);
+	html_summary(o, file, &run);
 	fputs("<h2>Timeline</h2>\n", o);
 	cw_tl_write_section(o, &run, tl);
-	fprintf(o, "<h2>Denials (%zu)</h2>\n", run.ndenials);
-	if (run.ndenials) {
-		fputs("<input id=\"q\" type=\"search\" placeholder=\"filter denials\" aria-label=\"filter denials\">\n"
-		      "<table id=\"denials\">\n<thead><tr><th>seq</th><th>time</th><th>pid</th><th>program</th>"
-		      "<th>syscall</th><th>capability</th><th>scope</th><th>decision</th><th>rule</th>"
-		      "<th>host</th><th>site</th></tr></thead>\n<tbody>\n", o);
-		for (i = 0; i < run.ndenials && i < HTML_MAX_DENIALS; i++) {
-			const struct cw_tdenial *d = &run.denials[i];
-			struct cw_tproc *p = cw_tool_run_find(&run, d->pid);
-
-			fprintf(o, "<tr><td>%llu</td><td>+%.3f s</td><td>%d</td><td>", (unsigned long long)d->seq,
-				cw_tool_run_rel(&run, d->time), d->pid);
-			h(o, p ? cw_tproc_name(p) : "?");
-			fputs("</td><td>", o);
-			h(o, d->syscall);
-			fputs("</td><td>", o);
-			h(o, d->cap);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->scope);
-			fputs("</td><td class=\"deny\">", o);
-			h(o, d->decision);
-			if (!d->enforced)
-				fputs(" (not enforced)", o);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->rule);
-			fputs("</td><td>", o);
-			h(o, d->host ? d->host : "");
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->site ? d->site : "");
-			fputs("</td></tr>\n", o);
-		}
-		fputs("</tbody>\n</table>\n", o);
-		if (run.ndenials > HTML_MAX_DENIALS)
-			fprintf(o, "<p class=\"dim\">... and %zu more denials (see capwatch explain --all)</p>\n",
-				run.ndenials - HTML_MAX_DENIALS);
-	} else
-		fputs("<p>none</p>\n", o);
-	if (run.nflagged) {
-		fprintf(o, "<h2>Flagged (%zu): allowed, worth a look</h2>\n<table>\n<tr><th>seq</th><th>pid</th>"
-			"<th>program</th><th>syscall</th><th>capability</th><th>scope</th><th>rule</th></tr>\n",
-			run.nflagged);
-		for (i = 0; i < run.nflagged && i < HTML_MAX_DENIALS; i++) {
-			const struct cw_tdenial *d = &run.flagged[i];
-			struct cw_tproc *p = cw_tool_run_find(&run, d->pid);
-
-			fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
-			h(o, p ? cw_tproc_name(p) : "?");
-			fputs("</td><td>", o);
-			h(o, d->syscall);
-			fputs("</td><td>", o);
-			h(o, d->cap);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->scope);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->rule);
-			fputs("</td></tr>\n", o);
-		}
-		fputs("</table>\n", o);
-	}
+	html_denials(o, &run);
+	html_flagged(o, &run);
 	cw_tl_write_programs(o, &run);
-	fputs("<h2>Capabilities used</h2>\n<table>\n"
-	      "<tr><th>capability</th><th>uses</th><th>scopes</th><th>denied</th></tr>\n", o);
-	for (k = 0; k < CW_CAP__COUNT; k++) {
-		if (!run.uses[k])
-			continue;
-		fprintf(o, "<tr><td>%s</td><td>%lu</td><td>%zu</td><td%s>%lu</td></tr>\n", cw_cap_name(k),
-			run.uses[k], run.scopes[k].n, run.kind_denials[k] ? " class=\"deny\"" : "",
-			run.kind_denials[k]);
-	}
-	fprintf(o, "</table>\n<h2>Process tree</h2>\n<details%s><summary>%zu processes%s</summary>\n",
+	html_capabilities(o, &run);
+	fprintf(o, "<h2>Process tree</h2>\n<details%s><summary>%zu processes%s</summary>\n",
 		run.nprocs <= HTML_TREE_OPEN ? " open" : "", run.nprocs,
 		run.nprocs > HTML_MAX_ROWS ? " (the first 400 in tree order)" : "");
 	html_tree(o, &run);
