@@ -1,5 +1,6 @@
-/* Profile files: parsing, validation with located one-line errors,
- * inheritance, expansion to JSON, and scope matching.
+/* Profile files: parsing, validation with located one-line errors and
+ * inheritance. Scopes and their matching are in profile_scope.c, the
+ * expansion back to JSON in profile_expand.c.
  *
  * Error messages name a line whenever the offending key or value can be
  * found in the text: cJSON keeps no positions, so a small scanner below
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
 #include <cjson/cJSON.h>
 #include "policy.h"
 #include "profile.h"
@@ -126,329 +126,6 @@ static int verdict_from_name(const char *s)
 		if (strcmp(s, cw_verdict_name((cw_verdict)v)) == 0)
 			return v;
 	return -EINVAL;
-}
-
-/* ---- scopes --------------------------------------------------------------- */
-
-enum slot_kind { SK_PATH, SK_PROGRAM, SK_NET, SK_CONTROL, SK_ENV, SK_UNRESTRICTED };
-
-static enum slot_kind slot_kind(int slot)
-{
-	switch (slot) {
-	case CW_CAP_PROCESS_SPAWN:
-		return SK_PROGRAM;
-	case CW_CAP_ISOLATED_LOOPBACK:
-	case CW_CAP_HOST_VISIBLE_BINDING:
-	case CW_CAP_EXTERNAL_NETWORK:
-		return SK_NET;
-	case CW_CAP_PROCESS_CONTROL:
-		return SK_CONTROL;
-	case CW_CAP_ENVIRONMENT:
-		return SK_ENV;
-	case CW_CAP_UNRESTRICTED:
-		return SK_UNRESTRICTED;
-	default: /* filesystem_read, the secret slot, workspace_write, protected_metadata */
-		return SK_PATH;
-	}
-}
-
-static bool is_path_glob(const char *s)
-{
-	return s[0] == '/' || s[0] == '*' || (s[0] == '~' && (s[1] == '/' || s[1] == '\0'));
-}
-
-static bool only_chars(const char *s, const char *extra)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		char c = *s;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      strchr(extra, c)))
-			return false;
-	}
-	return true;
-}
-
-const char *cw_scope_invalid(int slot, const char *s)
-{
-	if (!s || !*s)
-		return "empty scope";
-	if (strlen(s) >= CW_GLOB_MAX)
-		return "scope too long";
-	switch (slot_kind(slot)) {
-	case SK_PATH:
-		return is_path_glob(s) ? NULL : "expected an absolute path glob (\"/...\", \"~/...\" or \"**/...\")";
-	case SK_PROGRAM:
-		return is_path_glob(s) ? NULL : "expected a program path or glob (\"/usr/bin/make\", \"**/make\")";
-	case SK_NET:
-		return cw_addr_scope_check(s) >= 0 ? NULL
-			: "expected an address scope (\"203.0.113.7:443\", \"10.0.0.0/8:*\", \"[::1]:80\", \"*:443\", \"host.example:443\", \"unix:/path\")";
-	case SK_CONTROL:
-		return strncmp(s, "unix:", 5) == 0 ? NULL
-			: "expected a unix socket scope (\"unix:/run/x.sock\", \"unix:@name\"); pids are not scoped";
-	case SK_ENV:
-		return only_chars(s, "_*?") ? NULL : "expected a variable name or glob (\"CI\", \"NPM_*\")";
-	case SK_UNRESTRICTED:
-		return (is_path_glob(s) || only_chars(s, "_*?")) ? NULL
-			: "expected a path glob or a system call name";
-	}
-	return "unknown slot";
-}
-
-/* "host:port" text (the operation's scope) against a host-name pattern. */
-static bool host_text_match(const char *pattern, const char *scope)
-{
-	const char *c = strrchr(scope, ':');
-	if (!c || c == scope)
-		return false;
-	char host[256];
-	size_t hl = (size_t)(c - scope);
-	if (hl >= sizeof host)
-		return false;
-	memcpy(host, scope, hl);
-	host[hl] = '\0';
-	char *end;
-	long port = strtol(c + 1, &end, 10);
-	if (*end || end == c + 1 || port < 0 || port > 65535)
-		return false;
-	return cw_addr_host_scope_match(pattern, host, (int)port);
-}
-
-/* Same IP address (ports ignored); an IPv4-mapped IPv6 address is its IPv4
- * address. */
-static bool ip_of(const struct sockaddr *sa, size_t len, unsigned char ip[16], int *fam)
-{
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		memcpy(ip, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-		*fam = AF_INET;
-		return true;
-	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-		const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-		static const unsigned char mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
-		if (!memcmp(a, mapped, 12)) {
-			memcpy(ip, a + 12, 4);
-			*fam = AF_INET;
-		} else {
-			memcpy(ip, a, 16);
-			*fam = AF_INET6;
-		}
-		return true;
-	}
-	return false;
-}
-
-static int port_of(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-}
-
-/* The name the supervisor resolved for the operation's address that
- * PATTERN (a host-name scope) matches, or NULL. */
-static const char *resolved_host_match(const struct cw_context *ctx, const char *pattern,
-				       const char *scope, const void *addr, size_t addrlen)
-{
-	struct sockaddr_storage ss;
-	size_t len;
-	unsigned char ip[16], eip[16];
-	int fam, efam;
-
-	if (!ctx || !ctx->nhosts)
-		return NULL;
-	if (!addr) {
-		if (!scope || cw_addr_parse(scope, &ss, &len) < 0)
-			return NULL;
-		addr = &ss;
-		addrlen = len;
-	}
-	if (!ip_of(addr, addrlen, ip, &fam))
-		return NULL;
-	int port = port_of(addr);
-	for (size_t i = 0; i < ctx->nhosts; i++) {
-		const struct cw_resolved_host *h = &ctx->hosts[i];
-		if (!h->name || !ip_of((const struct sockaddr *)&h->addr, h->addrlen, eip, &efam))
-			continue;
-		if (efam != fam || memcmp(ip, eip, fam == AF_INET ? 4 : 16))
-			continue;
-		if (cw_addr_host_scope_match(pattern, h->name, port))
-			return h->name;
-	}
-	return NULL;
-}
-
-size_t cw_profile_host_scopes(const cw_profile *p, const char **out, size_t max)
-{
-	static const int net_slots[] = { CW_CAP_EXTERNAL_NETWORK, CW_CAP_ISOLATED_LOOPBACK,
-					 CW_CAP_HOST_VISIBLE_BINDING };
-	size_t n = 0;
-	if (!p)
-		return 0;
-	for (size_t k = 0; k < sizeof net_slots / sizeof net_slots[0]; k++) {
-		const struct cw_slot_rule *r = &p->slot[net_slots[k]];
-		for (int l = 0; l < CW_LIST__COUNT; l++)
-			for (size_t i = 0; i < r->nscopes[l]; i++)
-				if (cw_addr_scope_check(r->scopes[l][i]) == CW_SCOPE_HOST) {
-					if (n < max)
-						out[n] = r->scopes[l][i];
-					n++;
-				}
-	}
-	return n;
-}
-
-bool cw_scope_match(int slot, const struct cw_context *ctx, const char *pattern,
-		    const char *scope, const void *addr, size_t addrlen)
-{
-	if (!pattern || !scope)
-		return false;
-	switch (slot_kind(slot)) {
-	case SK_NET:
-	case SK_CONTROL: {
-		int k = cw_addr_scope_check(pattern);
-		if (k < 0)
-			return false;
-		if (k == CW_SCOPE_HOST)
-			return host_text_match(pattern, scope) ||
-			       resolved_host_match(ctx, pattern, scope, addr, addrlen);
-		if (addr)
-			return cw_addr_scope_match(pattern, addr, addrlen);
-		struct sockaddr_storage ss;
-		size_t len;
-		if (cw_addr_parse(scope, &ss, &len) < 0)
-			return false;
-		return cw_addr_scope_match(pattern, (const struct sockaddr *)&ss, len);
-	}
-	case SK_ENV: {
-		/* every name in the comma-separated list must match */
-		char name[256];
-		bool any = false;
-		for (const char *p = scope; *p; ) {
-			const char *e = strchr(p, ',');
-			size_t n = e ? (size_t)(e - p) : strlen(p);
-			if (n >= sizeof name)
-				return false;
-			if (n > 0) {
-				memcpy(name, p, n);
-				name[n] = '\0';
-				if (!cw_path_glob_match(NULL, pattern, name))
-					return false;
-				any = true;
-			}
-			p += n;
-			if (*p == ',')
-				p++;
-		}
-		return any;
-	}
-	default:
-		return cw_path_glob_match(ctx, pattern, scope);
-	}
-}
-
-/* environment: SCOPE is a comma-separated list of names. A deny or ask
- * pattern applies when it matches any name; the allow list applies when
- * every name is matched by some allow pattern (the index reported is the
- * pattern that matched the first name). */
-static bool env_any(const char *pattern, const char *names)
-{
-	char name[256];
-	for (const char *p = names; *p; ) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n > 0 && n < sizeof name) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			if (cw_path_glob_match(NULL, pattern, name))
-				return true;
-		}
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
-}
-
-static long env_all(char *const *patterns, size_t np, const char *names)
-{
-	char name[256];
-	long first = -1;
-	bool any = false;
-	for (const char *p = names; *p; ) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n > 0) {
-			if (n >= sizeof name)
-				return -1;
-			memcpy(name, p, n);
-			name[n] = '\0';
-			size_t i;
-			for (i = 0; i < np; i++)
-				if (cw_path_glob_match(NULL, patterns[i], name))
-					break;
-			if (i == np)
-				return -1;
-			if (!any)
-				first = (long)i;
-			any = true;
-		}
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return first;
-}
-
-cw_verdict cw_profile_match(const cw_profile *p, const struct cw_context *ctx, int slot,
-			    const char *scope, const void *addr, size_t addrlen,
-			    char *rule, size_t rulesz)
-{
-	static const cw_verdict list_verdict[CW_LIST__COUNT] = {
-		[CW_LIST_DENY] = CW_DENY, [CW_LIST_ASK] = CW_ASK, [CW_LIST_ALLOW] = CW_ALLOW,
-	};
-	if (!p || slot < 0 || slot >= CW_SLOT__COUNT) {
-		if (rule && rulesz)
-			snprintf(rule, rulesz, "builtin:invalid-slot");
-		return CW_DENY;
-	}
-	const struct cw_slot_rule *r = &p->slot[slot];
-	const char *sname = cw_slot_name(slot);
-	if (scope) {
-		for (int l = 0; l < CW_LIST__COUNT; l++) {
-			long hit = -1;
-			if (slot == CW_CAP_ENVIRONMENT && l == CW_LIST_ALLOW) {
-				if (r->nscopes[l])
-					hit = env_all(r->scopes[l], r->nscopes[l], scope);
-			} else {
-				for (size_t i = 0; i < r->nscopes[l] && hit < 0; i++) {
-					bool m = slot == CW_CAP_ENVIRONMENT
-						? env_any(r->scopes[l][i], scope)
-						: cw_scope_match(slot, ctx, r->scopes[l][i], scope, addr, addrlen);
-					if (m)
-						hit = (long)i;
-				}
-			}
-			if (hit >= 0) {
-				const char *pat = slot == CW_CAP_ENVIRONMENT ? NULL : r->scopes[l][hit];
-				const char *host = NULL;
-				if (pat && (slot_kind(slot) == SK_NET || slot_kind(slot) == SK_CONTROL) &&
-				    cw_addr_scope_check(pat) == CW_SCOPE_HOST)
-					host = resolved_host_match(ctx, pat, scope, addr, addrlen);
-				if (rule && rulesz && host)
-					snprintf(rule, rulesz, "%s:%s:%s[%ld] host %.100s", p->name, sname,
-						 cw_verdict_name(list_verdict[l]), hit, host);
-				else if (rule && rulesz)
-					snprintf(rule, rulesz, "%s:%s:%s[%ld]", p->name, sname,
-						 cw_verdict_name(list_verdict[l]), hit);
-				return list_verdict[l];
-			}
-		}
-	}
-	if (rule && rulesz)
-		snprintf(rule, rulesz, "%s:%s:default", p->name, sname);
-	return r->def;
 }
 
 /* ---- locating a JSON node in the text ------------------------------------- */
@@ -847,7 +524,7 @@ static int parse_rule(struct pctx *pc, int slot, const cJSON *v, struct cw_slot_
 
 static bool valid_name(const char *s)
 {
-	return strlen(s) <= 64 && only_chars(s, "._-");
+	return strlen(s) <= 64 && cw_scope_only_chars(s, "._-");
 }
 
 static const char *builtin_list(void)
@@ -855,26 +532,19 @@ static const char *builtin_list(void)
 	return "none, readonly, verify, repair, observe";
 }
 
-int cw_profile_parse(const char *text, size_t len, const char *origin,
-		     cw_profile_resolver resolver, void *opaque, int depth,
-		     cw_profile **out, char *err, size_t errsz)
+/* The text as JSON: a NUL byte or a syntax error is reported with its
+ * line. On success *BUF is the text NUL-terminated (PC->text from now on)
+ * and *ROOT its tree, both the caller's to free. */
+static int parse_json(struct pctx *pc, char **bufp, cJSON **rootp)
 {
-	if (err && errsz)
-		err[0] = '\0';
-	if (!out || (!text && len))
-		return -EINVAL;
-	*out = NULL;
-	/* the origin is a file name: any bytes; keep the message one line */
-	char origin_buf[512];
-	quote(origin_buf, sizeof origin_buf, origin ? origin : "<profile>");
-	origin_buf[strlen(origin_buf) - 1] = '\0';
-	origin = origin_buf + 1;
-	struct pctx pc = { .text = text ? text : "", .len = len, .origin = origin,
-			   .err = err, .errsz = errsz };
-	if (memchr(pc.text, '\0', len)) {
-		size_t at = (size_t)((const char *)memchr(pc.text, '\0', len) - pc.text);
+	const char *origin = pc->origin;
+	size_t len = pc->len;
+	char *err = pc->err;
+	size_t errsz = pc->errsz;
+	if (memchr(pc->text, '\0', len)) {
+		size_t at = (size_t)((const char *)memchr(pc->text, '\0', len) - pc->text);
 		if (err && errsz)
-			snprintf(err, errsz, "%s:%d: NUL byte in profile", origin, line_of(pc.text, at));
+			snprintf(err, errsz, "%s:%d: NUL byte in profile", origin, line_of(pc->text, at));
 		return -EINVAL;
 	}
 
@@ -882,7 +552,7 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 	char *buf = malloc(len + 1);
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, pc.text, len);
+	memcpy(buf, pc->text, len);
 	buf[len] = '\0';
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
@@ -905,14 +575,18 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		free(buf);
 		return -EINVAL;
 	}
-	pc.text = buf; /* same bytes, NUL-terminated */
+	pc->text = buf; /* same bytes, NUL-terminated */
+	*bufp = buf;
+	*rootp = root;
+	return 0;
+}
 
-	int rc = 0;
-	cw_profile *p = NULL, *base = NULL;
-	if (!cJSON_IsObject(root)) {
-		rc = fail_at(&pc, 0, "a profile is a JSON object");
-		goto out;
-	}
+/* The top level: an object with known keys, each once, and the plain
+ * values (name, notes, $schema, flagSensitive) of the right type. */
+static int check_top(struct pctx *pc, const cJSON *root)
+{
+	if (!cJSON_IsObject(root))
+		return fail_at(pc, 0, "a profile is a JSON object");
 
 	/* keys first, so that an unknown or duplicate key is reported before
 	 * anything it might have been meant to change */
@@ -920,12 +594,11 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		"name", "extends", "notes", "capabilities", "flagSensitive", "$schema",
 	};
 	for (const cJSON *m = root->child; m; m = m->next) {
-		set_step(&pc, 0, m->string, occurrence_in(root, m));
+		set_step(pc, 0, m->string, occurrence_in(root, m));
 		if (has_duplicate(root, m)) {
 			char q[128];
 			quote(q, sizeof q, m->string);
-			rc = fail_at(&pc, 1, "duplicate key %s", q);
-			goto out;
+			return fail_at(pc, 1, "duplicate key %s", q);
 		}
 		size_t k;
 		for (k = 0; k < sizeof top_keys / sizeof top_keys[0]; k++)
@@ -934,88 +607,140 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		if (k == sizeof top_keys / sizeof top_keys[0]) {
 			char q[128];
 			quote(q, sizeof q, m->string);
-			rc = fail_at(&pc, 1, "unknown key %s (name, extends, notes, capabilities, flagSensitive)", q);
-			goto out;
+			return fail_at(pc, 1, "unknown key %s (name, extends, notes, capabilities, flagSensitive)", q);
 		}
 	}
 
 	const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
-	const cJSON *jext = cJSON_GetObjectItemCaseSensitive(root, "extends");
 	const cJSON *jnotes = cJSON_GetObjectItemCaseSensitive(root, "notes");
-	const cJSON *jcaps = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
 	const cJSON *jflag = cJSON_GetObjectItemCaseSensitive(root, "flagSensitive");
 	const cJSON *jschema = cJSON_GetObjectItemCaseSensitive(root, "$schema");
 
-	if (!jname) {
-		rc = fail_at(&pc, 0, "missing \"name\"");
-		goto out;
-	}
-	set_step(&pc, 0, "name", 0);
-	if (!cJSON_IsString(jname)) {
-		rc = fail_at(&pc, 1, "name: expected a string");
-		goto out;
-	}
+	if (!jname)
+		return fail_at(pc, 0, "missing \"name\"");
+	set_step(pc, 0, "name", 0);
+	if (!cJSON_IsString(jname))
+		return fail_at(pc, 1, "name: expected a string");
 	if (!valid_name(jname->valuestring)) {
 		char q[128];
 		quote(q, sizeof q, jname->valuestring);
-		rc = fail_at(&pc, 1, "bad name %s (1 to 64 of A-Z a-z 0-9 . _ -)", q);
-		goto out;
+		return fail_at(pc, 1, "bad name %s (1 to 64 of A-Z a-z 0-9 . _ -)", q);
 	}
-	set_step(&pc, 0, "notes", 0);
-	if (jnotes && !cJSON_IsString(jnotes)) {
-		rc = fail_at(&pc, 1, "notes: expected a string");
-		goto out;
-	}
-	set_step(&pc, 0, "$schema", 0);
-	if (jschema && !cJSON_IsString(jschema)) {
-		rc = fail_at(&pc, 1, "$schema: expected a string");
-		goto out;
-	}
-	set_step(&pc, 0, "flagSensitive", 0);
-	if (jflag && !cJSON_IsBool(jflag)) {
-		rc = fail_at(&pc, 1, "flagSensitive: expected true or false");
-		goto out;
-	}
+	set_step(pc, 0, "notes", 0);
+	if (jnotes && !cJSON_IsString(jnotes))
+		return fail_at(pc, 1, "notes: expected a string");
+	set_step(pc, 0, "$schema", 0);
+	if (jschema && !cJSON_IsString(jschema))
+		return fail_at(pc, 1, "$schema: expected a string");
+	set_step(pc, 0, "flagSensitive", 0);
+	if (jflag && !cJSON_IsBool(jflag))
+		return fail_at(pc, 1, "flagSensitive: expected true or false");
+	return 0;
+}
 
-	/* the base: a built-in, a resolved file, or nothing (everything denied) */
+/* The profile the file starts from: a copy of its base (a built-in or a
+ * file RESOLVER loads, kept in *BASE for the caller to free), or, without
+ * "extends", everything denied. */
+static int start_from_base(struct pctx *pc, const cJSON *jext, cw_profile_resolver resolver,
+			   void *opaque, int depth, cw_profile **base, cw_profile **out)
+{
+	cw_profile *p;
 	if (jext) {
-		set_step(&pc, 0, "extends", 0);
-		if (!cJSON_IsString(jext) || !*jext->valuestring) {
-			rc = fail_at(&pc, 1, "extends: expected a profile name or file");
-			goto out;
-		}
+		set_step(pc, 0, "extends", 0);
+		if (!cJSON_IsString(jext) || !*jext->valuestring)
+			return fail_at(pc, 1, "extends: expected a profile name or file");
 		const char *ref = jext->valuestring;
 		char q[128];
 		quote(q, sizeof q, ref);
-		if (cw_profile_builtin(ref, &base) == 0) {
+		if (cw_profile_builtin(ref, base) == 0) {
 			/* built in */
 		} else if (!resolver) {
-			rc = fail_at(&pc, 1, "extends unknown profile %s (built-in: %s)", q, builtin_list());
-			goto out;
+			return fail_at(pc, 1, "extends unknown profile %s (built-in: %s)", q, builtin_list());
 		} else if (depth + 1 > CW_EXTENDS_MAX) {
-			rc = fail_at(&pc, 1, "extends %s: chain deeper than %d profiles (a loop?)",
-				     q, CW_EXTENDS_MAX);
-			goto out;
+			return fail_at(pc, 1, "extends %s: chain deeper than %d profiles (a loop?)",
+				       q, CW_EXTENDS_MAX);
 		} else {
 			char sub[512] = "";
-			int r = resolver(opaque, ref, depth + 1, &base, sub, sizeof sub);
-			if (r < 0 || !base) {
-				base = NULL;
-				rc = fail_at(&pc, 1, "extends %s: %s", q, sub[0] ? sub : "cannot load profile");
-				goto out;
+			int r = resolver(opaque, ref, depth + 1, base, sub, sizeof sub);
+			if (r < 0 || !*base) {
+				*base = NULL;
+				return fail_at(pc, 1, "extends %s: %s", q, sub[0] ? sub : "cannot load profile");
 			}
 		}
-		p = profile_copy(base);
+		p = profile_copy(*base);
 	} else {
 		p = calloc(1, sizeof *p);
 		if (p)
 			for (int s = 0; s < CW_SLOT__COUNT; s++)
 				p->slot[s].def = CW_DENY;
 	}
-	if (!p) {
-		rc = -ENOMEM;
-		goto out;
+	if (!p)
+		return -ENOMEM;
+	*out = p;
+	return 0;
+}
+
+/* "capabilities": each slot's rule over what the base gave it. */
+static int parse_capabilities(struct pctx *pc, const cJSON *jcaps, cw_profile *p)
+{
+	set_step(pc, 0, "capabilities", 0);
+	if (!cJSON_IsObject(jcaps))
+		return fail_at(pc, 1, "capabilities: expected an object");
+	for (const cJSON *m = jcaps->child; m; m = m->next) {
+		set_step(pc, 1, m->string, occurrence_in(jcaps, m));
+		if (has_duplicate(jcaps, m)) {
+			char q[128];
+			quote(q, sizeof q, m->string);
+			return fail_at(pc, 2, "duplicate capability %s", q);
+		}
+		int slot = cw_slot_from_name(m->string);
+		if (slot < 0) {
+			char q[128];
+			quote(q, sizeof q, m->string);
+			return fail_at(pc, 2, "unknown capability %s", q);
+		}
+		int rc = parse_rule(pc, slot, m, &p->slot[slot]);
+		if (rc < 0)
+			return rc;
 	}
+	return 0;
+}
+
+int cw_profile_parse(const char *text, size_t len, const char *origin,
+		     cw_profile_resolver resolver, void *opaque, int depth,
+		     cw_profile **out, char *err, size_t errsz)
+{
+	if (err && errsz)
+		err[0] = '\0';
+	if (!out || (!text && len))
+		return -EINVAL;
+	*out = NULL;
+	/* the origin is a file name: any bytes; keep the message one line */
+	char origin_buf[512];
+	quote(origin_buf, sizeof origin_buf, origin ? origin : "<profile>");
+	origin_buf[strlen(origin_buf) - 1] = '\0';
+	origin = origin_buf + 1;
+	struct pctx pc = { .text = text ? text : "", .len = len, .origin = origin,
+			   .err = err, .errsz = errsz };
+	char *buf = NULL;
+	cJSON *root = NULL;
+	int rc = parse_json(&pc, &buf, &root);
+	if (rc < 0)
+		return rc;
+
+	cw_profile *p = NULL, *base = NULL;
+	rc = check_top(&pc, root);
+	if (rc < 0)
+		goto out;
+	const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
+	const cJSON *jext = cJSON_GetObjectItemCaseSensitive(root, "extends");
+	const cJSON *jnotes = cJSON_GetObjectItemCaseSensitive(root, "notes");
+	const cJSON *jcaps = cJSON_GetObjectItemCaseSensitive(root, "capabilities");
+	const cJSON *jflag = cJSON_GetObjectItemCaseSensitive(root, "flagSensitive");
+
+	rc = start_from_base(&pc, jext, resolver, opaque, depth, &base, &p);
+	if (rc < 0)
+		goto out;
 	p->name = strdup(jname->valuestring);
 	if (!p->name) {
 		rc = -ENOMEM;
@@ -1032,30 +757,9 @@ int cw_profile_parse(const char *text, size_t len, const char *origin,
 		p->flag_sensitive = cJSON_IsTrue(jflag);
 
 	if (jcaps) {
-		set_step(&pc, 0, "capabilities", 0);
-		if (!cJSON_IsObject(jcaps)) {
-			rc = fail_at(&pc, 1, "capabilities: expected an object");
+		rc = parse_capabilities(&pc, jcaps, p);
+		if (rc < 0)
 			goto out;
-		}
-		for (const cJSON *m = jcaps->child; m; m = m->next) {
-			set_step(&pc, 1, m->string, occurrence_in(jcaps, m));
-			if (has_duplicate(jcaps, m)) {
-				char q[128];
-				quote(q, sizeof q, m->string);
-				rc = fail_at(&pc, 2, "duplicate capability %s", q);
-				goto out;
-			}
-			int slot = cw_slot_from_name(m->string);
-			if (slot < 0) {
-				char q[128];
-				quote(q, sizeof q, m->string);
-				rc = fail_at(&pc, 2, "unknown capability %s", q);
-				goto out;
-			}
-			rc = parse_rule(&pc, slot, m, &p->slot[slot]);
-			if (rc < 0)
-				goto out;
-		}
 	}
 	*out = p;
 	p = NULL;
@@ -1067,62 +771,4 @@ out:
 	cJSON_Delete(root);
 	free(buf);
 	return rc;
-}
-
-/* ---- expansion ------------------------------------------------------------- */
-
-char *cw_profile_to_json(const cw_profile *p)
-{
-	static const char *const lists[CW_LIST__COUNT] = {
-		[CW_LIST_DENY] = "deny", [CW_LIST_ASK] = "ask", [CW_LIST_ALLOW] = "allow",
-	};
-	if (!p)
-		return NULL;
-	char *text = NULL;
-	cJSON *root = cJSON_CreateObject();
-	if (!root || !cJSON_AddStringToObject(root, "name", p->name))
-		goto out;
-	if (p->notes && !cJSON_AddStringToObject(root, "notes", p->notes))
-		goto out;
-	if (p->flag_sensitive && !cJSON_AddBoolToObject(root, "flagSensitive", 1))
-		goto out;
-	cJSON *caps = cJSON_AddObjectToObject(root, "capabilities");
-	if (!caps)
-		goto out;
-	for (int k = 0; k < CW_SLOT__COUNT; k++) {
-		/* the contract's order: the secret slot right after filesystem_read */
-		int s = k == 0 ? CW_CAP_FILESYSTEM_READ : k == 1 ? CW_SLOT_SECRET_READ : k - 1;
-		const struct cw_slot_rule *r = &p->slot[s];
-		bool plain = !r->notes;
-		for (int l = 0; l < CW_LIST__COUNT; l++)
-			plain = plain && r->nscopes[l] == 0;
-		if (plain) {
-			if (!cJSON_AddStringToObject(caps, cw_slot_name(s), cw_verdict_name(r->def)))
-				goto out;
-			continue;
-		}
-		cJSON *o = cJSON_AddObjectToObject(caps, cw_slot_name(s));
-		if (!o || !cJSON_AddStringToObject(o, "default", cw_verdict_name(r->def)))
-			goto out;
-		for (int l = 0; l < CW_LIST__COUNT; l++) {
-			if (!r->nscopes[l])
-				continue;
-			cJSON *a = cJSON_AddArrayToObject(o, lists[l]);
-			if (!a)
-				goto out;
-			for (size_t i = 0; i < r->nscopes[l]; i++) {
-				cJSON *str = cJSON_CreateString(r->scopes[l][i]);
-				if (!str || !cJSON_AddItemToArray(a, str)) {
-					cJSON_Delete(str);
-					goto out;
-				}
-			}
-		}
-		if (r->notes && !cJSON_AddStringToObject(o, "notes", r->notes))
-			goto out;
-	}
-	text = cJSON_Print(root);
-out:
-	cJSON_Delete(root);
-	return text;
 }

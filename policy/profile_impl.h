@@ -1,7 +1,8 @@
 #ifndef CAPWATCH_PROFILE_IMPL_H
 #define CAPWATCH_PROFILE_IMPL_H
-/* Inside the profile module (profile.c, builtin.c, decide.c): the layout of
- * a profile and the one scope matcher. Not for the supervisor. */
+/* Inside the profile module (profile.c, profile_scope.c, profile_expand.c,
+ * builtin.c, decide.c): the layout of a profile and the one scope matcher.
+ * Not for the supervisor. */
 #include <stdbool.h>
 #include <stddef.h>
 #include "profile.h"
@@ -45,5 +46,9 @@ bool cw_scope_match(int slot, const struct cw_context *ctx, const char *pattern,
 
 /* Is PATTERN a valid scope for SLOT? NULL, or a short reason why not. */
 const char *cw_scope_invalid(int slot, const char *pattern);
+
+/* Is S non-empty and only ASCII letters, digits and bytes of EXTRA? (scopes
+ * of variable names; profile names) */
+bool cw_scope_only_chars(const char *s, const char *extra);
 
 #endif

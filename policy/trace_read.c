@@ -229,15 +229,12 @@ static int parse_addr(const char *text, struct sockaddr_storage *ss, size_t *len
 	return -EINVAL;
 }
 
-int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage *st, char *err, size_t errsz)
+/* The event's type, operation and system call, and that "args", when
+ * present, is an object (*ARGS). Nothing is allocated yet. */
+static int op_head(const cJSON *ev, struct cw_op *op, const cJSON **argsp, char *err, size_t errsz)
 {
 	const cJSON *t, *args, *v;
-	const char *s, *addrtext = NULL;
-	char *tmp = NULL, *addr_alloc = NULL;
-	int k, r;
-
-	memset(op, 0, sizeof(*op));
-	memset(st, 0, sizeof(*st));
+	int k;
 
 	t = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	if (!cJSON_IsString(t) || strcmp(t->valuestring, "op")) {
@@ -270,6 +267,19 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 		setmsg(err, errsz, "\"args\" is not an object");
 		return -EINVAL;
 	}
+	*argsp = args;
+	return 0;
+}
+
+/* What the operation was decided on: "resolved" (a path, or a network
+ * operation's address) and "resolved2". Copies it needs go to ST; on
+ * failure the caller frees ST. */
+static int op_resolved(const cJSON *ev, const cJSON *args, struct cw_op *op, struct cw_op_storage *st,
+		       char *err, size_t errsz)
+{
+	const char *s, *addrtext = NULL;
+	char *tmp = NULL, *addr_alloc = NULL;
+	int r;
 
 	r = get_bytes(ev, "resolved", &s, &tmp, err, errsz);
 	if (r < 0)
@@ -308,9 +318,17 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 		st->path = tmp; /* owned by ST from here */
 		tmp = NULL;
 	}
-	r = get_bytes(ev, "resolved2", &op->path2, &st->path2, err, errsz);
-	if (r < 0)
-		goto fail;
+	return get_bytes(ev, "resolved2", &op->path2, &st->path2, err, errsz);
+fail:
+	free(tmp);
+	free(addr_alloc);
+	return r;
+}
+
+/* The rest: host, target process, variable names, flags. */
+static int op_details(const cJSON *ev, struct cw_op *op, char *err, size_t errsz)
+{
+	const cJSON *v;
 
 	v = cJSON_GetObjectItemCaseSensitive(ev, "host");
 	if (cJSON_IsString(v))
@@ -319,8 +337,7 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	if (v) {
 		if (!cJSON_IsNumber(v) || v->valuedouble < -2147483648.0 || v->valuedouble > 2147483647.0) {
 			setmsg(err, errsz, "\"target_pid\" is not a pid");
-			r = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		op->target_pid = (int)v->valuedouble;
 	}
@@ -328,8 +345,7 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	if (v) {
 		if (!cJSON_IsBool(v)) {
 			setmsg(err, errsz, "\"target_in_tree\" is not a boolean");
-			r = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		op->target_in_tree = cJSON_IsTrue(v);
 	}
@@ -346,11 +362,25 @@ int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage
 	v = cJSON_GetObjectItemCaseSensitive(ev, "netlinkRouteRead");
 	op->netlink_route_unprivileged = cJSON_IsTrue(v);
 	return 0;
-fail:
-	free(tmp);
-	free(addr_alloc);
-	cw_op_storage_free(st);
+}
+
+int cw_trace_event_to_op(const cJSON *ev, struct cw_op *op, struct cw_op_storage *st, char *err, size_t errsz)
+{
+	const cJSON *args = NULL;
+	int r;
+
 	memset(op, 0, sizeof(*op));
+	memset(st, 0, sizeof(*st));
+	r = op_head(ev, op, &args, err, errsz);
+	if (r < 0)
+		return r; /* nothing to free yet */
+	r = op_resolved(ev, args, op, st, err, errsz);
+	if (r == 0)
+		r = op_details(ev, op, err, errsz);
+	if (r < 0) {
+		cw_op_storage_free(st);
+		memset(op, 0, sizeof(*op));
+	}
 	return r;
 }
 

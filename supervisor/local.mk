@@ -6,7 +6,7 @@ capwatch_SOURCES = \
 	supervisor/util.h supervisor/hashkey.h \
 	supervisor/cli.h supervisor/cli.c supervisor/cli_sub.c \
 	supervisor/log.h supervisor/log.c \
-	supervisor/profile_load.h supervisor/profile_load.c \
+	policy/profile_load.h policy/profile_load.c \
 	supervisor/run.h supervisor/run.c \
 	supervisor/record.h supervisor/record.c \
 	supervisor/changes.h supervisor/changes.c \

@@ -36,7 +36,7 @@
 #include "supervisor/log.h"
 #include "supervisor/notify.h"
 #include "supervisor/outcome.h"
-#include "supervisor/profile_load.h"
+#include "policy/profile_load.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/record.h"
 #include "supervisor/resolve.h"

@@ -43,7 +43,7 @@ static const char usage_text[] =
 enum { B_PROG, B_NET, B_WRITE, B_KIND, B__COUNT };
 
 struct side {
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_sset sets[B__COUNT]; /* data: host (net) */
 };
 
@@ -79,7 +79,7 @@ static int side_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	struct side *s = opaque;
 	const char *type = cw_j_str(ev, "type"), *cap, *scope;
-	int r = cw_run_add(&s->run, ev), k;
+	int r = cw_tool_run_add(&s->run, ev), k;
 
 	(void)lineno;
 	if (r < 0)
@@ -174,7 +174,7 @@ static void side_free(struct side *s)
 
 	for (i = 0; i < B__COUNT; i++)
 		cw_sset_free(&s->sets[i], free);
-	cw_run_free(&s->run);
+	cw_tool_run_free(&s->run);
 }
 
 int cw_tool_diff(int argc, char **argv)
@@ -210,8 +210,8 @@ int cw_tool_diff(int argc, char **argv)
 	}
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	cw_run_init(&a.run, argv[optind]);
-	cw_run_init(&b.run, argv[optind + 1]);
+	cw_tool_run_init(&a.run, argv[optind]);
+	cw_tool_run_init(&b.run, argv[optind + 1]);
 	r = cw_tr_read(argv[optind], side_header, side_event, &a, &st);
 	if (!r)
 		r = cw_tr_read(argv[optind + 1], side_header, side_event, &b, &st);

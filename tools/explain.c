@@ -44,7 +44,7 @@ static const char usage_text[] =
 #define CAP_NOTES 3
 
 struct ex {
-	struct cw_run *r;
+	struct cw_tool_run *r;
 	struct cw_style s;
 	bool all;
 	FILE *o;
@@ -79,17 +79,11 @@ static void put_cmd(struct ex *x)
 	free(v);
 }
 
-static void summary(struct ex *x)
+/* The first lines: what was run, under which profile, how big the run was. */
+static void sum_head(struct ex *x, const cJSON *enf)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	const cJSON *doc = r->header ? r->header : r->report;
-	const cJSON *oc = r->summary ? cJSON_GetObjectItemCaseSensitive(r->summary, "outcome")
-				     : cJSON_GetObjectItemCaseSensitive(r->report, "outcome");
-	const cJSON *enf = cJSON_GetObjectItemCaseSensitive(r->header ? r->header : oc, "enforcement");
-	struct cw_sset_ent *progs;
-	unsigned long kinds = 0, total_kd = 0;
-	size_t i;
-	int k;
 	FILE *o = x->o;
 
 	fprintf(o, "%s", x->s.bold);
@@ -112,6 +106,13 @@ static void summary(struct ex *x)
 	if (r->has_time)
 		fprintf(o, ", %.3f s", r->tmax - r->tmin);
 	fputc('\n', o);
+}
+
+static void sum_outcome(struct ex *x, const cJSON *oc)
+{
+	struct cw_tool_run *r = x->r;
+	FILE *o = x->o;
+
 	if (oc) {
 		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(oc, "exit");
 
@@ -138,27 +139,43 @@ static void summary(struct ex *x)
 	} else
 		fprintf(o, "outcome: %sunknown: the trace has no summary line (the run did not finish)%s\n",
 			x->s.yellow, x->s.reset);
+}
 
-	/* programs, most used first */
+/* programs, most used first */
+static void sum_programs(struct ex *x)
+{
+	struct cw_tool_run *r = x->r;
+	struct cw_sset_ent *progs;
+	FILE *o = x->o;
+	size_t i;
+
 	progs = malloc((r->programs.n + 1) * sizeof(*progs));
-	if (progs) {
-		memcpy(progs, r->programs.ents, r->programs.n * sizeof(*progs));
-		qsort(progs, r->programs.n, sizeof(*progs), cmp_count_desc);
-		fprintf(o, "programs (%zu): ", r->programs.n);
-		for (i = 0; i < r->programs.n && i < CAP_PROGRAMS; i++) {
-			if (i)
-				fputs(", ", o);
-			cw_tool_put_max(o, progs[i].key, 80);
-			if (progs[i].count > 1)
-				fprintf(o, " x%lu", progs[i].count);
-		}
-		if (r->programs.n > CAP_PROGRAMS)
-			fprintf(o, ", ... and %zu more", r->programs.n - CAP_PROGRAMS);
-		if (!r->programs.n)
-			fputs("none recorded", o);
-		fputc('\n', o);
-		free(progs);
+	if (!progs)
+		return;
+	memcpy(progs, r->programs.ents, r->programs.n * sizeof(*progs));
+	qsort(progs, r->programs.n, sizeof(*progs), cmp_count_desc);
+	fprintf(o, "programs (%zu): ", r->programs.n);
+	for (i = 0; i < r->programs.n && i < CAP_PROGRAMS; i++) {
+		if (i)
+			fputs(", ", o);
+		cw_tool_put_max(o, progs[i].key, 80);
+		if (progs[i].count > 1)
+			fprintf(o, " x%lu", progs[i].count);
 	}
+	if (r->programs.n > CAP_PROGRAMS)
+		fprintf(o, ", ... and %zu more", r->programs.n - CAP_PROGRAMS);
+	if (!r->programs.n)
+		fputs("none recorded", o);
+	fputc('\n', o);
+	free(progs);
+}
+
+static void sum_capabilities(struct ex *x)
+{
+	struct cw_tool_run *r = x->r;
+	unsigned long kinds = 0;
+	FILE *o = x->o;
+	int k;
 
 	fprintf(o, "%scapabilities used:%s\n", x->s.bold, x->s.reset);
 	for (k = 0; k < CW_CAP__COUNT; k++) {
@@ -170,10 +187,17 @@ static void summary(struct ex *x)
 		if (r->kind_denials[k])
 			fprintf(o, ", %s%lu denied%s", x->s.red, r->kind_denials[k], x->s.reset);
 		fputc('\n', o);
-		total_kd += r->kind_denials[k];
 	}
 	if (!kinds)
 		fprintf(o, "  none\n");
+}
+
+/* How many denials, and the first one in full. */
+static void sum_denials(struct ex *x)
+{
+	struct cw_tool_run *r = x->r;
+	FILE *o = x->o;
+	size_t i;
 
 	fprintf(o, "%sdenials: %zu%s", r->ndenials ? x->s.red : "", r->ndenials, x->s.reset);
 	if (r->ndenials) {
@@ -187,7 +211,7 @@ static void summary(struct ex *x)
 	fputc('\n', o);
 	if (r->ndenials) {
 		const struct cw_tdenial *d = &r->denials[0];
-		struct cw_tproc *p = cw_run_find(r, d->pid);
+		struct cw_tproc *p = cw_tool_run_find(r, d->pid);
 
 		fprintf(o, "  first: pid %d ", d->pid);
 		cw_tool_put(o, p ? cw_tproc_name(p) : "?");
@@ -206,7 +230,15 @@ static void summary(struct ex *x)
 		cw_tool_put(o, d->rule);
 		fputc('\n', o);
 	}
-	(void)total_kd;
+}
+
+/* What deserves a second look: flagged uses, notes, a partial trace. */
+static void sum_warnings(struct ex *x)
+{
+	struct cw_tool_run *r = x->r;
+	FILE *o = x->o;
+	size_t i;
+
 	if (r->nflagged) {
 		size_t sec = 0;
 
@@ -232,6 +264,21 @@ static void summary(struct ex *x)
 			x->s.reset);
 }
 
+static void summary(struct ex *x)
+{
+	struct cw_tool_run *r = x->r;
+	const cJSON *oc = r->summary ? cJSON_GetObjectItemCaseSensitive(r->summary, "outcome")
+				     : cJSON_GetObjectItemCaseSensitive(r->report, "outcome");
+	const cJSON *enf = cJSON_GetObjectItemCaseSensitive(r->header ? r->header : oc, "enforcement");
+
+	sum_head(x, enf);
+	sum_outcome(x, oc);
+	sum_programs(x);
+	sum_capabilities(x);
+	sum_denials(x);
+	sum_warnings(x);
+}
+
 static void put_exit(struct ex *x, const struct cw_tproc *p)
 {
 	FILE *o = x->o;
@@ -252,7 +299,7 @@ static void put_exit(struct ex *x, const struct cw_tproc *p)
 
 static void tree(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t *stack, *depth, sp = 0, shown = 0, i, limit = x->all ? SIZE_MAX : CAP_TREE;
 	FILE *o = x->o;
 
@@ -310,7 +357,7 @@ out:
 
 static void perproc(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, shown = 0, limit = x->all ? SIZE_MAX : CAP_PERPROC;
 	FILE *o = x->o;
 	int k;
@@ -349,14 +396,14 @@ static void perproc(struct ex *x)
 /* The first line of a denial or flagged event: when, who, what. */
 static void event_head(struct ex *x, const struct cw_tdenial *d, const char *colour)
 {
-	struct cw_run *r = x->r;
-	struct cw_tproc *p = cw_run_find(r, d->pid);
+	struct cw_tool_run *r = x->r;
+	struct cw_tproc *p = cw_tool_run_find(r, d->pid);
 	FILE *o = x->o;
 
 	fprintf(o, "  %s", colour);
 	if (d->seq)
 		fprintf(o, "seq %llu ", (unsigned long long)d->seq);
-	fprintf(o, "+%.3fs pid %d ", cw_run_rel(r, d->time), d->pid);
+	fprintf(o, "+%.3fs pid %d ", cw_tool_run_rel(r, d->time), d->pid);
 	cw_tool_put_max(o, p ? cw_tproc_name(p) : "?", 60);
 	fputc(' ', o);
 	cw_tool_put(o, d->syscall);
@@ -368,7 +415,7 @@ static void event_head(struct ex *x, const struct cw_tdenial *d, const char *col
 
 static void denials(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, limit = x->all ? SIZE_MAX : CAP_DENIALS;
 	FILE *o = x->o;
 
@@ -408,7 +455,7 @@ static void denials(struct ex *x)
 
 static void flagged(struct ex *x)
 {
-	struct cw_run *r = x->r;
+	struct cw_tool_run *r = x->r;
 	size_t i, limit = x->all ? SIZE_MAX : CAP_DENIALS;
 	FILE *o = x->o;
 
@@ -434,7 +481,7 @@ int cw_tool_explain(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct ex x = { .o = stdout };
 	int c, r;
 
@@ -453,13 +500,13 @@ int cw_tool_explain(int argc, char **argv)
 		cw_tool_msg("explain: expected one TRACE.jsonl or REPORT.json (see capwatch explain --help)");
 		return CW_TOOL_EXIT_USAGE;
 	}
-	cw_run_init(&run, argv[optind]);
-	r = cw_run_load(&run, true);
+	cw_tool_run_init(&run, argv[optind]);
+	r = cw_tool_run_load(&run, true);
 	if (r < 0) {
-		cw_run_free(&run);
+		cw_tool_run_free(&run);
 		return CW_TOOL_EXIT_BADINPUT;
 	}
-	cw_run_link(&run);
+	cw_tool_run_link(&run);
 	cw_style_init(&x.s, stdout);
 	x.r = &run;
 	summary(&x);
@@ -467,6 +514,6 @@ int cw_tool_explain(int argc, char **argv)
 	perproc(&x);
 	denials(&x);
 	flagged(&x);
-	cw_run_free(&run);
+	cw_tool_run_free(&run);
 	return 0;
 }

@@ -67,7 +67,7 @@ static const char usage_text[] =
 
 struct chrome {
 	FILE *o;
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_jbuf j;
 	bool first, have_origin;
 	double origin;
@@ -135,7 +135,7 @@ static int chrome_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	int r;
 
 	(void)lineno;
-	r = cw_run_add(&c->run, ev);
+	r = cw_tool_run_add(&c->run, ev);
 	if (r < 0)
 		return r;
 	if (!type)
@@ -212,13 +212,13 @@ static int export_chrome(const char *file, FILE *o)
 	size_t i;
 	int r;
 
-	cw_run_init(&c.run, file);
+	cw_tool_run_init(&c.run, file);
 	cw_jbuf_init(&c.j);
 	fputs("{\"traceEvents\":[\n", o);
 	r = cw_tr_read(file, NULL, chrome_event, &c, &st);
 	if (r) {
 		cw_jbuf_free(&c.j);
-		cw_run_free(&c.run);
+		cw_tool_run_free(&c.run);
 		return r < 0 ? r : -EINVAL;
 	}
 	for (i = 0; i < c.run.nprocs; i++) {
@@ -281,7 +281,7 @@ static int export_chrome(const char *file, FILE *o)
 	fputs("}\n", o);
 	r = c.j.oom ? -ENOMEM : 0;
 	cw_jbuf_free(&c.j);
-	cw_run_free(&c.run);
+	cw_tool_run_free(&c.run);
 	return r;
 }
 
@@ -364,7 +364,7 @@ static const char html_filter_script[] =
 	"for(var i=0;i<rows.length;i++){rows[i].style.display="
 	"rows[i].textContent.toLowerCase().indexOf(v)<0?'none':'';}});})();\n";
 
-static void html_tree(FILE *o, struct cw_run *r)
+static void html_tree(FILE *o, struct cw_tool_run *r)
 {
 	size_t *stack = malloc((r->nprocs + 1) * sizeof(*stack));
 	size_t *dstack = malloc((r->nprocs + 1) * sizeof(*dstack));
@@ -413,27 +413,15 @@ out:
 	free(dstack);
 }
 
-static int export_html(const char *file, FILE *o)
+/* The title (the command) and the facts in one row, so that the timeline
+ * is in the first screen. */
+static void html_summary(FILE *o, const char *file, const struct cw_tool_run *run)
 {
-	struct cw_run run;
-	struct cw_tl *tl = NULL;
-	size_t i;
 	const cJSON *oc;
-	int r, k;
 
-	cw_run_init(&run, file);
-	r = cw_tl_load(file, &run, &tl);
-	if (r < 0) {
-		cw_run_free(&run);
-		return r;
-	}
-	cw_run_link(&run);
-	fputs(html_head, o);
-	h(o, file);
-	fputs(html_style, o);
 	fputs("<h1>capwatch run: <code>", o);
 	{
-		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(run.header, "command");
+		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(run->header, "command");
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(cmd, "args"), *it;
 
 		h(o, cw_j_str(cmd, "name"));
@@ -442,101 +430,144 @@ static int export_html(const char *file, FILE *o)
 			h(o, cJSON_IsString(it) ? it->valuestring : "?");
 		}
 	}
-	/* the facts in one row, so that the timeline is in the first screen */
 	fputs("</code></h1>\n<table class=\"sum\">\n<tr><th>profile</th><th>outcome</th><th>processes</th>"
 	      "<th>operations</th><th>denials</th><th>duration</th><th>started</th><th>trace</th></tr>\n<tr><td>", o);
-	h(o, cw_j_str(run.header, "profile"));
+	h(o, cw_j_str(run->header, "profile"));
 	fputs("</td><td>", o);
-	oc = cJSON_GetObjectItemCaseSensitive(run.summary, "outcome");
+	oc = cJSON_GetObjectItemCaseSensitive(run->summary, "outcome");
 	if (oc) {
 		h(o, cw_j_str(oc, "state"));
 		fputs(" / ", o);
 		h(o, cw_j_str(oc, "kind"));
 	} else
 		fputs("unknown (no summary line: the run did not finish)", o);
-	fprintf(o, "</td><td>%zu</td><td>%lu</td><td%s>%zu</td><td>", run.nprocs, run.nops,
-		run.ndenials ? " class=\"deny\"" : "", run.ndenials);
-	if (run.has_time)
-		fprintf(o, "%.3f s", run.tmax - run.tmin);
+	fprintf(o, "</td><td>%zu</td><td>%lu</td><td%s>%zu</td><td>", run->nprocs, run->nops,
+		run->ndenials ? " class=\"deny\"" : "", run->ndenials);
+	if (run->has_time)
+		fprintf(o, "%.3f s", run->tmax - run->tmin);
 	fputs("</td><td>", o);
-	h(o, cw_j_str(run.header, "start"));
+	h(o, cw_j_str(run->header, "start"));
 	fputs("</td><td class=\"m\">", o);
 	h(o, file);
 	fputs("</td></tr>\n</table>\n", o);
-	if (run.st.partial)
+	if (run->st.partial)
 		fputs("<p class=\"deny\">The trace is incomplete; this picture is partial.</p>\n", o);
-	fputs("<h2>Timeline</h2>\n", o);
-	cw_tl_write_section(o, &run, tl);
-	fprintf(o, "<h2>Denials (%zu)</h2>\n", run.ndenials);
-	if (run.ndenials) {
-		fputs("<input id=\"q\" type=\"search\" placeholder=\"filter denials\" aria-label=\"filter denials\">\n"
-		      "<table id=\"denials\">\n<thead><tr><th>seq</th><th>time</th><th>pid</th><th>program</th>"
-		      "<th>syscall</th><th>capability</th><th>scope</th><th>decision</th><th>rule</th>"
-		      "<th>host</th><th>site</th></tr></thead>\n<tbody>\n", o);
-		for (i = 0; i < run.ndenials && i < HTML_MAX_DENIALS; i++) {
-			const struct cw_tdenial *d = &run.denials[i];
-			struct cw_tproc *p = cw_run_find(&run, d->pid);
+}
 
-			fprintf(o, "<tr><td>%llu</td><td>+%.3f s</td><td>%d</td><td>", (unsigned long long)d->seq,
-				cw_run_rel(&run, d->time), d->pid);
-			h(o, p ? cw_tproc_name(p) : "?");
-			fputs("</td><td>", o);
-			h(o, d->syscall);
-			fputs("</td><td>", o);
-			h(o, d->cap);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->scope);
-			fputs("</td><td class=\"deny\">", o);
-			h(o, d->decision);
-			if (!d->enforced)
-				fputs(" (not enforced)", o);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->rule);
-			fputs("</td><td>", o);
-			h(o, d->host ? d->host : "");
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->site ? d->site : "");
-			fputs("</td></tr>\n", o);
-		}
-		fputs("</tbody>\n</table>\n", o);
-		if (run.ndenials > HTML_MAX_DENIALS)
-			fprintf(o, "<p class=\"dim\">... and %zu more denials (see capwatch explain --all)</p>\n",
-				run.ndenials - HTML_MAX_DENIALS);
-	} else
+/* The denials, filterable (html_filter_script). */
+static void html_denials(FILE *o, struct cw_tool_run *run)
+{
+	size_t i;
+
+	fprintf(o, "<h2>Denials (%zu)</h2>\n", run->ndenials);
+	if (!run->ndenials) {
 		fputs("<p>none</p>\n", o);
-	if (run.nflagged) {
-		fprintf(o, "<h2>Flagged (%zu): allowed, worth a look</h2>\n<table>\n<tr><th>seq</th><th>pid</th>"
-			"<th>program</th><th>syscall</th><th>capability</th><th>scope</th><th>rule</th></tr>\n",
-			run.nflagged);
-		for (i = 0; i < run.nflagged && i < HTML_MAX_DENIALS; i++) {
-			const struct cw_tdenial *d = &run.flagged[i];
-			struct cw_tproc *p = cw_run_find(&run, d->pid);
-
-			fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
-			h(o, p ? cw_tproc_name(p) : "?");
-			fputs("</td><td>", o);
-			h(o, d->syscall);
-			fputs("</td><td>", o);
-			h(o, d->cap);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->scope);
-			fputs("</td><td class=\"m\">", o);
-			h(o, d->rule);
-			fputs("</td></tr>\n", o);
-		}
-		fputs("</table>\n", o);
+		return;
 	}
-	cw_tl_write_programs(o, &run);
+	fputs("<input id=\"q\" type=\"search\" placeholder=\"filter denials\" aria-label=\"filter denials\">\n"
+	      "<table id=\"denials\">\n<thead><tr><th>seq</th><th>time</th><th>pid</th><th>program</th>"
+	      "<th>syscall</th><th>capability</th><th>scope</th><th>decision</th><th>rule</th>"
+	      "<th>host</th><th>site</th></tr></thead>\n<tbody>\n", o);
+	for (i = 0; i < run->ndenials && i < HTML_MAX_DENIALS; i++) {
+		const struct cw_tdenial *d = &run->denials[i];
+		struct cw_tproc *p = cw_tool_run_find(run, d->pid);
+
+		fprintf(o, "<tr><td>%llu</td><td>+%.3f s</td><td>%d</td><td>", (unsigned long long)d->seq,
+			cw_tool_run_rel(run, d->time), d->pid);
+		h(o, p ? cw_tproc_name(p) : "?");
+		fputs("</td><td>", o);
+		h(o, d->syscall);
+		fputs("</td><td>", o);
+		h(o, d->cap);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->scope);
+		fputs("</td><td class=\"deny\">", o);
+		h(o, d->decision);
+		if (!d->enforced)
+			fputs(" (not enforced)", o);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->rule);
+		fputs("</td><td>", o);
+		h(o, d->host ? d->host : "");
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->site ? d->site : "");
+		fputs("</td></tr>\n", o);
+	}
+	fputs("</tbody>\n</table>\n", o);
+	if (run->ndenials > HTML_MAX_DENIALS)
+		fprintf(o, "<p class=\"dim\">... and %zu more denials (see capwatch explain --all)</p>\n",
+			run->ndenials - HTML_MAX_DENIALS);
+}
+
+/* Allowed but flagged (observe: secret reads, protected writes). */
+static void html_flagged(FILE *o, struct cw_tool_run *run)
+{
+	size_t i;
+
+	if (!run->nflagged)
+		return;
+	fprintf(o, "<h2>Flagged (%zu): allowed, worth a look</h2>\n<table>\n<tr><th>seq</th><th>pid</th>"
+		"<th>program</th><th>syscall</th><th>capability</th><th>scope</th><th>rule</th></tr>\n",
+		run->nflagged);
+	for (i = 0; i < run->nflagged && i < HTML_MAX_DENIALS; i++) {
+		const struct cw_tdenial *d = &run->flagged[i];
+		struct cw_tproc *p = cw_tool_run_find(run, d->pid);
+
+		fprintf(o, "<tr><td>%llu</td><td>%d</td><td>", (unsigned long long)d->seq, d->pid);
+		h(o, p ? cw_tproc_name(p) : "?");
+		fputs("</td><td>", o);
+		h(o, d->syscall);
+		fputs("</td><td>", o);
+		h(o, d->cap);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->scope);
+		fputs("</td><td class=\"m\">", o);
+		h(o, d->rule);
+		fputs("</td></tr>\n", o);
+	}
+	fputs("</table>\n", o);
+}
+
+static void html_capabilities(FILE *o, const struct cw_tool_run *run)
+{
+	int k;
+
 	fputs("<h2>Capabilities used</h2>\n<table>\n"
 	      "<tr><th>capability</th><th>uses</th><th>scopes</th><th>denied</th></tr>\n", o);
 	for (k = 0; k < CW_CAP__COUNT; k++) {
-		if (!run.uses[k])
+		if (!run->uses[k])
 			continue;
 		fprintf(o, "<tr><td>%s</td><td>%lu</td><td>%zu</td><td%s>%lu</td></tr>\n", cw_cap_name(k),
-			run.uses[k], run.scopes[k].n, run.kind_denials[k] ? " class=\"deny\"" : "",
-			run.kind_denials[k]);
+			run->uses[k], run->scopes[k].n, run->kind_denials[k] ? " class=\"deny\"" : "",
+			run->kind_denials[k]);
 	}
-	fprintf(o, "</table>\n<h2>Process tree</h2>\n<details%s><summary>%zu processes%s</summary>\n",
+	fputs("</table>\n", o);
+}
+
+static int export_html(const char *file, FILE *o)
+{
+	struct cw_tool_run run;
+	struct cw_tl *tl = NULL;
+	int r;
+
+	cw_tool_run_init(&run, file);
+	r = cw_tl_load(file, &run, &tl);
+	if (r < 0) {
+		cw_tool_run_free(&run);
+		return r;
+	}
+	cw_tool_run_link(&run);
+	fputs(html_head, o);
+	h(o, file);
+	fputs(html_style, o);
+	html_summary(o, file, &run);
+	fputs("<h2>Timeline</h2>\n", o);
+	cw_tl_write_section(o, &run, tl);
+	html_denials(o, &run);
+	html_flagged(o, &run);
+	cw_tl_write_programs(o, &run);
+	html_capabilities(o, &run);
+	fprintf(o, "<h2>Process tree</h2>\n<details%s><summary>%zu processes%s</summary>\n",
 		run.nprocs <= HTML_TREE_OPEN ? " open" : "", run.nprocs,
 		run.nprocs > HTML_MAX_ROWS ? " (the first 400 in tree order)" : "");
 	html_tree(o, &run);
@@ -545,7 +576,7 @@ static int export_html(const char *file, FILE *o)
 	fputs(html_filter_script, o);
 	fputs("</script>\n</body>\n</html>\n", o);
 	cw_tl_free(tl);
-	cw_run_free(&run);
+	cw_tool_run_free(&run);
 	return r;
 }
 

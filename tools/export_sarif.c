@@ -36,7 +36,7 @@
 #define MAX_ROOTS 16
 
 struct sarif {
-	struct cw_run run;
+	struct cw_tool_run run;
 	bool flagged;
 	cJSON *rules;           /* tool.driver.rules (borrowed from the document) */
 	struct cw_sset rule_ix; /* rule id -> aux = index */
@@ -257,40 +257,18 @@ static char *site_function(const char *site)
 	return strndup(site, (size_t)((plus ? plus : paren) - site));
 }
 
-static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *d, bool flagged)
+/* The result's message: what capwatch did, to whom, why, what next. NULL on
+ * allocation failure. */
+static char *result_message(const struct cw_tdenial *d, bool flagged, bool enforced, const char *program,
+			    const char *func, const char *rule, const char *na, const char *h)
 {
-	struct cw_tproc *p = cw_run_find(&x->run, d->pid);
-	const char *program = d->program ? d->program : p && p->exe ? p->exe : NULL;
-	const char *rule = d->rule ? d->rule : "capwatch:unknown-rule";
-	const char *na = next_action_of(x, d, flagged), *h = hint(na);
-	const char *scope_bytes = d->scope_bytes ? d->scope_bytes : d->scope;
-	const char *path = scope_path(scope_bytes);
-	bool enforced = d->enforced && !flagged;
-	char *msg = NULL, *func = site_function(d->site);
-	cJSON *r, *o, *locs, *loc, *ll, *l;
-	int ix = rule_index(x, rule, d->cap);
+	char *msg = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (ix < 0) {
-		free(func);
-		return ix;
-	}
-	r = cJSON_CreateObject();
-	if (!r) {
-		free(func);
-		return -ENOMEM;
-	}
-	cJSON_AddItemToArray(results, r);
-	add_text(r, "ruleId", rule);
-	cJSON_AddNumberToObject(r, "ruleIndex", ix);
-	cJSON_AddStringToObject(r, "level", flagged ? "note" : enforced ? "error" : "warning");
-
 	m = open_memstream(&msg, &len);
-	if (!m) {
-		free(func);
-		return -ENOMEM;
-	}
+	if (!m)
+		return NULL;
 	fprintf(m, "%s %s on %s: %s (pid %d) called %s%s%s; rule %s: %s.",
 		flagged ? "capwatch allowed, flagged," : enforced ? "capwatch denied" :
 		"capwatch would deny (observe mode, not enforced)",
@@ -301,12 +279,17 @@ static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *
 		fprintf(m, " Next action %s: %s.", na, h);
 	if (fclose(m) != 0 || !msg) {
 		free(msg);
-		free(func);
-		return -ENOMEM;
+		return NULL;
 	}
-	o = cJSON_AddObjectToObject(r, "message");
-	add_text(o, "text", msg);
-	free(msg);
+	return msg;
+}
+
+/* Where: the file the scope names (when it is one), the program and the
+ * function it called from (the preload's site). */
+static void result_locations(struct sarif *x, cJSON *r, const struct cw_tdenial *d, const char *path,
+			     const char *program, const char *func)
+{
+	cJSON *locs, *loc, *ll, *l, *o;
 
 	locs = cJSON_AddArrayToObject(r, "locations");
 	loc = cJSON_CreateObject();
@@ -329,6 +312,66 @@ static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *
 		add_text(l, "fullyQualifiedName", d->site);
 		cJSON_AddStringToObject(l, "kind", "function");
 	}
+}
+
+static void result_properties(cJSON *r, const struct cw_tdenial *d, bool flagged, bool enforced,
+			      const char *program, const char *na)
+{
+	cJSON *o = cJSON_AddObjectToObject(r, "properties");
+
+	add_text(o, "capability", d->cap);
+	add_text(o, "scope", d->scope);
+	add_text(o, "syscall", d->syscall);
+	cJSON_AddNumberToObject(o, "pid", d->pid);
+	add_text(o, "program", program);
+	add_text(o, "decision", flagged ? "allow" : d->decision ? d->decision : "deny");
+	cJSON_AddBoolToObject(o, "enforced", enforced);
+	cJSON_AddBoolToObject(o, "flagged", flagged);
+	add_text(o, "nextAction", na);
+	add_text(o, "source", d->source);
+	add_text(o, "host", d->host);
+	add_text(o, "site", d->site);
+	if (d->seq)
+		cJSON_AddNumberToObject(o, "seq", (double)d->seq);
+	cJSON_AddNumberToObject(o, "time", d->time);
+}
+
+static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *d, bool flagged)
+{
+	struct cw_tproc *p = cw_tool_run_find(&x->run, d->pid);
+	const char *program = d->program ? d->program : p && p->exe ? p->exe : NULL;
+	const char *rule = d->rule ? d->rule : "capwatch:unknown-rule";
+	const char *na = next_action_of(x, d, flagged), *h = hint(na);
+	const char *scope_bytes = d->scope_bytes ? d->scope_bytes : d->scope;
+	const char *path = scope_path(scope_bytes);
+	bool enforced = d->enforced && !flagged;
+	char *msg, *func = site_function(d->site);
+	cJSON *r, *o;
+	int ix = rule_index(x, rule, d->cap);
+
+	if (ix < 0) {
+		free(func);
+		return ix;
+	}
+	r = cJSON_CreateObject();
+	if (!r) {
+		free(func);
+		return -ENOMEM;
+	}
+	cJSON_AddItemToArray(results, r);
+	add_text(r, "ruleId", rule);
+	cJSON_AddNumberToObject(r, "ruleIndex", ix);
+	cJSON_AddStringToObject(r, "level", flagged ? "note" : enforced ? "error" : "warning");
+
+	msg = result_message(d, flagged, enforced, program, func, rule, na, h);
+	if (!msg) {
+		free(func);
+		return -ENOMEM;
+	}
+	o = cJSON_AddObjectToObject(r, "message");
+	add_text(o, "text", msg);
+	free(msg);
+	result_locations(x, r, d, path, program, func);
 	free(func);
 
 	o = cJSON_AddObjectToObject(r, "partialFingerprints");
@@ -346,22 +389,7 @@ static int add_result(struct sarif *x, cJSON *results, const struct cw_tdenial *
 		free(fp);
 	}
 
-	o = cJSON_AddObjectToObject(r, "properties");
-	add_text(o, "capability", d->cap);
-	add_text(o, "scope", d->scope);
-	add_text(o, "syscall", d->syscall);
-	cJSON_AddNumberToObject(o, "pid", d->pid);
-	add_text(o, "program", program);
-	add_text(o, "decision", flagged ? "allow" : d->decision ? d->decision : "deny");
-	cJSON_AddBoolToObject(o, "enforced", enforced);
-	cJSON_AddBoolToObject(o, "flagged", flagged);
-	add_text(o, "nextAction", na);
-	add_text(o, "source", d->source);
-	add_text(o, "host", d->host);
-	add_text(o, "site", d->site);
-	if (d->seq)
-		cJSON_AddNumberToObject(o, "seq", (double)d->seq);
-	cJSON_AddNumberToObject(o, "time", d->time);
+	result_properties(r, d, flagged, enforced, program, na);
 	return 0;
 }
 
@@ -428,24 +456,14 @@ static void add_notification(cJSON *inv, const char *level, const char *text)
 	add_text(m, "text", text);
 }
 
-/* The invocation: the supervised command, how it ended, when (a trace
- * records the wall-clock start; a report does not). */
-static void add_invocation(struct sarif *x, cJSON *run)
+/* The supervised command: its command line, arguments and directory. */
+static void inv_command(cJSON *inv, const cJSON *cmd, const char *cwd)
 {
-	const cJSON *rep = x->run.report, *hdr = x->run.header;
-	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(rep ? rep : hdr, "command");
-	const cJSON *oc = rep ? cJSON_GetObjectItemCaseSensitive(rep, "outcome") :
-		cJSON_GetObjectItemCaseSensitive(x->run.summary, "outcome");
-	const char *kind = cw_j_str(oc, "kind"), *state = cw_j_str(oc, "state");
-	const char *cwd = rep ? cw_j_str(rep, "workingDirectory") : cw_j_str(hdr, "cwd");
-	cJSON *invs = cJSON_AddArrayToObject(run, "invocations"), *inv = cJSON_CreateObject(), *o, *it;
+	const cJSON *it;
+	cJSON *o;
 	char **argv;
 	size_t n = 0, i;
-	double start;
-	bool ok = true;
 
-	cJSON_AddItemToArray(invs, inv);
-	/* argv of the supervised command */
 	argv = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cmd, "args")) + 2,
 		      sizeof(*argv));
 	if (argv) {
@@ -475,7 +493,14 @@ static void add_invocation(struct sarif *x, cJSON *run)
 			cJSON_AddStringToObject(o, "uri", u);
 		free(u);
 	}
-	/* how the command ended */
+}
+
+/* How the command ended: from the report's outcome, or from the trace's
+ * first process. */
+static void inv_exit(struct sarif *x, cJSON *inv, const cJSON *rep, const cJSON *oc)
+{
+	size_t i;
+
 	if (rep) {
 		const cJSON *ex = cJSON_GetObjectItemCaseSensitive(oc, "exit");
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(ex, "code");
@@ -484,27 +509,27 @@ static void add_invocation(struct sarif *x, cJSON *run)
 			cJSON_AddNumberToObject(inv, "exitCode", cw_num_int(code->valuedouble, 0));
 		if (cw_j_str(ex, "signal"))
 			cJSON_AddStringToObject(inv, "exitSignalName", cw_j_str(ex, "signal"));
-	} else {
-		for (i = 0; i < x->run.nprocs; i++) {
-			const struct cw_tproc *p = &x->run.procs[i];
-
-			if (p->parent != SIZE_MAX)
-				continue;
-			if (p->signal)
-				add_text(inv, "exitSignalName", p->signal);
-			else if (p->exited)
-				cJSON_AddNumberToObject(inv, "exitCode", p->code);
-			break;
-		}
+		return;
 	}
-	if (!rep && parse_time(cw_j_str(hdr, "start"), &start)) {
-		double el = cw_j_num(x->run.summary, "elapsed", -1);
+	for (i = 0; i < x->run.nprocs; i++) {
+		const struct cw_tproc *p = &x->run.procs[i];
 
-		add_time(inv, "startTimeUtc", start);
-		if (el >= 0)
-			add_time(inv, "endTimeUtc", start + el);
+		if (p->parent != SIZE_MAX)
+			continue;
+		if (p->signal)
+			add_text(inv, "exitSignalName", p->signal);
+		else if (p->exited)
+			cJSON_AddNumberToObject(inv, "exitCode", p->code);
+		break;
 	}
-	/* capwatch did its job unless its own setup failed or the record is cut */
+}
+
+/* capwatch did its job unless its own setup failed or the record is cut:
+ * the notifications, and whether the execution was successful. */
+static bool inv_notifications(struct sarif *x, cJSON *inv, const cJSON *rep, const char *kind)
+{
+	bool ok = true;
+
 	if (kind && !strcmp(kind, "sandbox_setup_failure")) {
 		ok = false;
 		add_notification(inv, "error", "capwatch could not set up supervision (sandbox_setup_failure).");
@@ -527,6 +552,34 @@ static void add_invocation(struct sarif *x, cJSON *run)
 	}
 	if (kind && !strcmp(kind, "enforcement_degraded"))
 		add_notification(inv, "warning", "Enforcement was degraded: some operations were not supervised.");
+	return ok;
+}
+
+/* The invocation: the supervised command, how it ended, when (a trace
+ * records the wall-clock start; a report does not). */
+static void add_invocation(struct sarif *x, cJSON *run)
+{
+	const cJSON *rep = x->run.report, *hdr = x->run.header;
+	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(rep ? rep : hdr, "command");
+	const cJSON *oc = rep ? cJSON_GetObjectItemCaseSensitive(rep, "outcome") :
+		cJSON_GetObjectItemCaseSensitive(x->run.summary, "outcome");
+	const char *kind = cw_j_str(oc, "kind"), *state = cw_j_str(oc, "state");
+	const char *cwd = rep ? cw_j_str(rep, "workingDirectory") : cw_j_str(hdr, "cwd");
+	cJSON *invs = cJSON_AddArrayToObject(run, "invocations"), *inv = cJSON_CreateObject(), *o;
+	double start;
+	bool ok;
+
+	cJSON_AddItemToArray(invs, inv);
+	inv_command(inv, cmd, cwd);
+	inv_exit(x, inv, rep, oc);
+	if (!rep && parse_time(cw_j_str(hdr, "start"), &start)) {
+		double el = cw_j_num(x->run.summary, "elapsed", -1);
+
+		add_time(inv, "startTimeUtc", start);
+		if (el >= 0)
+			add_time(inv, "endTimeUtc", start + el);
+	}
+	ok = inv_notifications(x, inv, rep, kind);
 	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
 	o = cJSON_AddObjectToObject(inv, "properties");
 	add_text(o, "profile", cw_j_str(rep ? rep : hdr, "profile"));
@@ -572,19 +625,72 @@ static int add_prestart_denial(struct sarif *x, cJSON *results)
 	return r;
 }
 
+/* The workspace roots of the run, for artifact locations relative to
+ * them. 0 or -ENOMEM. */
+static int collect_roots(struct sarif *x)
+{
+	const cJSON *roots_arr, *it;
+
+	roots_arr = x->run.report ? cJSON_GetObjectItemCaseSensitive(x->run.report, "workspaceRoots") :
+		cJSON_GetObjectItemCaseSensitive(x->run.header, "roots");
+	cJSON_ArrayForEach(it, roots_arr) {
+		if (x->nroots < MAX_ROOTS && cJSON_IsString(it) && it->valuestring[0] == '/') {
+			size_t l = strlen(it->valuestring);
+
+			x->roots[x->nroots] = strdup(it->valuestring);
+			if (!x->roots[x->nroots])
+				return -ENOMEM;
+			/* "/ws/" and "/ws" are the same root */
+			while (l > 1 && x->roots[x->nroots][l - 1] == '/')
+				x->roots[x->nroots][--l] = '\0';
+			x->nroots++;
+		}
+	}
+	return 0;
+}
+
+/* originalUriBaseIds: the roots a result's location is relative to. */
+static int add_base_ids(struct sarif *x, cJSON *run)
+{
+	cJSON *bases = NULL;
+	size_t i;
+
+	for (i = 0; i < x->nroots; i++) {
+		char id[24], *u;
+		cJSON *b;
+
+		if (!x->root_used[i])
+			continue;
+		if (!bases)
+			bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
+		snprintf(id, sizeof(id), i ? "WORKSPACE%zu" : "WORKSPACE", i + 1);
+		b = cJSON_AddObjectToObject(bases, id);
+		u = pct("file://", x->roots[i], "/");
+		if (!b || !u) {
+			free(u);
+			return -ENOMEM;
+		}
+		cJSON_AddStringToObject(b, "uri", u);
+		free(u);
+		b = cJSON_AddObjectToObject(b, "description");
+		add_text(b, "text", "A workspace root of the capwatch run.");
+	}
+	return 0;
+}
+
 int cw_export_sarif(const char *file, FILE *o, bool flagged)
 {
 	struct sarif x = { .flagged = flagged };
-	cJSON *doc = NULL, *runs, *run, *tool, *driver, *results, *bases, *roots_arr, *it;
+	cJSON *doc = NULL, *runs, *run, *tool, *driver, *results;
 	char *text = NULL;
 	size_t i;
 	int r;
 
-	cw_run_init(&x.run, file);
-	r = cw_run_load(&x.run, true);
+	cw_tool_run_init(&x.run, file);
+	r = cw_tool_run_load(&x.run, true);
 	if (r < 0)
 		goto out;
-	cw_run_link(&x.run);
+	cw_tool_run_link(&x.run);
 	r = -ENOMEM;
 	doc = cJSON_CreateObject();
 	if (!doc)
@@ -605,21 +711,8 @@ int cw_export_sarif(const char *file, FILE *o, bool flagged)
 	if (!x.rules)
 		goto out;
 
-	roots_arr = x.run.report ? cJSON_GetObjectItemCaseSensitive(x.run.report, "workspaceRoots") :
-		cJSON_GetObjectItemCaseSensitive(x.run.header, "roots");
-	cJSON_ArrayForEach(it, roots_arr) {
-		if (x.nroots < MAX_ROOTS && cJSON_IsString(it) && it->valuestring[0] == '/') {
-			size_t l = strlen(it->valuestring);
-
-			x.roots[x.nroots] = strdup(it->valuestring);
-			if (!x.roots[x.nroots])
-				goto out;
-			/* "/ws/" and "/ws" are the same root */
-			while (l > 1 && x.roots[x.nroots][l - 1] == '/')
-				x.roots[x.nroots][--l] = '\0';
-			x.nroots++;
-		}
-	}
+	if (collect_roots(&x) < 0)
+		goto out;
 
 	results = cJSON_AddArrayToObject(run, "results");
 	for (i = 0; i < x.run.ndenials; i++) {
@@ -638,27 +731,8 @@ int cw_export_sarif(const char *file, FILE *o, bool flagged)
 			goto out;
 	}
 	r = -ENOMEM;
-	bases = NULL;
-	for (i = 0; i < x.nroots; i++) {
-		char id[24], *u;
-		cJSON *b;
-
-		if (!x.root_used[i])
-			continue;
-		if (!bases)
-			bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
-		snprintf(id, sizeof(id), i ? "WORKSPACE%zu" : "WORKSPACE", i + 1);
-		b = cJSON_AddObjectToObject(bases, id);
-		u = pct("file://", x.roots[i], "/");
-		if (!b || !u) {
-			free(u);
-			goto out;
-		}
-		cJSON_AddStringToObject(b, "uri", u);
-		free(u);
-		b = cJSON_AddObjectToObject(b, "description");
-		add_text(b, "text", "A workspace root of the capwatch run.");
-	}
+	if (add_base_ids(&x, run) < 0)
+		goto out;
 	add_invocation(&x, run);
 	text = cJSON_Print(doc);
 	if (!text)
@@ -674,6 +748,6 @@ out:
 	for (i = 0; i < x.nroots; i++)
 		free(x.roots[i]);
 	cw_sset_free(&x.rule_ix, NULL);
-	cw_run_free(&x.run);
+	cw_tool_run_free(&x.run);
 	return r;
 }

@@ -63,7 +63,7 @@ struct tl_class {
 };
 
 struct cw_tl {
-	struct cw_run *run;
+	struct cw_tool_run *run;
 	struct tl_class cls[TL_NCLS];
 	struct cw_sset names; /* syscalls, rules, decisions */
 	struct cw_sset misc;  /* scopes of operations without a capability kind */
@@ -127,14 +127,14 @@ static int class_add(struct tl_class *c, const struct tl_ev *ev)
 
 static int tl_op(struct cw_tl *tl, const cJSON *ev)
 {
-	struct cw_run *run = tl->run;
+	struct cw_tool_run *run = tl->run;
 	const char *cap = cw_j_str(ev, "capability"), *scope = cw_j_str(ev, "scope");
 	const char *dec = cw_j_str(ev, "decision");
-	struct cw_tproc *p = cw_run_find(run, cw_j_int(ev, "pid", -1));
+	struct cw_tproc *p = cw_tool_run_find(run, cw_j_int(ev, "pid", -1));
 	struct tl_ev e = { 0 };
 	int k = cap ? cw_cap_from_name(cap) : -1, cls;
 
-	if (!p) /* cw_run_add made the record: only ENOMEM leaves none */
+	if (!p) /* cw_tool_run_add made the record: only ENOMEM leaves none */
 		return -ENOMEM;
 	e.t = cw_j_num(ev, "time", 0);
 	e.proc = (uint32_t)(p - run->procs);
@@ -145,7 +145,7 @@ static int tl_op(struct cw_tl *tl, const cJSON *ev)
 	if (!cw_j_bool(ev, "enforced", true))
 		e.flags |= TL_UNENFORCED;
 	if (k >= 0 && k < CW_CAP__COUNT) {
-		/* cw_run_add counted the scope under this key just now */
+		/* cw_tool_run_add counted the scope under this key just now */
 		struct cw_sset_ent *s = cw_sset_get(&run->scopes[k], scope ? scope : "", false);
 
 		if (!s)
@@ -183,13 +183,13 @@ static int tl_on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	int r;
 
 	(void)lineno;
-	r = cw_run_add(tl->run, ev);
+	r = cw_tool_run_add(tl->run, ev);
 	if (r < 0 || !type || strcmp(type, "op"))
 		return r;
 	return tl_op(tl, ev);
 }
 
-int cw_tl_load(const char *file, struct cw_run *run, struct cw_tl **out)
+int cw_tl_load(const char *file, struct cw_tool_run *run, struct cw_tl **out)
 {
 	struct cw_tl *tl = calloc(1, sizeof(*tl));
 	int r;
@@ -254,7 +254,7 @@ static long long str_ix(struct tl_out *t, const char *s)
 	return (long long)(e - t->strs.ents);
 }
 
-static long long us(const struct cw_run *run, double t)
+static long long us(const struct cw_tool_run *run, double t)
 {
 	double v = (t - run->tmin) * 1e6;
 
@@ -265,7 +265,7 @@ static long long us(const struct cw_run *run, double t)
 
 static const char *scope_text(const struct cw_tl *tl, const struct tl_ev *e, char **tmp)
 {
-	const struct cw_run *run = tl->run;
+	const struct cw_tool_run *run = tl->run;
 	const struct cw_sset_ent *s;
 
 	*tmp = NULL;
@@ -348,7 +348,7 @@ static void exit_text(const struct cw_tproc *p, char *buf, size_t n)
 		snprintf(buf, n, "still running when the trace ends");
 }
 
-int cw_tl_write_script(FILE *o, const struct cw_run *run, struct cw_tl *tl)
+int cw_tl_write_script(FILE *o, const struct cw_tool_run *run, struct cw_tl *tl)
 {
 	struct tl_out t = { .o = o };
 	size_t nprocs = run->nprocs < TL_MAX_PROCS ? run->nprocs : TL_MAX_PROCS, nsel = 0, i;
@@ -410,7 +410,7 @@ int cw_tl_write_script(FILE *o, const struct cw_run *run, struct cw_tl *tl)
 	return t.oom ? -ENOMEM : 0;
 }
 
-void cw_tl_write_section(FILE *o, const struct cw_run *run, const struct cw_tl *tl)
+void cw_tl_write_section(FILE *o, const struct cw_tool_run *run, const struct cw_tl *tl)
 {
 	unsigned long seen = 0;
 	int c;
@@ -459,7 +459,7 @@ static int agg_cmp(const void *a, const void *b)
 	return strcmp(((const struct cw_sset_ent *)a)->key, ((const struct cw_sset_ent *)b)->key);
 }
 
-void cw_tl_write_programs(FILE *o, const struct cw_run *run)
+void cw_tl_write_programs(FILE *o, const struct cw_tool_run *run)
 {
 	struct cw_sset progs = { 0 };
 	size_t i;
@@ -499,8 +499,8 @@ void cw_tl_write_programs(FILE *o, const struct cw_run *run)
 		fputs("<tr><td class=\"m\">", o);
 		cw_export_h(o, progs.ents[i].key);
 		fprintf(o, "</td><td>%lu</td><td>%lu</td><td%s>%lu</td><td>+%.3f s</td><td>+%.3f s</td></tr>\n",
-			a->procs, a->ops, a->denied ? " class=\"deny\"" : "", a->denied, cw_run_rel(run, a->t0),
-			cw_run_rel(run, a->t1));
+			a->procs, a->ops, a->denied ? " class=\"deny\"" : "", a->denied,
+			cw_tool_run_rel(run, a->t0), cw_tool_run_rel(run, a->t1));
 	}
 	fputs("</table>\n", o);
 	if (progs.n > TL_MAX_PROGRAM_ROWS)

@@ -10,20 +10,20 @@
 
 struct cw_tl;
 
-/* Read the trace FILE into RUN (as cw_run_load does) and keep, besides, a
+/* Read the trace FILE into RUN (as cw_tool_run_load does) and keep, besides, a
  * bounded sample of its operations for the page: every denial first (up to
  * the budget), then flagged allows, then the other operations, evenly
  * spread over each class. Returns 0 or -errno (message printed). */
-int cw_tl_load(const char *file, struct cw_run *run, struct cw_tl **out);
+int cw_tl_load(const char *file, struct cw_tool_run *run, struct cw_tl **out);
 void cw_tl_free(struct cw_tl *tl);
 
 /* The timeline's section: toolbar, canvas, notes (the script draws it). */
-void cw_tl_write_section(FILE *o, const struct cw_run *run, const struct cw_tl *tl);
+void cw_tl_write_section(FILE *o, const struct cw_tool_run *run, const struct cw_tl *tl);
 /* The programs table: one row per program with its counts (static HTML,
  * readable without the script). */
-void cw_tl_write_programs(FILE *o, const struct cw_run *run);
+void cw_tl_write_programs(FILE *o, const struct cw_tool_run *run);
 /* Inside the page's one <script> element: the data and the drawing code. */
-int cw_tl_write_script(FILE *o, const struct cw_run *run, struct cw_tl *tl);
+int cw_tl_write_script(FILE *o, const struct cw_tool_run *run, struct cw_tl *tl);
 
 /* HTML-escape S to O (export.c's escaper; every string from a trace goes
  * through it). */

@@ -63,7 +63,7 @@ static void per_line(const char *data, size_t size)
 
 static int on_header(void *opaque, const cJSON *ev, unsigned long lineno)
 {
-	struct cw_run *r = opaque;
+	struct cw_tool_run *r = opaque;
 
 	(void)lineno;
 	cJSON_Delete(r->header);
@@ -74,13 +74,13 @@ static int on_header(void *opaque, const cJSON *ev, unsigned long lineno)
 static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	(void)lineno;
-	return cw_run_add(opaque, ev) < 0;
+	return cw_tool_run_add(opaque, ev) < 0;
 }
 
 static void run_model(const char *data, size_t size)
 {
 	struct cw_tr_status st;
-	struct cw_run run;
+	struct cw_tool_run run;
 	FILE *f;
 	size_t i;
 
@@ -89,16 +89,16 @@ static void run_model(const char *data, size_t size)
 	f = fmemopen((void *)data, size, "r");
 	if (!f)
 		return;
-	cw_run_init(&run, "fuzz");
+	cw_tool_run_init(&run, "fuzz");
 	cw_tr_read_stream(f, "fuzz", on_header, on_event, &run, &st, true);
 	fclose(f);
-	cw_run_link(&run);
+	cw_tool_run_link(&run);
 	/* walk what explain walks */
 	for (i = 0; i < run.nprocs; i++)
 		(void)cw_tproc_name(&run.procs[i]);
 	for (i = 0; i < run.ndenials; i++)
-		(void)cw_run_find(&run, run.denials[i].pid);
-	cw_run_free(&run);
+		(void)cw_tool_run_find(&run, run.denials[i].pid);
+	cw_tool_run_free(&run);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -68,7 +68,7 @@ struct learn {
 	cw_profile *base;
 	struct cw_context ctx;
 	bool have_ctx;
-	struct cw_run run;
+	struct cw_tool_run run;
 	struct cw_sset scopes[CW_SLOT__COUNT];   /* exact scopes seen */
 	struct cw_sset asked[CW_SLOT__COUNT];    /* refused asks: stay asks */
 	struct cw_sset progs[CW_SLOT__COUNT];    /* program names per slot */
@@ -171,10 +171,10 @@ static char *path_glob(const char *path);
  * anything yet (a fork about to exec) its parent's. */
 static const char *prog_of(struct learn *L, int pid)
 {
-	struct cw_tproc *p = cw_run_find(&L->run, pid);
+	struct cw_tproc *p = cw_tool_run_find(&L->run, pid);
 
 	if (p && !p->exe && !p->argv && p->ppid >= 0) {
-		struct cw_tproc *pp = cw_run_find(&L->run, p->ppid);
+		struct cw_tproc *pp = cw_tool_run_find(&L->run, p->ppid);
 
 		if (pp)
 			return cw_tproc_name(pp);
@@ -293,7 +293,7 @@ static int on_op(struct learn *L, const cJSON *ev, unsigned long lineno)
 static int on_exec(struct learn *L, const cJSON *ev)
 {
 	char *exe = cw_j_bytes(ev, "exe");
-	struct cw_tproc *p = cw_run_find(&L->run, cw_j_int(ev, "pid", -1));
+	struct cw_tproc *p = cw_tool_run_find(&L->run, cw_j_int(ev, "pid", -1));
 	cJSON *fake;
 	int r = 0;
 
@@ -345,7 +345,7 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 {
 	struct learn *L = opaque;
 	const char *type = cw_j_str(ev, "type");
-	int r = cw_run_add(&L->run, ev);
+	int r = cw_tool_run_add(&L->run, ev);
 
 	if (r < 0)
 		return r;
@@ -421,102 +421,95 @@ static int add_pattern(struct cw_sset *out, const char *pat, unsigned long count
 	return 0;
 }
 
-/* Generalise the path scopes of SLOT into OUT (glob -> uses). */
-static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
+/* The exact globs of the scopes IN, with their uses. */
+static int exact_globs(const struct cw_sset *in, struct cw_sset *globs)
 {
-	struct cw_sset *in = &L->scopes[slot], globs = { 0 }, dirs = { 0 }, anc = { 0 };
-	bool use_roots = slot == CW_CAP_FILESYSTEM_READ || slot == CW_CAP_WORKSPACE_WRITE;
-	size_t i, j;
-	int r = 0;
+	size_t i;
 
-	/* exact globs; consumed ones are marked with aux = 1 */
 	for (i = 0; i < in->n; i++) {
 		char *g = path_glob(in->ents[i].key);
 		struct cw_sset_ent *e;
 
 		if (!g)
 			return -ENOMEM;
-		e = cw_sset_get(&globs, g, true);
+		e = cw_sset_get(globs, g, true);
 		free(g);
-		if (!e) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (!e)
+			return -ENOMEM;
 		e->count += in->ents[i].count;
 	}
-	if (slot == CW_SLOT_SECRET_READ || slot == CW_CAP_PROCESS_SPAWN) {
-		for (i = 0; i < globs.n; i++)
-			if ((r = add_pattern(out, globs.ents[i].key, globs.ents[i].count)) < 0)
-				goto out;
-		goto out;
-	}
-	/* a workspace root with files in several directories: all of it */
-	for (j = 0; use_roots && j < L->ctx.nroots; j++) {
-		char *rg = path_glob(L->ctx.roots[j]), *pat;
-		struct cw_sset rdirs = { 0 };
-		unsigned long n = 0;
-		size_t rl;
+	return 0;
+}
 
-		if (!rg) {
+/* Is glob K (not yet consumed) at or below the root glob RG of length RL? */
+static bool under_root(const struct cw_sset_ent *k, const char *rg, size_t rl)
+{
+	return !k->aux && !strncmp(k->key, rg, rl) &&
+	       (k->key[rl] == '/' || k->key[rl] == '\0' || !strcmp(rg, "/"));
+}
+
+/* A workspace root with files in several directories: all of it. The
+ * globs it takes are marked with aux = 1. */
+static int take_root(struct cw_sset *globs, const char *root, struct cw_sset *out)
+{
+	char *rg = path_glob(root), *pat;
+	struct cw_sset rdirs = { 0 };
+	size_t i, rl;
+	int r = 0;
+
+	if (!rg)
+		return -ENOMEM;
+	rl = strlen(rg);
+	for (i = 0; i < globs->n; i++) {
+		char *d;
+
+		if (!under_root(&globs->ents[i], rg, rl))
+			continue;
+		d = cw_tool_dirname(globs->ents[i].key);
+		if (!d || !cw_sset_get(&rdirs, d, true))
 			r = -ENOMEM;
-			goto out;
-		}
-		rl = strlen(rg);
-		for (i = 0; i < globs.n; i++) {
-			const char *k = globs.ents[i].key;
-			char *d;
-
-			if (globs.ents[i].aux || strncmp(k, rg, rl) || (k[rl] != '/' && k[rl] != '\0' &&
-									 strcmp(rg, "/")))
-				continue;
-			d = cw_tool_dirname(k);
-			if (!d || !cw_sset_get(&rdirs, d, true))
-				r = -ENOMEM;
-			free(d);
-			n++;
-		}
-		if (!r && (rdirs.n >= ROOT_MIN_DIRS)) {
-			pat = malloc(rl + 4);
-			if (pat) {
-				sprintf(pat, "%s/**", strcmp(rg, "/") ? rg : "");
-				for (i = 0; i < globs.n; i++) {
-					const char *k = globs.ents[i].key;
-
-					if (globs.ents[i].aux || strncmp(k, rg, rl) ||
-					    (k[rl] != '/' && k[rl] != '\0' && strcmp(rg, "/")))
-						continue;
-					globs.ents[i].aux = 1;
-					if (add_pattern(out, pat, globs.ents[i].count) < 0)
-						r = -ENOMEM;
-				}
-				free(pat);
-			} else
-				r = -ENOMEM;
-		}
-		(void)n;
-		cw_sset_free(&rdirs, NULL);
-		free(rg);
-		if (r)
-			goto out;
+		free(d);
 	}
-	/* distinct parent directories of what is left, and for each ancestor of
-	 * depth >= 2 how many of them lie below it */
-	for (i = 0; i < globs.n; i++) {
+	if (!r && (rdirs.n >= ROOT_MIN_DIRS)) {
+		pat = malloc(rl + 4);
+		if (pat) {
+			sprintf(pat, "%s/**", strcmp(rg, "/") ? rg : "");
+			for (i = 0; i < globs->n; i++) {
+				if (!under_root(&globs->ents[i], rg, rl))
+					continue;
+				globs->ents[i].aux = 1;
+				if (add_pattern(out, pat, globs->ents[i].count) < 0)
+					r = -ENOMEM;
+			}
+			free(pat);
+		} else
+			r = -ENOMEM;
+	}
+	cw_sset_free(&rdirs, NULL);
+	free(rg);
+	return r;
+}
+
+/* The distinct parent directories of the globs left, with the files in
+ * each (DIRS), and for each ancestor of depth >= 2 how many of them lie
+ * below it (ANC). */
+static int count_dirs(const struct cw_sset *globs, struct cw_sset *dirs, struct cw_sset *anc)
+{
+	size_t i;
+
+	for (i = 0; i < globs->n; i++) {
 		struct cw_sset_ent *e;
 		char *d;
 
-		if (globs.ents[i].aux)
+		if (globs->ents[i].aux)
 			continue;
-		d = cw_tool_dirname(globs.ents[i].key);
-		if (!d) {
-			r = -ENOMEM;
-			goto out;
-		}
-		e = cw_sset_get(&dirs, d, true);
+		d = cw_tool_dirname(globs->ents[i].key);
+		if (!d)
+			return -ENOMEM;
+		e = cw_sset_get(dirs, d, true);
 		if (!e) {
 			free(d);
-			r = -ENOMEM;
-			goto out;
+			return -ENOMEM;
 		}
 		if (e->count++ == 0) {
 			/* first file in this directory: count it under each ancestor */
@@ -525,7 +518,7 @@ static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
 			while (a && depth_of(a) >= 2) {
 				char *slash;
 
-				if (!cw_sset_bump(&anc, a))
+				if (!cw_sset_bump(anc, a))
 					break;
 				slash = strrchr(a, '/');
 				if (!slash || slash == a)
@@ -536,52 +529,86 @@ static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
 		}
 		free(d);
 	}
-	for (i = 0; i < globs.n; i++) {
-		const char *k = globs.ents[i].key;
-		struct cw_sset_ent *de;
-		char *d, *a, *best = NULL, *pat;
+	return 0;
+}
 
-		if (globs.ents[i].aux)
-			continue;
-		d = cw_tool_dirname(k);
-		if (!d) {
-			r = -ENOMEM;
-			goto out;
-		}
-		/* the shallowest ancestor that holds a wide tree */
-		a = strdup(d);
-		while (a && depth_of(a) >= 2) {
-			struct cw_sset_ent *ae = cw_sset_get(&anc, a, false);
-			char *slash;
+/* The pattern for the glob K (COUNT uses): the shallowest ancestor that
+ * holds a wide tree, else its directory when that holds many files, else
+ * K itself. */
+static int widen(const char *k, unsigned long count, struct cw_sset *dirs, struct cw_sset *anc,
+		 struct cw_sset *out)
+{
+	struct cw_sset_ent *de;
+	char *d, *a, *best = NULL, *pat;
+	int r;
 
-			if (ae && ae->count >= TREE_MIN_DIRS) {
-				free(best);
-				best = strdup(a);
-			}
-			slash = strrchr(a, '/');
-			if (!slash || slash == a)
-				break;
-			*slash = '\0';
-		}
-		free(a);
-		de = cw_sset_get(&dirs, d, false);
-		pat = malloc(strlen(d) + strlen(k) + 4);
-		if (!pat) {
+	d = cw_tool_dirname(k);
+	if (!d)
+		return -ENOMEM;
+	/* the shallowest ancestor that holds a wide tree */
+	a = strdup(d);
+	while (a && depth_of(a) >= 2) {
+		struct cw_sset_ent *ae = cw_sset_get(anc, a, false);
+		char *slash;
+
+		if (ae && ae->count >= TREE_MIN_DIRS) {
 			free(best);
-			free(d);
-			r = -ENOMEM;
-			goto out;
+			best = strdup(a);
 		}
-		if (best)
-			sprintf(pat, "%s/**", best);
-		else if (de && de->count >= DIR_MIN_FILES)
-			sprintf(pat, "%s/*", strcmp(d, "/") ? d : "");
-		else
-			strcpy(pat, k);
-		r = add_pattern(out, pat, globs.ents[i].count);
-		free(pat);
+		slash = strrchr(a, '/');
+		if (!slash || slash == a)
+			break;
+		*slash = '\0';
+	}
+	free(a);
+	de = cw_sset_get(dirs, d, false);
+	pat = malloc(strlen(d) + strlen(k) + 4);
+	if (!pat) {
 		free(best);
 		free(d);
+		return -ENOMEM;
+	}
+	if (best)
+		sprintf(pat, "%s/**", best);
+	else if (de && de->count >= DIR_MIN_FILES)
+		sprintf(pat, "%s/*", strcmp(d, "/") ? d : "");
+	else
+		strcpy(pat, k);
+	r = add_pattern(out, pat, count);
+	free(pat);
+	free(best);
+	free(d);
+	return r;
+}
+
+/* Generalise the path scopes of SLOT into OUT (glob -> uses). */
+static int generalise_paths(struct learn *L, int slot, struct cw_sset *out)
+{
+	struct cw_sset globs = { 0 }, dirs = { 0 }, anc = { 0 };
+	bool use_roots = slot == CW_CAP_FILESYSTEM_READ || slot == CW_CAP_WORKSPACE_WRITE;
+	size_t i, j;
+	int r;
+
+	/* exact globs; consumed ones are marked with aux = 1 */
+	r = exact_globs(&L->scopes[slot], &globs);
+	if (r)
+		goto out;
+	if (slot == CW_SLOT_SECRET_READ || slot == CW_CAP_PROCESS_SPAWN) {
+		for (i = 0; i < globs.n; i++)
+			if ((r = add_pattern(out, globs.ents[i].key, globs.ents[i].count)) < 0)
+				goto out;
+		goto out;
+	}
+	for (j = 0; use_roots && j < L->ctx.nroots; j++)
+		if ((r = take_root(&globs, L->ctx.roots[j], out)) < 0)
+			goto out;
+	r = count_dirs(&globs, &dirs, &anc);
+	if (r)
+		goto out;
+	for (i = 0; i < globs.n; i++) {
+		if (globs.ents[i].aux)
+			continue;
+		r = widen(globs.ents[i].key, globs.ents[i].count, &dirs, &anc, out);
 		if (r)
 			goto out;
 	}
@@ -731,29 +758,20 @@ static cJSON *base_slot(struct learn *L, cJSON *basejson, int slot)
 	return cJSON_GetObjectItemCaseSensitive(caps, cw_slot_name(slot));
 }
 
-static cJSON *build(struct learn *L, cJSON *basejson)
+/* The profile's "notes": where it was learned from, and how. */
+static void build_notes(struct learn *L, cJSON *root)
 {
-	cJSON *root = cJSON_CreateObject(), *caps;
-	char notes[2048], *cmd = NULL, *fx;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(L->run.header, "command");
-	int slot;
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args"), *it;
+	char notes[2048], *cmd, *fx;
+	char *v[8] = { 0 };
+	size_t n = 0;
 
-	if (!root)
-		return NULL;
-	cJSON_AddStringToObject(root, "name", L->name);
-	if (L->basearg)
-		cJSON_AddStringToObject(root, "extends", L->basearg);
-	{
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(c, "args"), *it;
-		char *v[8] = { 0 };
-		size_t n = 0;
-
-		v[n++] = (char *)(cw_j_str(c, "name") ? cw_j_str(c, "name") : "?");
-		cJSON_ArrayForEach(it, args)
-			if (cJSON_IsString(it) && n < 7)
-				v[n++] = it->valuestring;
-		cmd = cw_tool_argv_join(v, 120);
-	}
+	v[n++] = (char *)(cw_j_str(c, "name") ? cw_j_str(c, "name") : "?");
+	cJSON_ArrayForEach(it, args)
+		if (cJSON_IsString(it) && n < 7)
+			v[n++] = it->valuestring;
+	cmd = cw_tool_argv_join(v, 120);
 	snprintf(notes, sizeof(notes),
 		 "Learned by capwatch learn from %.200s: `%.200s` recorded under profile \"%.64s\" "
 		 "(%lu operations, %zu processes). Allows what the run did%s; %s.%s%s",
@@ -767,82 +785,100 @@ static cJSON *build(struct learn *L, cJSON *basejson)
 	fx = cw_tool_utf8_fix(notes, '?');
 	cJSON_AddStringToObject(root, "notes", fx ? fx : "");
 	free(fx);
-	caps = cJSON_AddObjectToObject(root, "capabilities");
-	for (slot = 0; slot < CW_SLOT__COUNT; slot++) {
-		struct cw_sset pats = { 0 };
-		cJSON *o, *allow;
-		char *note;
-		size_t i;
+}
 
-		if (!L->uses[slot] && L->asked[slot].n) {
-			/* only refused asks: keep them asks, deny the rest */
-			cJSON *ask;
-			const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
+/* SLOT's "ask" list: the base's asks the run was not refused, then what it
+ * asked for and was refused, sorted. */
+static void add_asks(struct learn *L, cJSON *basejson, int slot, cJSON *ask)
+{
+	const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
+	size_t i;
 
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
+		if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
+			cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
+	cw_sset_sort(&L->asked[slot]);
+	for (i = 0; i < L->asked[slot].n; i++)
+		cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
+}
+
+/* SLOT's entry under CAPS: what the run used, generalised, over the base. */
+static int build_slot(struct learn *L, cJSON *basejson, cJSON *caps, int slot)
+{
+	struct cw_sset pats = { 0 };
+	cJSON *o, *allow;
+	char *note;
+	size_t i;
+
+	if (!L->uses[slot] && L->asked[slot].n) {
+		/* only refused asks: keep them asks, deny the rest */
+		o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
+		if (!L->basearg)
+			cJSON_AddStringToObject(o, "default", "deny");
+		add_asks(L, basejson, slot, cJSON_AddArrayToObject(o, "ask"));
+		cJSON_AddStringToObject(o, "notes", "not used in the recorded run; what it asked for and "
+					"was refused still asks");
+		return 0;
+	}
+	if (!L->uses[slot]) {
+		if (!L->basearg) {
 			o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-			if (!L->basearg)
-				cJSON_AddStringToObject(o, "default", "deny");
-			ask = cJSON_AddArrayToObject(o, "ask");
-			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
-				if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
-					cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
-			cw_sset_sort(&L->asked[slot]);
-			for (i = 0; i < L->asked[slot].n; i++)
-				cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
-			cJSON_AddStringToObject(o, "notes", "not used in the recorded run; what it asked for and "
-						"was refused still asks");
-			continue;
+			cJSON_AddStringToObject(o, "default", "deny");
+			cJSON_AddStringToObject(o, "notes", "not used in the recorded run");
 		}
-		if (!L->uses[slot]) {
-			if (!L->basearg) {
-				o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-				cJSON_AddStringToObject(o, "default", "deny");
-				cJSON_AddStringToObject(o, "notes", "not used in the recorded run");
-			}
-			continue;
-		}
-		if (patterns_of(L, slot, &pats) < 0) {
-			cw_sset_free(&pats, NULL);
+		return 0;
+	}
+	if (patterns_of(L, slot, &pats) < 0) {
+		cw_sset_free(&pats, NULL);
+		return -ENOMEM;
+	}
+	cw_sset_sort(&pats);
+	o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
+	if (!L->basearg || (slot == CW_CAP_PROCESS_CONTROL && L->pid_control) || L->odd_scopes[slot])
+		cJSON_AddStringToObject(o, "default",
+					(slot == CW_CAP_PROCESS_CONTROL && L->pid_control) ||
+					L->odd_scopes[slot] ? "allow" : "deny");
+	allow = cJSON_AddArrayToObject(o, "allow");
+	if (basejson) {
+		const cJSON *bs = base_slot(L, basejson, slot);
+		const cJSON *ba = cJSON_GetObjectItemCaseSensitive(bs, "allow"), *it;
+
+		cJSON_ArrayForEach(it, ba)
+			if (cJSON_IsString(it) && !cw_sset_get(&pats, it->valuestring, false))
+				cJSON_AddItemToArray(allow, cJSON_CreateString(it->valuestring));
+	}
+	for (i = 0; i < pats.n; i++) {
+		char *hp = home_rel(L, pats.ents[i].key);
+
+		cJSON_AddItemToArray(allow, cJSON_CreateString(hp ? hp : pats.ents[i].key));
+		free(hp);
+	}
+	if (L->asked[slot].n)
+		add_asks(L, basejson, slot, cJSON_AddArrayToObject(o, "ask"));
+	note = slot_note(L, slot);
+	cJSON_AddStringToObject(o, "notes", note ? note : "");
+	free(note);
+	cw_sset_free(&pats, NULL);
+	return 0;
+}
+
+static cJSON *build(struct learn *L, cJSON *basejson)
+{
+	cJSON *root = cJSON_CreateObject(), *caps;
+	int slot;
+
+	if (!root)
+		return NULL;
+	cJSON_AddStringToObject(root, "name", L->name);
+	if (L->basearg)
+		cJSON_AddStringToObject(root, "extends", L->basearg);
+	build_notes(L, root);
+	caps = cJSON_AddObjectToObject(root, "capabilities");
+	for (slot = 0; slot < CW_SLOT__COUNT; slot++)
+		if (build_slot(L, basejson, caps, slot) < 0) {
 			cJSON_Delete(root);
 			return NULL;
 		}
-		cw_sset_sort(&pats);
-		o = cJSON_AddObjectToObject(caps, cw_slot_name(slot));
-		if (!L->basearg || (slot == CW_CAP_PROCESS_CONTROL && L->pid_control) || L->odd_scopes[slot])
-			cJSON_AddStringToObject(o, "default",
-						(slot == CW_CAP_PROCESS_CONTROL && L->pid_control) ||
-						L->odd_scopes[slot] ? "allow" : "deny");
-		allow = cJSON_AddArrayToObject(o, "allow");
-		if (basejson) {
-			const cJSON *bs = base_slot(L, basejson, slot);
-			const cJSON *ba = cJSON_GetObjectItemCaseSensitive(bs, "allow"), *it;
-
-			cJSON_ArrayForEach(it, ba)
-				if (cJSON_IsString(it) && !cw_sset_get(&pats, it->valuestring, false))
-					cJSON_AddItemToArray(allow, cJSON_CreateString(it->valuestring));
-		}
-		for (i = 0; i < pats.n; i++) {
-			char *hp = home_rel(L, pats.ents[i].key);
-
-			cJSON_AddItemToArray(allow, cJSON_CreateString(hp ? hp : pats.ents[i].key));
-			free(hp);
-		}
-		if (L->asked[slot].n) {
-			cJSON *ask = cJSON_AddArrayToObject(o, "ask");
-			const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL, *it;
-
-			cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(bs, "ask"))
-				if (cJSON_IsString(it) && !cw_sset_get(&L->asked[slot], it->valuestring, false))
-					cJSON_AddItemToArray(ask, cJSON_CreateString(it->valuestring));
-			cw_sset_sort(&L->asked[slot]);
-			for (i = 0; i < L->asked[slot].n; i++)
-				cJSON_AddItemToArray(ask, cJSON_CreateString(L->asked[slot].ents[i].key));
-		}
-		note = slot_note(L, slot);
-		cJSON_AddStringToObject(o, "notes", note ? note : "");
-		free(note);
-		cw_sset_free(&pats, NULL);
-	}
 	return root;
 }
 
@@ -900,6 +936,149 @@ static bool scope_expressible(int slot, const char *scope)
 	}
 }
 
+/* "still denies ...": the report of a sample the final profile does not allow. */
+static void report_still_denied(const struct cw_decision *d)
+{
+	char msg[CW_SCOPE_MAX + 400];
+	char *fx;
+
+	snprintf(msg, sizeof(msg), "learn: the learned profile still denies %s %s (%s)",
+		 cw_cap_name(d->cap), d->scope, d->rule);
+	fx = cw_tool_utf8_fix(msg, '?');
+	fflush(stdout);
+	fputs("capwatch: ", stderr);
+	cw_tool_put(stderr, fx ? fx : msg);
+	fputc('\n', stderr);
+	free(fx);
+}
+
+/* A deny/ask entry (from the base) matches what the run did: materialise
+ * the list (LST: the rule's ":deny[N]" or ":ask[N]") in the child O and
+ * put a placeholder where that entry was. */
+static void drop_base_entry(struct learn *L, cJSON *o, cJSON *basejson, int slot, const char *lst,
+			    bool *changed)
+{
+	bool isdeny = lst[1] == 'd';
+	const char *lname = isdeny ? "deny" : "ask";
+	long idx = strtol(strchr(lst, '[') + 1, NULL, 10);
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lname);
+
+	if (!arr) {
+		const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL;
+		const cJSON *bl = cJSON_GetObjectItemCaseSensitive(bs, lname);
+
+		arr = bl ? cJSON_Duplicate(bl, 1) : cJSON_CreateArray();
+		cJSON_AddItemToObject(o, lname, arr);
+	}
+	if (idx >= 0 && idx < cJSON_GetArraySize(arr)) {
+		const cJSON *old = cJSON_GetArrayItem(arr, (int)idx);
+		const char *was = cw_j_str(o, "notes");
+		char *note = NULL;
+
+		if (cJSON_IsString(old) && strcmp(old->valuestring, "/\x01removed") &&
+		    asprintf(&note, "%s; dropped the base's %s entry \"%s\": the run needed it",
+			     was ? was : "", lname, old->valuestring) >= 0) {
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "notes");
+			cJSON_AddStringToObject(o, "notes", note);
+		}
+		free(note);
+		cJSON_ReplaceItemInArray(arr, (int)idx, cJSON_CreateString("/\x01removed"));
+		*changed = true;
+	}
+}
+
+/* Add PAT to the array ALLOW unless it is there. */
+static void allow_once(cJSON *allow, const char *pat, bool *changed)
+{
+	const cJSON *it;
+	bool have = false;
+
+	cJSON_ArrayForEach(it, allow)
+		have |= cJSON_IsString(it) && !strcmp(it->valuestring, pat);
+	if (!have) {
+		cJSON_AddItemToArray(allow, cJSON_CreateString(pat));
+		*changed = true;
+	}
+}
+
+/* The default decided: allow this exact SCOPE in the slot object O. */
+static void allow_scope(cJSON *o, int slot, const char *scope, bool *changed)
+{
+	cJSON *allow = cJSON_GetObjectItemCaseSensitive(o, "allow");
+	char *pat;
+
+	if (!allow) {
+		allow = cJSON_CreateArray();
+		cJSON_AddItemToObject(o, "allow", allow);
+	}
+	if (!scope_expressible(slot, scope)) {
+		/* no profile scope says exactly this (a pid, an odd
+		 * address): only the default can allow it */
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "default");
+		cJSON_AddStringToObject(o, "default", "allow");
+		*changed = true;
+		return;
+	}
+	if (slot == CW_CAP_ENVIRONMENT) {
+		/* one pattern per variable name */
+		char *names = strdup(scope), *save = NULL, *tok;
+
+		for (tok = names ? strtok_r(names, ",", &save) : NULL; tok;
+		     tok = strtok_r(NULL, ",", &save))
+			allow_once(allow, tok, changed);
+		free(names);
+		return;
+	}
+	pat = scope[0] == '/' ? path_glob(scope) : cw_tool_utf8_fix(scope, '?');
+	if (pat) {
+		allow_once(allow, pat, changed);
+		free(pat);
+	}
+}
+
+/* Change the candidate ROOT so that it allows what D did not. */
+static void fix_denial(struct learn *L, cJSON *root, cJSON *basejson, const struct cw_decision *d,
+		       bool *changed)
+{
+	const char *lst;
+	cJSON *o;
+	int slot;
+
+	if (d->cap == CW_CAP_NONE || !strncmp(d->rule, "builtin:", 8))
+		return; /* nothing a profile can change */
+	slot = d->cap == CW_CAP_FILESYSTEM_READ && d->secret ? CW_SLOT_SECRET_READ : (int)d->cap;
+	o = slot_obj(root, basejson, slot, L);
+	if (!o)
+		return;
+	if ((lst = strstr(d->rule, ":deny[")) || (lst = strstr(d->rule, ":ask[")))
+		drop_base_entry(L, o, basejson, slot, lst, changed);
+	else
+		allow_scope(o, slot, d->scope, changed);
+}
+
+/* Drop the placeholders left by removals (indices stay stable while a
+ * round runs). */
+static void drop_placeholders(cJSON *root)
+{
+	cJSON *caps = cJSON_GetObjectItemCaseSensitive(root, "capabilities"), *o;
+
+	cJSON_ArrayForEach(o, caps) {
+		static const char *const lists[] = { "deny", "ask" };
+
+		for (size_t li = 0; li < 2; li++) {
+			cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lists[li]);
+			int i;
+
+			for (i = cJSON_GetArraySize(arr) - 1; i >= 0; i--) {
+				cJSON *it = cJSON_GetArrayItem(arr, i);
+
+				if (cJSON_IsString(it) && !strcmp(it->valuestring, "/\x01removed"))
+					cJSON_DeleteItemFromArray(arr, i);
+			}
+		}
+	}
+}
+
 /* Re-decide every sample under the candidate; fix what is still not
  * allowed. Returns the number of samples still not allowed (after fixes
  * this round), or -errno. *CHANGED says whether the candidate changed. */
@@ -923,9 +1102,6 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 		struct cw_op op;
 		struct cw_op_storage stg;
 		struct cw_decision d;
-		int slot;
-		cJSON *o;
-		const char *lst;
 
 		if (cw_trace_event_to_op(ev, &op, &stg, err, sizeof(err)) < 0)
 			continue;
@@ -935,128 +1111,13 @@ static long check_round(struct learn *L, cJSON *root, cJSON *basejson, bool *cha
 		if (d.verdict == CW_ALLOW)
 			continue;
 		bad++;
-		if (report) {
-			char msg[CW_SCOPE_MAX + 400];
-			char *fx;
-
-			snprintf(msg, sizeof(msg), "learn: the learned profile still denies %s %s (%s)",
-				 cw_cap_name(d.cap), d.scope, d.rule);
-			fx = cw_tool_utf8_fix(msg, '?');
-			fflush(stdout);
-			fputs("capwatch: ", stderr);
-			cw_tool_put(stderr, fx ? fx : msg);
-			fputc('\n', stderr);
-			free(fx);
-			continue;
-		}
-		if (d.cap == CW_CAP_NONE || !strncmp(d.rule, "builtin:", 8))
-			continue; /* nothing a profile can change */
-		slot = d.cap == CW_CAP_FILESYSTEM_READ && d.secret ? CW_SLOT_SECRET_READ : (int)d.cap;
-		o = slot_obj(root, basejson, slot, L);
-		if (!o)
-			continue;
-		if ((lst = strstr(d.rule, ":deny[")) || (lst = strstr(d.rule, ":ask["))) {
-			/* a deny/ask entry (from the base) matches what the run did:
-			 * materialise the list in the child and drop that entry */
-			bool isdeny = lst[1] == 'd';
-			const char *lname = isdeny ? "deny" : "ask";
-			long idx = strtol(strchr(lst, '[') + 1, NULL, 10);
-			cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lname);
-
-			if (!arr) {
-				const cJSON *bs = basejson ? base_slot(L, basejson, slot) : NULL;
-				const cJSON *bl = cJSON_GetObjectItemCaseSensitive(bs, lname);
-
-				arr = bl ? cJSON_Duplicate(bl, 1) : cJSON_CreateArray();
-				cJSON_AddItemToObject(o, lname, arr);
-			}
-			if (idx >= 0 && idx < cJSON_GetArraySize(arr)) {
-				const cJSON *old = cJSON_GetArrayItem(arr, (int)idx);
-				const char *was = cw_j_str(o, "notes");
-				char *note = NULL;
-
-				if (cJSON_IsString(old) && strcmp(old->valuestring, "/\x01removed") &&
-				    asprintf(&note, "%s; dropped the base's %s entry \"%s\": the run needed it",
-					     was ? was : "", lname, old->valuestring) >= 0) {
-					cJSON_DeleteItemFromObjectCaseSensitive(o, "notes");
-					cJSON_AddStringToObject(o, "notes", note);
-				}
-				free(note);
-				cJSON_ReplaceItemInArray(arr, (int)idx, cJSON_CreateString("/\x01removed"));
-				*changed = true;
-			}
-		} else {
-			/* the default decided: allow this exact scope */
-			cJSON *allow = cJSON_GetObjectItemCaseSensitive(o, "allow");
-			char *pat;
-
-			if (!allow) {
-				allow = cJSON_CreateArray();
-				cJSON_AddItemToObject(o, "allow", allow);
-			}
-			if (!scope_expressible(slot, d.scope)) {
-				/* no profile scope says exactly this (a pid, an odd
-				 * address): only the default can allow it */
-				cJSON_DeleteItemFromObjectCaseSensitive(o, "default");
-				cJSON_AddStringToObject(o, "default", "allow");
-				*changed = true;
-				continue;
-			}
-			if (slot == CW_CAP_ENVIRONMENT) {
-				/* one pattern per variable name */
-				char *names = strdup(d.scope), *save = NULL, *tok;
-
-				for (tok = names ? strtok_r(names, ",", &save) : NULL; tok;
-				     tok = strtok_r(NULL, ",", &save)) {
-					const cJSON *it;
-					bool have = false;
-
-					cJSON_ArrayForEach(it, allow)
-						have |= cJSON_IsString(it) && !strcmp(it->valuestring, tok);
-					if (!have) {
-						cJSON_AddItemToArray(allow, cJSON_CreateString(tok));
-						*changed = true;
-					}
-				}
-				free(names);
-				continue;
-			}
-			pat = d.scope[0] == '/' ? path_glob(d.scope) : cw_tool_utf8_fix(d.scope, '?');
-			if (pat) {
-				const cJSON *it;
-				bool have = false;
-
-				cJSON_ArrayForEach(it, allow)
-					have |= cJSON_IsString(it) && !strcmp(it->valuestring, pat);
-				if (!have) {
-					cJSON_AddItemToArray(allow, cJSON_CreateString(pat));
-					*changed = true;
-				}
-				free(pat);
-			}
-		}
+		if (report)
+			report_still_denied(&d);
+		else
+			fix_denial(L, root, basejson, &d, changed);
 	}
 	cw_profile_free(p);
-	/* drop the placeholders left by removals (indices are stable above) */
-	{
-		cJSON *caps = cJSON_GetObjectItemCaseSensitive(root, "capabilities"), *o;
-
-		cJSON_ArrayForEach(o, caps) {
-			static const char *const lists[] = { "deny", "ask" };
-
-			for (size_t li = 0; li < 2; li++) {
-				cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, lists[li]);
-				int i;
-
-				for (i = cJSON_GetArraySize(arr) - 1; i >= 0; i--) {
-					cJSON *it = cJSON_GetArrayItem(arr, i);
-
-					if (cJSON_IsString(it) && !strcmp(it->valuestring, "/\x01removed"))
-						cJSON_DeleteItemFromArray(arr, i);
-				}
-			}
-		}
-	}
+	drop_placeholders(root);
 	return bad;
 }
 
@@ -1069,7 +1130,9 @@ static bool valid_name(const char *s)
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
-int cw_tool_learn(int argc, char **argv)
+/* The command line into L. False when the tool is done: *RET is its exit
+ * status (--help, a usage error). */
+static bool parse_args(int argc, char **argv, struct learn *L, int *ret)
 {
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
@@ -1078,54 +1141,88 @@ int cw_tool_learn(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c;
+
+	*ret = CW_TOOL_EXIT_USAGE; /* unless --help, when it returns false */
+	L->name = "learned";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hb:n:d", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': L->basearg = optarg; break;
+		case 'n': L->name = optarg; break;
+		case 'd': L->include_denied = true; break;
+		case 'h': fputs(usage_text, stdout); *ret = 0; return false;
+		default:
+			cw_tool_msg("learn: unknown or incomplete option \"%s\" (see capwatch learn --help)",
+				    argv[optind - 1]);
+			return false;
+		}
+	}
+	if (argc - optind != 1) {
+		cw_tool_msg("learn: expected one TRACE.jsonl (see capwatch learn --help)");
+		return false;
+	}
+	if (!valid_name(L->name)) {
+		cw_tool_msg("learn: bad --name \"%s\" (1 to 64 of A-Z a-z 0-9 . _ -)", L->name);
+		return false;
+	}
+	L->file = argv[optind];
+	return true;
+}
+
+/* --base: the profile, and its expansion as JSON (*BASEJSON) to build on. */
+static int load_base(struct learn *L, cJSON **basejson)
+{
+	char *bj;
+
+	if (cw_tool_profile_load(L->basearg, &L->base) < 0)
+		return CW_TOOL_EXIT_USAGE;
+	bj = cw_profile_to_json(L->base);
+	*basejson = bj ? cJSON_Parse(bj) : NULL;
+	free(bj);
+	if (!*basejson) {
+		cw_tool_msg("learn: out of memory");
+		cw_profile_free(L->base);
+		L->base = NULL;
+		return CW_TOOL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void learn_free(struct learn *L)
+{
+	for (int s = 0; s < CW_SLOT__COUNT; s++) {
+		cw_sset_free(&L->scopes[s], NULL);
+		cw_sset_free(&L->progs[s], NULL);
+		cw_sset_free(&L->asked[s], NULL);
+	}
+	cw_sset_free(&L->sample_keys, NULL);
+	cJSON_Delete(L->samples);
+	if (L->have_ctx)
+		cw_trace_context_free(&L->ctx);
+	if (L->base)
+		cw_profile_free(L->base);
+	cw_tool_run_free(&L->run);
+}
+
+int cw_tool_learn(int argc, char **argv)
+{
 	struct learn L;
 	struct cw_tr_status st;
 	cJSON *root = NULL, *basejson = NULL;
 	char *text;
 	long bad = 0;
-	int c, r, ret = CW_TOOL_EXIT_OK, round;
+	int r, ret = CW_TOOL_EXIT_OK, round;
 	bool changed;
 
 	memset(&L, 0, sizeof(L));
-	L.name = "learned";
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hb:n:d", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b': L.basearg = optarg; break;
-		case 'n': L.name = optarg; break;
-		case 'd': L.include_denied = true; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		default:
-			cw_tool_msg("learn: unknown or incomplete option \"%s\" (see capwatch learn --help)",
-				    argv[optind - 1]);
-			return CW_TOOL_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		cw_tool_msg("learn: expected one TRACE.jsonl (see capwatch learn --help)");
-		return CW_TOOL_EXIT_USAGE;
-	}
-	if (!valid_name(L.name)) {
-		cw_tool_msg("learn: bad --name \"%s\" (1 to 64 of A-Z a-z 0-9 . _ -)", L.name);
-		return CW_TOOL_EXIT_USAGE;
-	}
-	L.file = argv[optind];
-	if (L.basearg) {
-		char *bj;
-
-		if (cw_tool_profile_load(L.basearg, &L.base) < 0)
-			return CW_TOOL_EXIT_USAGE;
-		bj = cw_profile_to_json(L.base);
-		basejson = bj ? cJSON_Parse(bj) : NULL;
-		free(bj);
-		if (!basejson) {
-			cw_tool_msg("learn: out of memory");
-			cw_profile_free(L.base);
-			return CW_TOOL_EXIT_USAGE;
-		}
-	}
-	cw_run_init(&L.run, L.file);
+	if (!parse_args(argc, argv, &L, &ret))
+		return ret;
+	ret = CW_TOOL_EXIT_OK;
+	if (L.basearg && (ret = load_base(&L, &basejson)) != 0)
+		return ret;
+	cw_tool_run_init(&L.run, L.file);
 	L.samples = cJSON_CreateArray();
 	if (!L.samples) {
 		ret = CW_TOOL_EXIT_USAGE;
@@ -1170,19 +1267,8 @@ int cw_tool_learn(int argc, char **argv)
 		cw_tool_msg("%s: warning: the trace is incomplete; the profile covers only what was recorded",
 			    L.file);
 out:
-	for (int s = 0; s < CW_SLOT__COUNT; s++) {
-		cw_sset_free(&L.scopes[s], NULL);
-		cw_sset_free(&L.progs[s], NULL);
-		cw_sset_free(&L.asked[s], NULL);
-	}
-	cw_sset_free(&L.sample_keys, NULL);
-	cJSON_Delete(L.samples);
+	learn_free(&L);
 	cJSON_Delete(root);
 	cJSON_Delete(basejson);
-	if (L.have_ctx)
-		cw_trace_context_free(&L.ctx);
-	if (L.base)
-		cw_profile_free(L.base);
-	cw_run_free(&L.run);
 	return ret;
 }

@@ -1,8 +1,11 @@
 # Subcommands over traces (replay, explain, learn, diff, export, profiles)
 # are linked into the capwatch binary (supervisor/local.mk uses this list).
-# They load --profile with the supervisor's loader (supervisor/profile_load.c,
-# already in capwatch_SOURCES); other programs linking them add it.
+# They load --profile with the one loader (policy/profile_load.c, already in
+# capwatch_SOURCES); other programs linking them add it. Nothing here uses
+# supervisor/.
 CW_TOOLS_SOURCES = tools/tools.h tools/common.h tools/common.c \
+	tools/sset.h tools/sset.c tools/trace_reader.h tools/trace_reader.c \
+	tools/run_model.h tools/run_model.c \
 	tools/replay.c tools/explain.c tools/learn.c tools/diff.c \
 	tools/export.c tools/export_sarif.h tools/export_sarif.c \
 	tools/export_timeline.h tools/export_timeline.c tools/profiles.c
@@ -53,7 +56,8 @@ fuzz-trace: tests/tools/gen_trace
 		echo "  Debian 12: apt-get install libclang-rt-14-dev (match your clang version:" >&2; \
 		echo "  apt-cache search libclang-rt lists the packages)" >&2; exit 1; }
 	$(CW_FUZZ_CC) $(CW_FUZZ_FLAGS) $(srcdir)/tools/fuzz_trace.c $(srcdir)/tools/common.c \
-		$(srcdir)/supervisor/profile_load.c $(srcdir)/supervisor/log.c \
+		$(srcdir)/tools/sset.c $(srcdir)/tools/trace_reader.c $(srcdir)/tools/run_model.c \
+		$(srcdir)/policy/profile_load.c \
 		$(addprefix $(srcdir)/,$(filter %.c,$(policy_libcwpolicy_la_SOURCES))) \
 		$(CJSON_LIBS) -o tools/fuzz_trace
 	@$(MKDIR_P) tools/fuzz-corpus

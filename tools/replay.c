@@ -55,7 +55,7 @@ struct replay {
 	char recorded_profile[256];
 	struct cw_context ctx;
 	bool have_ctx, approve_risk;
-	struct cw_run run;
+	struct cw_tool_run run;
 	cw_report *report;
 	unsigned long ops, same, changed, a2d, d2a, bad, recorded_denied, recorded_approved;
 	bool have_first_denial;
@@ -133,7 +133,7 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 	char err[512];
 	int r;
 
-	r = cw_run_add(&rp->run, ev);
+	r = cw_tool_run_add(&rp->run, ev);
 	if (r < 0) {
 		cw_tool_msg("%s: %s", rp->file, strerror(-r));
 		rp->fatal = CW_TOOL_EXIT_BADINPUT;
@@ -184,11 +184,11 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 				.pid = cw_j_int(ev, "pid", -1),
 				.syscall = op.syscall,
 				.d = &d,
-				.time = cw_run_rel(&rp->run, cw_j_num(ev, "time", 0)),
+				.time = cw_tool_run_rel(&rp->run, cw_j_num(ev, "time", 0)),
 				.enforced = true,
 				.host = op.host,
 			};
-			struct cw_tproc *p = cw_run_proc(&rp->run, dr.pid);
+			struct cw_tproc *p = cw_tool_run_proc(&rp->run, dr.pid);
 
 			dr.program = p ? p->exe : NULL;
 			cw_report_add_denial(rp->report, &dr);
@@ -236,8 +236,8 @@ static int write_report(struct replay *rp)
 		struct cw_proc_record pr = {
 			.pid = p->pid, .ppid = p->ppid, .exe = p->exe,
 			.argv = (const char *const *)p->argv,
-			.start = p->has_start ? cw_run_rel(&rp->run, p->start) : 0,
-			.end = p->has_end ? cw_run_rel(&rp->run, p->end) : -1,
+			.start = p->has_start ? cw_tool_run_rel(&rp->run, p->start) : 0,
+			.end = p->has_end ? cw_tool_run_rel(&rp->run, p->end) : -1,
 			.exited = p->exited, .code = p->code,
 			.signal = 0, .preload = "unknown",
 		};
@@ -320,7 +320,7 @@ int cw_tool_replay(int argc, char **argv)
 	}
 	rp.file = argv[optind];
 	rp.approve_risk = approve_risk;
-	cw_run_init(&rp.run, rp.file);
+	cw_tool_run_init(&rp.run, rp.file);
 	if (rp.profarg && cw_tool_profile_load(rp.profarg, &rp.prof) < 0)
 		return CW_TOOL_EXIT_USAGE;
 	if (rp.reportfile && !(rp.report = cw_report_new())) {
@@ -364,7 +364,7 @@ int cw_tool_replay(int argc, char **argv)
 		       "happens, so what a command does after a denial is unknown (none was denied here).\n");
 	ret = rp.changed ? CW_TOOL_EXIT_CHANGED : CW_TOOL_EXIT_OK;
 	if (rp.report) {
-		cw_run_link(&rp.run);
+		cw_tool_run_link(&rp.run);
 		if (write_report(&rp) < 0)
 			ret = CW_TOOL_EXIT_USAGE;
 	}
@@ -373,6 +373,6 @@ out:
 		cw_trace_context_free(&rp.ctx);
 	cw_profile_free(rp.prof);
 	cw_report_free(rp.report);
-	cw_run_free(&rp.run);
+	cw_tool_run_free(&rp.run);
 	return ret;
 }

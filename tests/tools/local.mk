@@ -7,7 +7,7 @@ tests_tools_gen_trace_SOURCES = tests/tools/gen_trace.c
 tests_tools_gen_trace_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_gen_trace_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
 tests_tools_cwtool_SOURCES = tests/tools/cwtool.c $(CW_TOOLS_SOURCES) \
-	supervisor/profile_load.h supervisor/profile_load.c supervisor/log.h supervisor/log.c
+	policy/profile_load.h policy/profile_load.c
 tests_tools_cwtool_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_cwtool_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
 
@@ -15,7 +15,9 @@ tests_tools_cwtool_LDADD = policy/libcwpolicy.la $(CJSON_LIBS)
 check_PROGRAMS += tests/tools/test_common
 TESTS += tests/tools/test_common
 tests_tools_test_common_SOURCES = tests/tools/test_common.c tools/common.h tools/common.c \
-	supervisor/profile_load.h supervisor/profile_load.c supervisor/log.h supervisor/log.c
+	tools/sset.h tools/sset.c tools/trace_reader.h tools/trace_reader.c \
+	tools/run_model.h tools/run_model.c \
+	policy/profile_load.h policy/profile_load.c
 tests_tools_test_common_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
 tests_tools_test_common_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
 

@@ -121,7 +121,7 @@ static void test_reader_fatal(void **state)
 static int model_event(void *o, const cJSON *ev, unsigned long ln)
 {
 	(void)ln;
-	return cw_run_add(o, ev);
+	return cw_tool_run_add(o, ev);
 }
 
 static void test_run_model(void **state)
@@ -134,16 +134,16 @@ static void test_run_model(void **state)
 		/* a cycle claimed by a hostile trace must not loop */
 		"{\"type\":\"spawn\",\"seq\":7,\"time\":0.8,\"pid\":10,\"ppid\":11,\"tid\":10,\"via\":\"fork\"}\n"
 		SUMMARY;
-	struct cw_run r;
+	struct cw_tool_run r;
 	struct cw_tproc *p;
 	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
 
 	(void)state;
-	cw_run_init(&r, "t");
+	cw_tool_run_init(&r, "t");
 	assert_int_equal(cw_tr_read_stream(f, "t", NULL, model_event, &r, &r.st, true), 0);
 	fclose(f);
-	cw_run_link(&r);
-	p = cw_run_find(&r, 11);
+	cw_tool_run_link(&r);
+	p = cw_tool_run_find(&r, 11);
 	assert_non_null(p);
 	assert_string_equal(cw_tproc_name(p), "cc");
 	assert_true(p->exited);
@@ -156,11 +156,11 @@ static void test_run_model(void **state)
 	assert_string_equal(r.denials[0].scope, "/b");
 	assert_int_equal(r.kind_denials[CW_CAP_FILESYSTEM_READ], 1);
 	assert_int_equal(r.programs.n, 1);
-	assert_null(cw_run_find(&r, 99));
+	assert_null(cw_tool_run_find(&r, 99));
 	/* one of the two is the parent of the other, never both */
 	assert_true((r.procs[0].parent == SIZE_MAX) != (r.procs[1].parent == SIZE_MAX));
 	assert_non_null(r.summary);
-	cw_run_free(&r);
+	cw_tool_run_free(&r);
 }
 
 static void test_sset(void **state)
