@@ -9,6 +9,7 @@ policy_libcwpolicy_la_SOURCES = \
 	policy/profile_scope.c policy/profile_expand.c policy/builtin.c \
 	policy/policy.h policy/decide.c \
 	policy/jbuf.h policy/jbuf.c \
+	policy/text.h policy/text.c \
 	policy/hmap.h policy/hmap.c \
 	policy/trace.h policy/trace.c policy/trace_read.c \
 	policy/report.h policy/report_impl.h policy/report.c \

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "profile_load.h"
+#include "text.h"
 #include "path.h"
 
 #define PROFILE_MAX_BYTES (1 << 20)
@@ -165,77 +166,6 @@ int cw_profile_load_quiet(const char *arg, cw_profile **out, struct cw_profile_f
 	return e;
 }
 
-/* Length of a valid UTF-8 sequence at S (at most N bytes) that is not a C1
- * control (U+0080..U+009F, which some terminals obey), or 0. */
-static size_t utf8_ok(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
-		return 0;
-	return len;
-}
-
-/* The message names files and quotes profile text: its control characters
- * must not reach the terminal (escape sequences) nor forge a line of ours
- * (newlines). What is not printable ASCII or valid UTF-8 is written as
- * \xNN, a backslash as \\: the rules of the supervisor's own messages, so
- * that a --profile error reads the same from every command. */
-static size_t escape_into(char *out, size_t outsz, const char *in, size_t inlen)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)in;
-	size_t o = 0;
-	for (size_t i = 0; i < inlen;) {
-		size_t k = s[i] >= 0x80 ? utf8_ok(s + i, inlen - i) : 0;
-		if (k) {
-			if (o + k > outsz)
-				break;
-			memcpy(out + o, s + i, k);
-			o += k;
-			i += k;
-		} else if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\') {
-			if (o + 1 > outsz)
-				break;
-			out[o++] = (char)s[i++];
-		} else if (s[i] == '\\') {
-			if (o + 2 > outsz)
-				break;
-			out[o++] = '\\';
-			out[o++] = '\\';
-			i++;
-		} else {
-			if (o + 4 > outsz)
-				break;
-			out[o++] = '\\';
-			out[o++] = 'x';
-			out[o++] = hex[s[i] >> 4];
-			out[o++] = hex[s[i] & 15];
-			i++;
-		}
-	}
-	return o;
-}
 
 int cw_profile_load(const char *arg, cw_profile **out, struct cw_profile_files *files)
 {
@@ -249,7 +179,7 @@ int cw_profile_load(const char *arg, cw_profile **out, struct cw_profile_files *
 	size_t n = sizeof(prefix) - 1;
 	int saved = errno;
 	memcpy(buf, prefix, n);
-	n += escape_into(buf + n, sizeof(buf) - n - 1, err, strlen(err));
+	n += cw_text_escape(buf + n, sizeof(buf) - n - 1, err, strlen(err));
 	buf[n++] = '\n';
 	/* best effort: a failed write to stderr is ignored */
 	while (write(2, buf, n) < 0 && errno == EINTR)

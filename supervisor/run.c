@@ -542,8 +542,13 @@ static enum step configure_policy(struct cw_run *run, struct setup *su)
 	run->ctx.roots = (const char *const *)run->roots;
 	run->ctx.nroots = nroots;
 
-	if (cw_profile_load(opts->profile, &run->profile, &su->pfiles) < 0)
+	/* The message through capwatch's log: exec --request points it at
+	 * its own copy of stderr, not the command's. */
+	char perr[2048];
+	if (cw_profile_load_quiet(opts->profile, &run->profile, &su->pfiles, perr, sizeof(perr)) < 0) {
+		cw_err("%s", perr);
 		return setup_failed(su, "profile %s could not be loaded", opts->profile);
+	}
 	for (size_t i = 0; i < su->pfiles.n; i++)
 		if (push_str(&run->protected_files, &run->nprotected, strdup(su->pfiles.paths[i])) < 0)
 			return STEP_OOM;

@@ -39,9 +39,12 @@ bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid);
  * capwatch's pid namespace. proc.c. */
 int cw_pidfd_target(const struct cw_notif *n, int fd);
 
+/* A pidfd of the notifying thread (of its process before Linux 6.9, which
+ * has no thread pidfds), or -errno. target.c. */
+int cw_target_pidfd(const struct cw_notif *n);
 /* The target's descriptor FD duplicated into capwatch (pidfd_getfd of the
  * notifying thread): what it refers to can no longer be swapped by another
- * thread (kernel-notes E11). The descriptor or -errno. fs.c. */
+ * thread (kernel-notes E11). The descriptor or -errno. target.c. */
 int cw_dup_target_fd(const struct cw_notif *n, int fd);
 
 /* A metadata write on the object behind the target's descriptor FD,

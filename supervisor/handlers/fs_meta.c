@@ -23,9 +23,6 @@
 #include "supervisor/handlers/fs_impl.h"
 #include "supervisor/util.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 /* ---- metadata by path: on the decided object ---- */
 
@@ -170,22 +167,10 @@ int cw_fs_object_op(struct cw_notif *n, const char *path, int at)
 }
 /* ---- metadata through a descriptor: emulated on a duplicate ---- */
 
-/* The target's descriptor is duplicated into capwatch (pidfd_getfd,
- * cw_fs_scratch.fd): what it refers to can no longer be swapped by
- * another thread's dup2 between the decision and the operation
- * (kernel-notes E11, K19). */
-int cw_dup_target_fd(const struct cw_notif *n, int fd)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
-	if (pfd < 0 && errno == EINVAL) /* before 6.9 */
-		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
-	if (pfd < 0)
-		return -errno;
-	int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	int e = errno;
-	close(pfd);
-	return d < 0 ? -e : d;
-}
+/* The target's descriptor is duplicated into capwatch
+ * (cw_dup_target_fd, into cw_fs_scratch.fd): what it refers to can no
+ * longer be swapped by another thread's dup2 between the decision and the
+ * operation (kernel-notes E11, K19). */
 
 static int do_fd_op(struct cw_notif *n)
 {

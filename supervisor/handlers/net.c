@@ -33,9 +33,6 @@
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 #ifndef IPV6_HDRINCL
 #define IPV6_HDRINCL 36
 #endif

@@ -27,9 +27,6 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 /* ---- the run's state: sets of sockets and socket files, by inode ----
  *
@@ -442,13 +439,7 @@ int cw_net_read_addr(struct cw_notif *n, struct cw_net_call *c, uint64_t ptr, ui
  * dup2 between the decision and the operation. */
 int cw_net_dup_socket(struct cw_notif *n, int fd)
 {
-	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
-	if (pfd < 0 && errno == EINVAL) /* before 6.9: process pidfds only */
-		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
-	if (pfd < 0)
-		return -errno;
-	int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
-	return d < 0 ? -errno : d;
+	return cw_dup_target_fd(n, fd);
 }
 
 static void bound_path(struct cw_net_state *ns, struct cw_net_call *c, int sock);

@@ -20,9 +20,6 @@
 #include "supervisor/run.h"
 #include "supervisor/util.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
 
 /* ---- sendto, sendmsg, sendmmsg: the payload copied, sent by capwatch ---- */
 
@@ -145,13 +142,8 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 		if (m->nfds + k > SEND_MAX_FDS)
 			return -EINVAL;
 		int *fdp = (int *)CMSG_DATA(c);
-		if (pfd < 0) {
-			pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
-			if (pfd < 0 && errno == EINVAL)
-				pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
-			if (pfd < 0)
-				return -errno;
-		}
+		if (pfd < 0 && (pfd = cw_target_pidfd(n)) < 0)
+			return pfd;
 		int *nf = realloc(m->fds, (m->nfds + k + 1) * sizeof(int));
 		if (!nf)
 			return -ENOMEM;

@@ -7,9 +7,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "supervisor/handlers/common.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of the thread */
+#endif
 #include "supervisor/util.h"
+
+int cw_target_pidfd(const struct cw_notif *n)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, n->tid, PIDFD_THREAD);
+	if (pfd < 0 && errno == EINVAL) /* before 6.9: process pidfds only */
+		pfd = (int)syscall(SYS_pidfd_open, n->tgid, 0);
+	return pfd < 0 ? -errno : pfd;
+}
+
+int cw_dup_target_fd(const struct cw_notif *n, int fd)
+{
+	_cleanup_close_ int pfd = cw_target_pidfd(n);
+	if (pfd < 0)
+		return pfd;
+	int d = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	return d < 0 ? -errno : d;
+}
 
 int cw_start_detached(void *(*fn)(void *), void *arg)
 {

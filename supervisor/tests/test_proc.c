@@ -21,16 +21,6 @@
 
 /* ---- what proc.c and ioctl.c reach in fs.c ---- */
 
-/* fs.c's duplicates the notifying thread's descriptor with pidfd_getfd;
- * here the target is this process, and dup() gives the same open file
- * description. */
-int cw_dup_target_fd(const struct cw_notif *n, int fd)
-{
-	(void)n;
-	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return d < 0 ? -errno : d;
-}
-
 static int fd_metas;
 void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op, void *arg)
 {
