@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "supervisor/annot.h"
 #include "supervisor/annot_impl.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"

@@ -31,7 +31,7 @@
 #include "supervisor/annot_impl.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/kernel.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "preload/proto.h"
 

@@ -13,7 +13,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/annot_impl.h"
 #include "supervisor/notify.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "preload/proto.h"
 

@@ -21,7 +21,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/annot_impl.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/util.h"
 
 /* ---- symbols ---- */

@@ -38,7 +38,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/log.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/util.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "supervisor/changes.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/resolve.h"
 
 struct change {

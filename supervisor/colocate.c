@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "supervisor/colocate.h"
 #include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 
 /* An ADDFD that took longer than this found the target on another CPU:
  * on one CPU it takes 3-5 us, across two 25-30 us here. */

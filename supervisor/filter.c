@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include "supervisor/filter.h"
 #include "supervisor/handlers/handlers.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include "supervisor/hosts.h"
 #include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/util.h"
 

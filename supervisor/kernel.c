@@ -32,7 +32,7 @@
 #include "supervisor/limits.h"
 #include "supervisor/notify.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"

@@ -12,7 +12,7 @@
 #include <linux/landlock.h>
 #include <cjson/cJSON.h>
 #include "supervisor/landlock.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 

@@ -23,7 +23,7 @@
 #include "supervisor/limits.h"
 #include "supervisor/privs.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 

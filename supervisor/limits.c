@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include "supervisor/limits.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"

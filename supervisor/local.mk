@@ -7,7 +7,7 @@ capwatch_SOURCES = \
 	supervisor/cli.h supervisor/cli.c supervisor/cli_sub.c \
 	supervisor/log.h supervisor/log.c \
 	policy/profile_load.h policy/profile_load.c \
-	supervisor/run.h supervisor/run.c \
+	supervisor/run.h supervisor/run.c supervisor/state.h \
 	supervisor/record.h supervisor/record.c \
 	supervisor/changes.h supervisor/changes.c \
 	supervisor/scratch.h supervisor/scratch.c \

@@ -29,7 +29,7 @@
 #include "supervisor/kernel.h"
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"

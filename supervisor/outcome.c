@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "supervisor/outcome.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/annot.h"
 #include "supervisor/changes.h"
 #include "supervisor/colocate.h"

@@ -12,7 +12,7 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include "supervisor/privs.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "policy/cap.h"
 #include "policy/profile.h"

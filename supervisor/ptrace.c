@@ -25,7 +25,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/kernel.h"
 #include "supervisor/limits.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "supervisor/record.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/annot.h"
 #include "supervisor/changes.h"
 #include "supervisor/colocate.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "supervisor/scratch.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/log.h"
 
 int cw_scratch_create(struct cw_run *run, const char *tmpdir)

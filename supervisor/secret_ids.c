@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "supervisor/secret_ids.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/resolve.h"

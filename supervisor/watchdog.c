@@ -15,7 +15,7 @@
 #include "supervisor/cli.h"
 #include "supervisor/limits.h"
 #include "supervisor/log.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/outcome.h"
 
 /* How long the event loop has to acknowledge the timeout, and then to

@@ -14,7 +14,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/scratch.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/kernel.h"
 #include "supervisor/util.h"

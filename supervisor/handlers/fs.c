@@ -19,7 +19,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_impl.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/changes.h"
 #include "path.h"
 

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 #include <linux/limits.h>
 #include "supervisor/handlers/common.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/changes.h" /* enum cw_change_kind */
 #include "supervisor/resolve.h"
 

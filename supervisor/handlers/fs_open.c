@@ -20,7 +20,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_impl.h"
 #include "supervisor/handlers/keys.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/changes.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/secret_ids.h"

@@ -96,7 +96,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_special.h"
 #include "supervisor/handlers/fs_impl.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/secret_ids.h"
 #include "supervisor/log.h"
 #include "path.h"

@@ -28,7 +28,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/handlers/scratch.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"

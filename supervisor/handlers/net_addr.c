@@ -23,7 +23,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 

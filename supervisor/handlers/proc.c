@@ -17,7 +17,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/scratch.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/util.h"
 
 /* The pid behind a pidfd of the target ("Pid:" in fdinfo), or behind a

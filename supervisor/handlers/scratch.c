@@ -6,7 +6,7 @@
 #include "supervisor/handlers/scratch.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/resolve.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 
 int cw_handlers_init(struct cw_run *run)
 {

@@ -31,7 +31,7 @@
 #include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include "supervisor/handlers/handlers.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 
 #ifndef __NR_cachestat
 #define __NR_cachestat 451

@@ -27,7 +27,7 @@
 #include "supervisor/kernel.h"
 #include "supervisor/limits.h"
 #include "supervisor/ptrace.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/util.h"
 
 /* ---- notify.c's answers and event flow, recorded ---- */

@@ -45,7 +45,7 @@
 #include <cmocka.h>
 #include "supervisor/filter.h"
 #include "supervisor/handlers/handlers.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "profile.h"
 
 /* ---- handler stubs (see above) ---- */

@@ -28,7 +28,7 @@
 #include <cmocka.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/changes.h"
 #include "supervisor/record.h"
 #include "supervisor/ptrace.h"

@@ -33,7 +33,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/handlers/scratch.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 #include "supervisor/record.h"
 #include "supervisor/privs.h"
 

@@ -25,7 +25,7 @@
 #include "profile.h"
 #include "supervisor/cli.h"
 #include "supervisor/landlock.h"
-#include "supervisor/run.h"
+#include "supervisor/state.h"
 
 static void probe(const char *name, int r)
 {
