@@ -84,10 +84,10 @@ supervisor_tests_test_filter_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CMO
 # The network family with the test process as the target (issue 16 item
 # 4): address copies and checks, unix resolution, the decision and the
 # answer of connect and bind, their effect on the test's own sockets.
-# notify.c's event flow is stubbed in the test.
+# notify.c's event flow is stubbed (tests/handler_stubs.h).
 check_PROGRAMS += supervisor/tests/test_net
 TESTS += supervisor/tests/test_net
-supervisor_tests_test_net_SOURCES = supervisor/tests/test_net.c \
+supervisor_tests_test_net_SOURCES = supervisor/tests/test_net.c supervisor/tests/handler_stubs.h \
 	supervisor/handlers/net.c supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/privs.c supervisor/privs.h \
@@ -135,10 +135,11 @@ supervisor_tests_test_proc_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_
 
 # The file family with the test process as the target (issue 16 item 4):
 # opens, path calls and metadata decided by the real policy and performed
-# in a temporary workspace; notify.c's event flow and answers stubbed.
+# in a temporary workspace; notify.c's event flow and answers stubbed
+# (tests/handler_stubs.h).
 check_PROGRAMS += supervisor/tests/test_fs
 TESTS += supervisor/tests/test_fs
-supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c \
+supervisor_tests_test_fs_SOURCES = supervisor/tests/test_fs.c supervisor/tests/handler_stubs.h \
 	supervisor/handlers/fs.c supervisor/handlers/fs_impl.h \
 	supervisor/handlers/fs_open.c supervisor/handlers/fs_path.c supervisor/handlers/fs_meta.c \
 	supervisor/handlers/fs_special.c supervisor/handlers/fs_special.h \

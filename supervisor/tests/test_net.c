@@ -3,9 +3,10 @@
  * our own memory (read back with process_vm_readv, as from any target),
  * our own sockets duplicated with pidfd_getfd, the decision taken by the
  * real policy with the built-in "verify" profile. The event flow of
- * notify.c (decide, deny, record) and the answers are stubbed here: they
- * are recorded, so a test sees what net.c decided and answered, and the
- * real effect on its own socket (bound where, connected or not).
+ * notify.c (decide, deny, record) and the answers are stubbed
+ * (handler_stubs.h): they are recorded, so a test sees what net.c decided
+ * and answered, and the real effect on its own socket (bound where,
+ * connected or not).
  *
  * No packet leaves the machine: the only connection made is to a loopback
  * listener of the test; external addresses are only decided (and denied). */
@@ -15,124 +16,36 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
-#include <cmocka.h>
-#include "supervisor/handlers/handlers.h"
+#define HANDLER_STUBS_NO_TRACKER /* net.c asks nothing of one */
+#include "handler_stubs.h"
 #include "supervisor/handlers/net_impl.h"
-#include "supervisor/handlers/scratch.h"
-#include "supervisor/state.h"
-#include "supervisor/record.h"
 #include "supervisor/privs.h"
 
-/* ---- the supervisor around the handler, stubbed ---- */
+/* ---- the rest of the supervisor around the handler, stubbed ---- */
 
-enum answer_kind { ANS_NONE, ANS_CONTINUE, ANS_ERROR, ANS_VALUE };
+/* The address of the last recorded event, copied. */
 static struct {
-	enum answer_kind kind;
-	int err;
-	int64_t val;
-	int nrecorded;
-	struct cw_event ev;             /* the last recorded event */
-	struct sockaddr_storage addr;   /* its address, copied */
+	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	char alias[128];
-	int notes;
-	char note[512];
-} seen;
+} seen_addr;
 
-int cw_notif_continue(struct cw_notif *n)
+static void seen_addr_reset(void)
 {
-	n->answered = true;
-	seen.kind = ANS_CONTINUE;
-	return 0;
+	memset(&seen_addr, 0, sizeof(seen_addr));
 }
 
-int cw_notif_error(struct cw_notif *n, int err)
+static void seen_addr_record(const struct cw_event *ev)
 {
-	n->answered = true;
-	seen.kind = ANS_ERROR;
-	seen.err = err;
-	return 0;
-}
-
-int cw_notif_value(struct cw_notif *n, int64_t val)
-{
-	n->answered = true;
-	seen.kind = ANS_VALUE;
-	seen.val = val;
-	return 0;
-}
-
-bool cw_notif_valid(struct cw_notif *n)
-{
-	(void)n;
-	return true;
-}
-
-void cw_event_init(struct cw_event *ev, const char *syscall)
-{
-	memset(ev, 0, offsetof(struct cw_event, d.scope) + 1);
-	ev->op.syscall = syscall;
-	ev->dirfd = -1;
-}
-
-/* notify.c's, less annotations; an "ask" is what approval.c makes of it
- * with no answer remembered and no approver: a denial that asks for one. */
-bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
-{
-	cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
-	if (ev->d.verdict == CW_ASK) {
-		ev->d.verdict = CW_DENY;
-		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+	seen_addr.addrlen = 0;
+	if (ev->op.addr && ev->op.addrlen <= sizeof(seen_addr.addr)) {
+		memcpy(&seen_addr.addr, ev->op.addr, ev->op.addrlen);
+		seen_addr.addrlen = (socklen_t)ev->op.addrlen;
 	}
-	ev->enforced = !n->run->observe;
-	ev->allowed = ev->d.verdict == CW_ALLOW || n->run->observe;
-	return ev->allowed;
-}
-
-void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
-{
-	ev->err = ev->d.err > 0 ? ev->d.err : EPERM;
-	ev->verified = true;
-	cw_notif_error(n, ev->err);
-}
-
-void cw_event_record(struct cw_notif *n, struct cw_event *ev)
-{
-	(void)n;
-	seen.nrecorded++;
-	memcpy(&seen.ev, ev, sizeof(seen.ev));
-	seen.addrlen = 0;
-	if (ev->op.addr && ev->op.addrlen <= sizeof(seen.addr)) {
-		memcpy(&seen.addr, ev->op.addr, ev->op.addrlen);
-		seen.addrlen = (socklen_t)ev->op.addrlen;
-	}
-	snprintf(seen.alias, sizeof(seen.alias), "%s", ev->op.alias ? ev->op.alias : "");
-}
-
-void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare, cw_enforce_fn enforce)
-{
-	if (cw_event_decide(n, ev)) {
-		if (prepare)
-			prepare(n, ev);
-		enforce(n, ev);
-	} else {
-		cw_event_deny(n, ev);
-	}
-	cw_event_record(n, ev);
 }
 
 void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, int deny_err)
@@ -142,79 +55,27 @@ void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, in
 	cw_notif_error(n, deny_err ? deny_err : EPERM);
 }
 
-void cw_record_note(struct cw_run *run, int pid, const char *level, const char *fmt, ...)
-{
-	va_list ap;
-	(void)run;
-	(void)pid;
-	(void)level;
-	va_start(ap, fmt);
-	vsnprintf(seen.note, sizeof(seen.note), fmt, ap);
-	va_end(ap);
-	seen.notes++;
-}
-
-/* ---- the fake run and notification ---- */
-
-static struct cw_run run;
-static struct seccomp_notif req;
-static struct cw_notif notif;
-static struct cw_call_scratch scratch; /* the call's, as cw_handlers_init makes it */
-static char dir[PATH_MAX];
+/* ---- the fake run ---- */
 
 static int setup(void **state)
 {
 	(void)state;
-	static const char *roots[1];
-	cw_profile *p = NULL;
-	char tmpl[] = "/tmp/cw-net-XXXXXX";
-	if (!mkdtemp(tmpl) || !realpath(tmpl, dir) || chdir(dir) < 0)
+	if (fake_run("verify") < 0)
 		return -1;
-	if (cw_profile_builtin("verify", &p) < 0)
-		return -1;
-	roots[0] = dir;
-	memset(&run, 0, sizeof(run));
-	run.profile = p;
-	run.ctx.roots = roots;
-	run.ctx.nroots = 1;
-	run.listener = -1; /* a worker's answer goes nowhere */
-	run.report = cw_report_new();
-	scratch.net.held_sock = -1;
+	seen_more_reset = seen_addr_reset;
+	seen_more_record = seen_addr_record;
 	if (cw_net_state_new(&run.net_state) < 0 || cw_resolve_links_new(&run.links) < 0)
 		return -1;
-	return run.report ? 0 : -1;
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[PATH_MAX + 16];
-	cw_profile_free(run.profile);
-	cw_report_free(run.report);
 	cw_net_state_free(run.net_state);
 	cw_resolve_links_free(run.links);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* A notification of syscall NR from this very thread. */
-static struct cw_notif *notify(int nr, const char *name, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-			       uint64_t a4, uint64_t a5)
-{
-	memset(&req, 0, sizeof(req));
-	memset(&seen, 0, sizeof(seen));
-	req.id = 1;
-	req.pid = (uint32_t)getpid();
-	req.data.nr = nr;
-	req.data.args[0] = a0;
-	req.data.args[1] = a1;
-	req.data.args[2] = a2;
-	req.data.args[3] = a3;
-	req.data.args[4] = a4;
-	req.data.args[5] = a5;
-	notif = (struct cw_notif){ .run = &run, .req = &req, .tid = (pid_t)syscall(SYS_gettid),
-				   .tgid = getpid(), .ppid = getppid(), .syscall = name, .call = &scratch };
-	return &notif;
+	fake_run_free();
+	return fake_run_remove_dir();
 }
 
 static struct sockaddr_in in4(const char *ip, int port)
@@ -222,11 +83,6 @@ static struct sockaddr_in in4(const char *ip, int port)
 	struct sockaddr_in s = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	assert_int_equal(inet_pton(AF_INET, ip, &s.sin_addr), 1);
 	return s;
-}
-
-static uint64_t ptr(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
 }
 
 /* ---- addresses ---- */
@@ -403,16 +259,7 @@ static void need_loopback_and_getfd(void)
 		print_message("skip: no route to loopback here (%s)\n", strerror(errno));
 		skip();
 	}
-	int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	int d = pfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pfd, 0, 0) : -1;
-	int e = errno;
-	if (pfd >= 0)
-		close(pfd);
-	if (d < 0) {
-		print_message("skip: pidfd_getfd: %s\n", strerror(e));
-		skip();
-	}
-	close(d);
+	need_getfd();
 }
 
 static struct sockaddr_in bound_addr(int s)
