@@ -176,7 +176,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e140_exec_unwatched_mount.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e141_unreceived_restart.sh
+	tests/escapes/e141_unreceived_restart.sh \
+	tests/escapes/e142_connect_alarm.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -218,6 +219,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e137_cn_blind \
 	tests/escapes/src/e140_exec_flip \
 	tests/escapes/src/e141_unreceived_restart \
+	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
