@@ -175,7 +175,9 @@ ESCAPES_TESTS = \
 	tests/escapes/e137_connector_blind_pid_reuse.sh \
 	tests/escapes/e140_exec_unwatched_mount.sh
 
-ESCAPES_KNOWN_OPEN =
+ESCAPES_KNOWN_OPEN = \
+	tests/escapes/e141_unreceived_restart.sh \
+	tests/escapes/e142_connect_alarm.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -216,6 +218,8 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e70_ioctl_calls \
 	tests/escapes/src/e137_cn_blind \
 	tests/escapes/src/e140_exec_flip \
+	tests/escapes/src/e141_unreceived_restart \
+	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -224,6 +228,8 @@ EXTRA_DIST += tests/escapes/src/esc.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
+tests_escapes_src_e141_unreceived_restart_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e141_unreceived_restart_LDFLAGS = -pthread
 tests_escapes_src_e09d_pathcall_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09d_pathcall_flip_LDFLAGS = -pthread
 tests_escapes_src_e09e_net_flip_CFLAGS = $(AM_CFLAGS) -pthread

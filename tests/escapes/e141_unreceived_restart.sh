@@ -1,0 +1,32 @@
+#!/bin/sh
+# E141: restart_unreceived (793d4db) restarts a blocking call that a
+# signal interrupted while it waited for capwatch to receive it, through
+# a handler without SA_RESTART: a FIFO open under --observe that bare
+# fails with EINTR when its alarm comes goes on sleeping past the alarm
+# (here until a writer comes 300 ms later; with none, until --timeout).
+# The handler sees the kernel's restart (rax == __NR_openat in its
+# context), which bare never shows for a call already in the kernel. The
+# window is capwatch's receive latency, widened here by eight threads
+# that keep it busy with long-path opens; the previous binary gave EINTR.
+. "$top_srcdir/tests/escapes/lib.sh"
+esc_setup
+esc_need_prog e141_unreceived_restart
+P=$ESC_BIN/e141_unreceived_restart
+mkfifo "$W/f" || fail "mkfifo"
+: >"$W/plain"
+TRIALS=${E141_TRIALS:-100}
+
+val() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$2"; }
+
+bare "$P" "$W/f" "$W/plain" 400 50
+cat "$O/bare.out" >&2
+[ "$(val restarted "$O/bare.out")" = 0 ] || esc_control_failed "bare: a restarted openat: $(cat "$O/bare.out")"
+[ "$(val eintr "$O/bare.out")" -ge 45 ] || esc_control_failed "bare: the alarm did not interrupt the FIFO open: $(cat "$O/bare.out")"
+
+under verify --observe --backend portable --timeout 100 -- "$P" "$W/f" "$W/plain" 400 "$TRIALS"
+cat "$OUT" >&2
+grep -q "^trials $TRIALS " "$OUT" || fail "the program did not finish its trials (exit $rc)"
+r=$(val restarted "$OUT") s=$(val slept_through "$OUT")
+[ "${r:-0}" = 0 ] && [ "${s:-0}" -le 5 ] ||
+	fail "--observe: $s of $TRIALS alarm-bounded FIFO opens slept past their SIGALRM (no SA_RESTART), $r of them restarted by the kernel; bare: none"
+exit 0
