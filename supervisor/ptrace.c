@@ -849,7 +849,6 @@ static bool never_interrupted(int nr)
 
 static void restart_unreceived(struct cw_run *run, struct cw_proc *p, pid_t pid)
 {
-	(void)run;
 	struct user_regs_struct regs;
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
 		return;
@@ -860,6 +859,14 @@ static void restart_unreceived(struct cw_run *run, struct cw_proc *p, pid_t pid)
 		return;
 	enum cw_filter_rule rule = cw_syscalls[nr].rule;
 	if (rule != CW_RULE_NOTIFY && rule != CW_RULE_ESCAPE && rule != CW_RULE_NONE)
+		return;
+	/* Under --observe every call continues, and one that would sleep in
+	 * its own body (a FIFO open, a connect) takes a signal that comes
+	 * before the call as EINTR, bare: only the calls that never sleep
+	 * interruptibly are restarted there (red team e141). Enforcing,
+	 * capwatch performs such calls itself, and a signal does not end
+	 * them after it has received them either (capwatch(1), "Signals"). */
+	if (run->observe && !never_interrupted((int)nr))
 		return;
 	uint64_t args[6] = { regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8, regs.r9 };
 	if (!never_interrupted((int)nr) && p->continued.set && p->continued.nr == nr &&

@@ -8,6 +8,8 @@
 # context), which bare never shows for a call already in the kernel. The
 # window is capwatch's receive latency, widened here by eight threads
 # that keep it busy with long-path opens; the previous binary gave EINTR.
+# Fixed: under --observe only the calls whose bodies never sleep are
+# restarted (ptrace.c restart_unreceived).
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 esc_need_prog e141_unreceived_restart
@@ -27,6 +29,10 @@ under verify --observe --backend portable --timeout 100 -- "$P" "$W/f" "$W/plain
 cat "$OUT" >&2
 grep -q "^trials $TRIALS " "$OUT" || fail "the program did not finish its trials (exit $rc)"
 r=$(val restarted "$OUT") s=$(val slept_through "$OUT")
-[ "${r:-0}" = 0 ] && [ "${s:-0}" -le 5 ] ||
+# Restarted: never (the defect). Slept through without a restart: the
+# signal came before the open began (ptrace delivers it later than bare),
+# a legitimate order that the previous binary showed too (1-2 in 100 on
+# a quiet machine, more under load); a bound, not zero.
+[ "${r:-0}" = 0 ] && [ "${s:-0}" -le 20 ] ||
 	fail "--observe: $s of $TRIALS alarm-bounded FIFO opens slept past their SIGALRM (no SA_RESTART), $r of them restarted by the kernel; bare: none"
 exit 0
