@@ -813,23 +813,6 @@ void cw_tracker_note_continue(struct cw_run *run, pid_t tid, const struct seccom
 	p->continued.ip = req->data.instruction_pointer;
 }
 
-/* A handler installed without SA_RESTART turns an interrupted wait for
- * capwatch's answer into EINTR (kernel/seccomp.c returns -ERESTARTSYS
- * when a signal comes before the listener received the call; after that
- * the wait is killable only), on calls such as kill() or open() of a
- * regular file that the kernel alone never interrupts (issue 17 item 3).
- * Such a call has not run at all: nothing of it happened in the kernel
- * nor in capwatch. At the signal-delivery-stop its return value is still
- * -ERESTARTSYS, and -ERESTARTNOINTR instead makes the kernel restart it
- * after the handler whatever SA_RESTART says, as if the signal had come
- * just before the call. The same value also comes from a call whose own
- * body was interrupted after capwatch let it CONTINUE (a FIFO open under
- * --observe, say): that one must stay EINTR, as bare. The thread's last
- * CONTINUE is remembered; a call with its number, arguments and return
- * address is left alone (it may be that one), so only a call capwatch
- * never let run is restarted. Only unconditionally notified numbers
- * qualify: a conditionally notified one (sendto without an address) may
- * have run in the kernel without capwatch. */
 /* Calls whose own body never sleeps interruptibly: -ERESTARTSYS from one
  * of them came from the wait for capwatch, even when capwatch let an
  * identical one (a kill(getpid(), 0) loop) CONTINUE just before. */
@@ -847,6 +830,23 @@ static bool never_interrupted(int nr)
 	}
 }
 
+/* A handler installed without SA_RESTART turns an interrupted wait for
+ * capwatch's answer into EINTR (kernel/seccomp.c returns -ERESTARTSYS
+ * when a signal comes before the listener received the call; after that
+ * the wait is killable only), on calls such as kill() or open() of a
+ * regular file that the kernel alone never interrupts (issue 17 item 3).
+ * Such a call has not run at all: nothing of it happened in the kernel
+ * nor in capwatch. At the signal-delivery-stop its return value is still
+ * -ERESTARTSYS, and -ERESTARTNOINTR instead makes the kernel restart it
+ * after the handler whatever SA_RESTART says, as if the signal had come
+ * just before the call. The same value also comes from a call whose own
+ * body was interrupted after capwatch let it CONTINUE (a FIFO open under
+ * --observe, say): that one must stay EINTR, as bare. The thread's last
+ * CONTINUE is remembered; a call with its number, arguments and return
+ * address is left alone (it may be that one), so only a call capwatch
+ * never let run is restarted. Only unconditionally notified numbers
+ * qualify: a conditionally notified one (sendto without an address) may
+ * have run in the kernel without capwatch. */
 static void restart_unreceived(struct cw_run *run, struct cw_proc *p, pid_t pid)
 {
 	struct user_regs_struct regs;
