@@ -1,14 +1,14 @@
 /* Approvals while the run goes on (approval.h).
  *
  * A deferred notification stays unanswered: its thread sleeps in the
- * kernel while the loop goes on. The pending record owns copies of
- * everything the event pointed at (the handler's buffers are reused by the
- * next notification), so the handler's enforce function can run later on
- * the copy. Every pending record ends exactly once: answered (allow:
- * the handler runs again on the saved notification, see complete();
- * deny: EPERM/EACCES on the saved event), timed out (deny), its client gone
- * (deny), capwatch exiting (deny), or its thread gone (ID_VALID fails:
- * nothing to answer, nothing recorded).
+ * kernel while the loop goes on. The pending record keeps the notification
+ * and what the question is about (capability, scope, rule, reason), not
+ * the event: whatever the answer, the syscall's handler runs again on the
+ * saved notification and decides afresh, and its decision meets the
+ * answer (cw_approval_remembered), see complete(). Every pending record
+ * ends exactly once: answered (allow or deny), timed out (deny), its client
+ * gone (deny), capwatch exiting (deny), or its thread gone (ID_VALID
+ * fails: nothing to answer, nothing recorded).
  *
  * Approvers: the terminal (when capwatch's stdin is one, /dev/tty is
  * opened; prompts are written there, never on the command's stdout or
@@ -56,22 +56,23 @@ struct pending {
 	struct seccomp_notif req;     /* copy of the notification */
 	pid_t tid, tgid, ppid;
 	const char *syscall;          /* static, from the dispatch table */
-	struct cw_event ev;           /* pointers below are owned copies */
-	struct sockaddr_storage addr;
-	char *path, *path2, *raw_path, *raw_path2, *host, *env_names;
-	char **argv;
+	/* the question: the decision the ask was */
+	cw_cap_kind cap;
+	char *scope;                  /* owned */
+	char rule[CW_RULE_MAX], reason[CW_REASON_MAX];
 	double deadline;
 	int client;                   /* socket client index it was sent to, -1: tty / none yet */
 	bool to_socket;               /* routed to the socket approvers */
 };
 
-/* An "allow once" for one notification: consumed by the decision of the
- * handler that runs again for it. */
+/* The answer for one notification: consumed by the decision of the
+ * handler that runs again for it, when it is still about CAP and SCOPE. */
 struct once {
 	uint64_t notif_id;
 	cw_cap_kind cap;
-	char scope[CW_SCOPE_MAX];
-	const char *how;
+	const char *scope;            /* the pending record's, alive while it runs */
+	bool allow;
+	const char *how, *span, *why; /* HOW NULL: nobody answered */
 	bool used;
 };
 
@@ -115,16 +116,6 @@ struct cw_approval {
 
 /* ---- helpers ---- */
 
-static char *dupn(const char *s, size_t n)
-{
-	char *c = malloc(n + 1);
-	if (c) {
-		memcpy(c, s, n);
-		c[n] = '\0';
-	}
-	return c;
-}
-
 static bool deferrable(const struct cw_event *ev)
 {
 	/* An allowed answer runs the handler again (complete()), so any
@@ -143,20 +134,11 @@ static void pending_free(struct pending *p)
 {
 	if (!p)
 		return;
-	free(p->path);
-	free(p->path2);
-	free(p->raw_path);
-	free(p->raw_path2);
-	free(p->host);
-	free(p->env_names);
-	if (p->argv)
-		for (char **a = p->argv; *a; a++)
-			free(*a);
-	free(p->argv);
+	free(p->scope);
 	free(p);
 }
 
-/* Copy N's request and EV (with everything it points at) into a record. */
+/* Keep N's request and the question EV's decision asks. */
 static struct pending *pending_new(struct cw_notif *n, const struct cw_event *ev)
 {
 	struct pending *p = calloc(1, sizeof(*p));
@@ -167,50 +149,13 @@ static struct pending *pending_new(struct cw_notif *n, const struct cw_event *ev
 	p->tgid = n->tgid;
 	p->ppid = n->ppid;
 	p->syscall = n->syscall;
-	p->ev = *ev;
 	p->client = -1;
-	bool oom = false;
-#define COPY(field, src) do { if (src) { p->field = strdup(src); oom |= !p->field; } } while (0)
-	COPY(path, ev->op.path);
-	COPY(path2, ev->op.path2);
-	COPY(host, ev->op.host);
-	COPY(env_names, ev->op.env_names);
-#undef COPY
-	if (ev->raw_path) {
-		p->raw_path = dupn(ev->raw_path, ev->raw_path_len);
-		oom |= !p->raw_path;
-	}
-	if (ev->raw_path2) {
-		p->raw_path2 = dupn(ev->raw_path2, ev->raw_path2_len);
-		oom |= !p->raw_path2;
-	}
-	if (ev->op.addr && ev->op.addrlen <= sizeof(p->addr)) {
-		memcpy(&p->addr, ev->op.addr, ev->op.addrlen);
-		p->ev.op.addr = (const struct sockaddr *)&p->addr;
-	} else {
-		p->ev.op.addr = NULL;
-		p->ev.op.addrlen = 0;
-	}
-	if (ev->argv) {
-		size_t k = 0;
-		while (ev->argv[k])
-			k++;
-		p->argv = calloc(k + 1, sizeof(char *));
-		oom |= !p->argv;
-		for (size_t i = 0; p->argv && i < k; i++) {
-			p->argv[i] = strdup(ev->argv[i]);
-			oom |= !p->argv[i];
-		}
-	}
-	p->ev.op.path = p->path;
-	p->ev.op.path2 = p->path2;
-	p->ev.op.host = p->host;
-	p->ev.op.env_names = p->env_names;
-	p->ev.raw_path = p->raw_path;
-	p->ev.raw_path2 = p->raw_path2;
-	p->ev.argv = (const char *const *)p->argv;
-	if (oom) {
-		pending_free(p);
+	p->cap = ev->d.cap;
+	p->scope = strndup(ev->d.scope, sizeof(ev->d.scope) - 1);
+	snprintf(p->rule, sizeof(p->rule), "%s", ev->d.rule);
+	snprintf(p->reason, sizeof(p->reason), "%s", ev->d.reason);
+	if (!p->scope) {
+		free(p);
 		return NULL;
 	}
 	return p;
@@ -302,12 +247,12 @@ static void tty_ask_next(struct cw_run *run)
 			continue;
 		char prog[256], scope[512], msg[2048];
 		printable(prog, sizeof prog, program_of(run, p->tgid));
-		printable(scope, sizeof scope, p->ev.d.scope);
+		printable(scope, sizeof scope, p->scope);
 		snprintf(msg, sizeof msg,
 			 "\r\ncapwatch: %s (pid %d) wants %s: %s %s\r\n"
 			 "capwatch: [o] allow once  [r] allow %s for this run  [d] deny  [n] deny for this run"
 			 " (%gs, then deny): ",
-			 prog, (int)p->tgid, p->syscall, cw_cap_name(p->ev.d.cap), scope, scope,
+			 prog, (int)p->tgid, p->syscall, cw_cap_name(p->cap), scope, scope,
 			 A->timeout);
 		tty_write(A, msg);
 		A->asking = p;
@@ -361,10 +306,10 @@ static void socket_send(struct cw_run *run, struct pending *p)
 		cJSON_AddNumberToObject(o, "tid", p->tid);
 		cJSON_AddStringToObject(o, "program", program_of(run, p->tgid));
 		cJSON_AddStringToObject(o, "operation", p->syscall);
-		cJSON_AddStringToObject(o, "capability", cw_cap_name(p->ev.d.cap));
-		cJSON_AddStringToObject(o, "scope", p->ev.d.scope);
-		cJSON_AddStringToObject(o, "rule", p->ev.d.rule);
-		cJSON_AddStringToObject(o, "reason", p->ev.d.reason);
+		cJSON_AddStringToObject(o, "capability", cw_cap_name(p->cap));
+		cJSON_AddStringToObject(o, "scope", p->scope);
+		cJSON_AddStringToObject(o, "rule", p->rule);
+		cJSON_AddStringToObject(o, "reason", p->reason);
 		cJSON_AddNumberToObject(o, "timeout", A->timeout);
 		line = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
@@ -438,68 +383,44 @@ static void pending_remove(struct cw_approval *A, struct pending *p)
 	}
 }
 
-/* End P. ALLOW: the syscall's handler runs again on the saved notification
- * (the thread is still blocked, its memory as it was, unless another thread
- * rewrote it): it decodes, resolves and decides afresh, and the decision
- * meets the answer (a one-shot grant for this notification, or the
- * remembered run-wide one) only if the operation is still the one that was
- * approved; a changed one is asked about anew. So the handler enforces
- * with its own state, as for any notification. Deny: the saved event is
- * answered and recorded. HOW and SPAN name the approval in the rule ("tty",
- * "once"); WHY is said in the reason. A NULL HOW: no one answered (timeout,
- * dropped client, exit), the ask stays a deny of the configured policy
- * with nextAction request_approval. */
+/* No handler for a pending call's number (cannot happen: it was
+ * handled once): refused. */
+static void refuse(struct cw_notif *n)
+{
+	cw_answer_error(n, EPERM);
+}
+
+/* End P: the syscall's handler runs again on the saved notification (the
+ * thread is still blocked, its memory as it was, unless another thread
+ * rewrote it). It decodes, resolves and decides afresh, and the decision
+ * meets the answer (A->once, or the remembered run-wide one) only if the
+ * operation is still the one asked about: an allowed one is performed by
+ * the handler with its own state, as for any notification; a denied one
+ * is denied and recorded; a changed one is decided on its own (an ask is
+ * asked anew). ALLOW is the answer; HOW and SPAN name it in the rule
+ * ("tty", "once"), WHY says it in the reason. A NULL HOW: no one answered
+ * (timeout, dropped client, exit), the ask stays a deny of the configured
+ * policy with nextAction request_approval. */
 static void complete(struct cw_run *run, struct pending *p, bool allow, const char *how,
 		     const char *span, const char *why)
 {
 	struct cw_approval *A = run->approval;
 	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
 			      .ppid = p->ppid, .syscall = p->syscall, .call = run->call_scratch };
-	n.fs = cw_fs_scratch_of(run); /* the handler may run again */
-	struct cw_event *ev = &p->ev;
+	n.fs = cw_fs_scratch_of(run);
 
 	pending_remove(A, p);
-	if (allow) {
+	if (allow || cw_notif_valid(&n)) {
+		/* (a denied thread that is gone: nothing happened) */
 		cw_handler_fn handle = cw_syscall_handler(p->req.data.nr);
-		if (strcmp(span, "once") == 0) {
-			A->once = (struct once){ .notif_id = p->req.id, .cap = ev->d.cap, .how = how };
-			memcpy(A->once.scope, ev->d.scope, sizeof A->once.scope);
-			A->once_set = true;
-		}
-		if (handle) {
-			handle(&n);
-			if (!n.answered) {
-				cw_err("internal error: %s left unanswered after approval; denied", p->syscall);
-				cw_notif_error(&n, EPERM);
-			}
-		} else {
-			cw_notif_error(&n, EPERM);
-		}
+		A->once = (struct once){ .notif_id = p->req.id, .cap = p->cap, .scope = p->scope,
+					 .allow = allow, .how = how, .span = span, .why = why };
+		/* a run-wide allow is remembered: its reason says so */
+		A->once_set = !allow || strcmp(span, "once") == 0;
+		cw_notif_dispatch(&n, handle ? handle : refuse);
 		A->once_set = false;
-		pending_free(p);
 		cw_record_trace_flush(run);
-		arm_timer(A);
-		return;
 	}
-	if (!cw_notif_valid(&n)) {
-		/* The thread is gone (killed, or interrupted by a signal: it
-		 * will ask again). Nothing happened. */
-		pending_free(p);
-		arm_timer(A);
-		return;
-	}
-	if (how) {
-		set_approval(&ev->d, false, how, span, why);
-	} else {
-		char r[CW_REASON_MAX];
-		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), ev->d.reason, why);
-		memcpy(ev->d.reason, r, sizeof ev->d.reason);
-	}
-	ev->allowed = false;
-	ev->enforced = true;
-	cw_event_deny(&n, ev);
-	cw_event_record(&n, ev);
-	cw_record_trace_flush(run);
 	pending_free(p);
 	arm_timer(A);
 }
@@ -513,24 +434,26 @@ static void answer(struct cw_run *run, struct pending *p, enum answer a, const c
 	bool run_wide = a == ANS_ALLOW_RUN || a == ANS_DENY_RUN;
 	const char *who = strcmp(how, "tty") == 0 ? "answered on the terminal" :
 						    "answered on the approval socket";
-	cw_cap_kind cap = p->ev.d.cap;
-	char scope[CW_SCOPE_MAX];
-	memcpy(scope, p->ev.d.scope, sizeof scope);
+	cw_cap_kind cap = p->cap;
+	char *scope = strdup(p->scope); /* P is freed by complete() */
+	if (!scope) {
+		complete(run, p, false, NULL, NULL, "out of memory");
+		return;
+	}
 
 	if (run_wide)
 		remember(A, cap, scope, allow, how);
 	complete(run, p, allow, how, run_wide ? "run" : "once", who);
-	if (!run_wide)
-		return;
-	for (size_t i = 0; i < A->npend;) {
+	for (size_t i = 0; run_wide && i < A->npend;) {
 		struct pending *q = A->pend[i];
-		if (q->ev.d.cap == cap && strcmp(q->ev.d.scope, scope) == 0) {
+		if (q->cap == cap && strcmp(q->scope, scope) == 0) {
 			complete(run, q, allow, how, "run", who);
 			i = 0;
 		} else {
 			i++;
 		}
 	}
+	free(scope);
 }
 
 static struct pending *find_id(struct cw_approval *A, uint64_t id)
@@ -761,13 +684,21 @@ int cw_approval_init(struct cw_run *run)
 bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_approval *A = n->run->approval;
-	if (A && A->once_set && !A->once.used && A->once.notif_id == n->req->id && A->once.cap == ev->d.cap &&
-	    strcmp(A->once.scope, ev->d.scope) == 0) {
-		A->once.used = true;
-		set_approval(&ev->d, true, A->once.how, "once",
-			     strcmp(A->once.how, "tty") == 0 ? "answered on the terminal" :
-							     "answered on the approval socket");
-		return true;
+	struct once *o = A ? &A->once : NULL;
+	if (o && A->once_set && !o->used && o->notif_id == n->req->id && o->cap == ev->d.cap &&
+	    strcmp(o->scope, ev->d.scope) == 0) {
+		o->used = true;
+		if (o->how) {
+			set_approval(&ev->d, o->allow, o->how, o->span, o->why);
+			return o->allow;
+		}
+		/* nobody answered: still the policy's deny, asking for approval */
+		char r[CW_REASON_MAX];
+		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), ev->d.reason, o->why);
+		memcpy(ev->d.reason, r, sizeof ev->d.reason);
+		ev->d.verdict = CW_DENY;
+		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
+		return false;
 	}
 	for (size_t i = 0; A && i < A->nrem; i++) {
 		struct remembered *r = &A->rem[i];
@@ -785,14 +716,17 @@ bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 	return false;
 }
 
-bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
-		       cw_enforce_fn enforce)
+bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_approval *A = n->run->approval;
 	struct cw_run *run = n->run;
 	if (!A || !A->active || run->observe || ev->d.profile_verdict != CW_ASK ||
-	    ev->d.next_action != CW_NEXT_REQUEST_APPROVAL || !enforce || !deferrable(ev) ||
+	    ev->d.next_action != CW_NEXT_REQUEST_APPROVAL || !deferrable(ev) ||
 	    run->timed_out || run->cancelled)
+		return false;
+	/* The answer for this very notification was a denial (or nobody's):
+	 * it is not asked again. */
+	if (A->once_set && A->once.used && !A->once.allow && A->once.notif_id == n->req->id)
 		return false;
 	if (A->npend >= MAX_PENDING) {
 		cw_warn("too many operations waiting for approval: denied");
@@ -802,46 +736,18 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn pr
 	if (!p)
 		return false;
 	p->id = ++A->next_id;
-	(void)prepare; /* an allowed answer runs the whole handler again */
 	p->deadline = cw_now() + A->timeout;
 	p->to_socket = A->use_socket;
 	A->pend[A->npend++] = p;
-	n->answered = true; /* answered later, from the pending record */
 	cw_record_note(run, p->tgid, "info", "waiting for approval (%s): %s %s %s",
 		    p->to_socket ? "approval socket" : "terminal", p->syscall,
-		    cw_cap_name(p->ev.d.cap), p->ev.d.scope);
+		    cw_cap_name(p->cap), p->scope);
 	if (p->to_socket)
 		socket_send(run, p);
 	else
 		tty_ask_next(run);
 	arm_timer(A);
 	return true;
-}
-
-void cw_approval_note(struct cw_notif *n, const struct cw_event *ev)
-{
-	const struct cw_decision *d = &ev->d;
-	/* a host-name scope decided it: the report names the host */
-	const char *h = d->cap != CW_CAP_NONE ? strstr(d->rule, " host ") : NULL;
-	if (h && d->source == CW_SOURCE_CONFIGURED_POLICY)
-		cw_report_add_host_match(n->run->report, d->cap, d->scope, h + 6, d->rule, d->verdict);
-	if (d->verdict != CW_ALLOW || d->source != CW_SOURCE_APPROVAL || d->cap == CW_CAP_NONE)
-		return;
-	const char *how = "approve";
-	bool once = false;
-	if (strncmp(d->rule, "approval:approve-risk", 21) == 0)
-		how = "approve-risk";
-	else if (strncmp(d->rule, "approval:tty:", 13) == 0)
-		how = "tty";
-	else if (strncmp(d->rule, "approval:socket:", 16) == 0)
-		how = "socket";
-	if (strcmp(how, "tty") == 0 || strcmp(how, "socket") == 0)
-		once = strstr(d->rule, ":once") != NULL;
-	struct cw_approval_record a = {
-		.cap = d->cap, .scope = d->scope, .rule = d->rule, .reason = d->reason,
-		.how = how, .once = once, .pid = n->tgid, .time = cw_record_time(n->run),
-	};
-	cw_report_add_approval(n->run->report, &a);
 }
 
 static void tty_read(struct cw_run *run)

@@ -5,14 +5,15 @@
  * (/dev/tty) or a program on the approval socket decides; the event loop
  * and every other process go on meanwhile.
  *
- * The handler's usual ending (cw_event_finish) hands an ask it cannot
- * answer to cw_approval_defer(), which copies the notification and the
- * event into a pending record. An "allow" answer runs the syscall's
- * handler again on the saved notification: it decodes and decides afresh,
- * and its decision meets the answer (cw_approval_remembered) only if the
- * operation is still the approved (capability, scope); the handler then
- * enforces with its own state. A "deny", a timeout, a dropped client or
- * capwatch's exit answers the saved event with its errno and records it.
+ * The handler's usual ending (cw_event_finish) answers an ask it cannot
+ * settle with CW_ANSWER_DEFER; applying that answer hands the notification
+ * to cw_approval_defer(), which keeps it (and the question, not the
+ * event) in a pending record. Any answer then runs the syscall's handler
+ * again on the saved notification: it decodes and decides afresh, and its
+ * decision meets the answer (cw_approval_remembered) only if the operation
+ * is still the one asked about (capability, scope); the handler enforces
+ * an allow with its own state, and denies and records a deny, a timeout,
+ * a dropped client or capwatch's exit.
  *
  * Exec is not deferred (the exec stop re-checks the program outside the
  * notification): an asked exec is denied with nextAction request_approval,
@@ -43,15 +44,11 @@ void cw_approval_shutdown(struct cw_run *run);
  * a deny with nextAction request_approval. */
 bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev);
 
-/* EV was decided "ask" and is about to be denied: defer it instead when an
- * approver is active. Returns true when the notification is now pending
- * (the caller must neither answer nor record it). */
-bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prepare,
-		       cw_enforce_fn enforce);
-
-/* After an event was recorded: note an operation let through by an
- * approval in the report's "approvals", and one a host-name scope decided
- * in "hostMatches". */
-void cw_approval_note(struct cw_notif *n, const struct cw_event *ev);
+/* The approval stage of an answer (notify.c applies CW_ANSWER_DEFER
+ * here): EV was decided "ask" and is about to be denied; keep it waiting
+ * instead when an approver may answer. Returns true when the notification
+ * is now pending (answered and recorded when the handler runs again);
+ * false: deny it now. */
+bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev);
 
 #endif

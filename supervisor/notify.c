@@ -132,13 +132,10 @@ int cw_notify_init(struct cw_run *run)
 	return 0;
 }
 
+/* ---- answers: the one place they are applied ---- */
+
 static int send_resp(struct cw_notif *n, int64_t val, int err, uint32_t flags)
 {
-	if (n->answered) {
-		cw_err("internal error: notification for %s answered twice", n->syscall);
-		return -EINPROGRESS;
-	}
-	n->answered = true;
 	struct cw_loop *lp = n->run->loop;
 	struct seccomp_notif_resp *resp = lp->resp;
 	memset(resp, 0, lp->sizes.seccomp_notif_resp);
@@ -155,25 +152,10 @@ static int send_resp(struct cw_notif *n, int64_t val, int err, uint32_t flags)
 	return 0;
 }
 
-int cw_notif_continue(struct cw_notif *n)
-{
-	/* Before the answer: once it is sent the body may already be
-	 * interrupted, and its EINTR must stay (ptrace.c restart_unreceived). */
-	cw_tracker_note_continue(n->run, n->tid, n->req);
-	return send_resp(n, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
-}
-
-int cw_notif_error(struct cw_notif *n, int err)
-{
-	return send_resp(n, 0, -err, 0);
-}
-
-int cw_notif_value(struct cw_notif *n, int64_t val)
-{
-	return send_resp(n, val, 0, 0);
-}
-
-int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
+/* Install SRCFD in the target and answer with its number (ADDFD|SEND).
+ * Returns the number, or -errno with nothing installed: -ENOENT when the
+ * target went away, else the target still waits for an answer (K12). */
+static int send_fd(struct cw_notif *n, int srcfd, bool cloexec)
 {
 	struct seccomp_notif_addfd a = {
 		.id = n->req->id,
@@ -182,8 +164,6 @@ int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
 		.newfd = 0,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	if (n->answered)
-		return -EINPROGRESS;
 	if (cw_colocate_rejoin(n->run, n->tid)) {
 		/* The target sleeps on another CPU (colocate.h): install the
 		 * descriptor, then answer with a plain SEND, whose synchronous
@@ -191,18 +171,118 @@ int cw_notif_addfd_send(struct cw_notif *n, int srcfd, bool cloexec)
 		a.flags = 0;
 		int fd = ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 		if (fd < 0)
-			return -errno; /* not answered: the caller does */
+			return -errno;
 		send_resp(n, fd, 0, 0); /* ENOENT: the target died meanwhile */
 		return fd;
 	}
 	int r = cw_colocate_addfd(n->run, &a, n->tid);
-	if (r >= 0) {
-		n->answered = true;
-		return r;
+	return r >= 0 ? r : -errno;
+}
+
+/* Apply N's answer, once. EV is the event it answers (NULL: none, or
+ * recorded already). Returns false when EV is not to be recorded: an ask
+ * an approver now waits on. */
+static bool apply_answer(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_answer *a = &n->answer;
+	if (a->applied)
+		return true;
+	a->applied = true;
+	if (a->twice)
+		cw_err("internal error: notification for %s answered twice; the first answer stands",
+		       n->syscall);
+	switch (a->kind) {
+	case CW_ANSWER_NONE:
+		/* A handler that forgot to answer fails closed. */
+		cw_err("internal error: %s left unanswered; denied", n->syscall);
+		a->kind = CW_ANSWER_ERROR;
+		a->err = EPERM;
+		break;
+	case CW_ANSWER_DEFER:
+		if (ev && cw_approval_defer(n, ev))
+			return false; /* answered and recorded when an approver answers */
+		/* nobody to ask (or no room): the ask is denied now */
+		a->kind = CW_ANSWER_ERROR;
+		if (ev) {
+			ev->err = ev->d.err > 0 ? ev->d.err : EPERM;
+			ev->verified = true;
+			a->err = ev->err;
+		} else {
+			a->err = EPERM;
+		}
+		break;
+	default:
+		break;
 	}
-	/* The fd could not be installed: the target is still blocked and
-	 * must get an answer from us (K12). */
-	return -errno;
+	switch (a->kind) {
+	case CW_ANSWER_CONTINUE:
+		/* Before the answer: once it is sent the body may already be
+		 * interrupted, and its EINTR must stay (ptrace.c
+		 * restart_unreceived). */
+		cw_tracker_note_continue(n->run, n->tid, n->req);
+		a->result = send_resp(n, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
+		break;
+	case CW_ANSWER_ERROR:
+		a->result = send_resp(n, 0, -(a->err > 0 ? a->err : EPERM), 0);
+		break;
+	case CW_ANSWER_VALUE:
+		a->result = send_resp(n, a->val, 0, 0);
+		break;
+	case CW_ANSWER_FD:
+		a->result = send_fd(n, a->fd, a->cloexec);
+		close(a->fd);
+		a->fd = -1;
+		if (a->result < 0 && a->result != -ENOENT) {
+			/* EMFILE...: the target still waits for us */
+			a->fallback_err = -a->result;
+			send_resp(n, 0, -a->fallback_err, 0);
+		}
+		break;
+	default: /* LATER, GONE: nothing to send from here */
+		break;
+	}
+	return true;
+}
+
+int cw_answer_send_late(int listener, uint64_t id, const struct cw_answer *a)
+{
+	if (a->kind == CW_ANSWER_FD) {
+		struct seccomp_notif_addfd ad = {
+			.id = id,
+			.flags = SECCOMP_ADDFD_FLAG_SEND,
+			.srcfd = (__u32)a->fd,
+			.newfd_flags = a->cloexec ? O_CLOEXEC : 0,
+		};
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &ad) >= 0)
+			return 0;
+		if (errno == ENOENT)
+			return -ENOENT;
+		/* EMFILE...: the target still waits; it gets the errno */
+		struct cw_answer e = { .kind = CW_ANSWER_ERROR, .err = errno };
+		return cw_answer_send_late(listener, id, &e);
+	}
+	/* The kernel's struct may be larger than this header's: a buffer
+	 * with room for it (GET_NOTIF_SIZES is for the run's; a worker
+	 * has none). */
+	union {
+		struct seccomp_notif_resp r;
+		char room[256];
+	} u;
+	memset(&u, 0, sizeof(u));
+	u.r.id = id;
+	if (a->kind == CW_ANSWER_VALUE)
+		u.r.val = a->val;
+	else
+		u.r.error = -(a->err > 0 ? a->err : EPERM);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &u.r) < 0)
+		return -errno;
+	return 0;
+}
+
+void cw_notif_dispatch(struct cw_notif *n, cw_handler_fn handle)
+{
+	handle(n);
+	apply_answer(n, NULL);
 }
 
 bool cw_notif_valid(struct cw_notif *n)
@@ -246,12 +326,59 @@ void cw_event_deny(struct cw_notif *n, struct cw_event *ev)
 {
 	ev->err = ev->d.err > 0 ? ev->d.err : EPERM;
 	ev->verified = true; /* a denial never lets the operation run */
-	cw_notif_error(n, ev->err);
+	cw_answer_error(n, ev->err);
+}
+
+/* After EV was recorded: an operation let through by an approval goes to
+ * the report's "approvals", one a host-name scope decided to
+ * "hostMatches". */
+static void record_approval(struct cw_notif *n, const struct cw_event *ev)
+{
+	const struct cw_decision *d = &ev->d;
+	/* a host-name scope decided it: the report names the host */
+	const char *h = d->cap != CW_CAP_NONE ? strstr(d->rule, " host ") : NULL;
+	if (h && d->source == CW_SOURCE_CONFIGURED_POLICY)
+		cw_report_add_host_match(n->run->report, d->cap, d->scope, h + 6, d->rule, d->verdict);
+	if (d->verdict != CW_ALLOW || d->source != CW_SOURCE_APPROVAL || d->cap == CW_CAP_NONE)
+		return;
+	const char *how = "approve";
+	bool once = false;
+	if (strncmp(d->rule, "approval:approve-risk", 21) == 0)
+		how = "approve-risk";
+	else if (strncmp(d->rule, "approval:tty:", 13) == 0)
+		how = "tty";
+	else if (strncmp(d->rule, "approval:socket:", 16) == 0)
+		how = "socket";
+	if (strcmp(how, "tty") == 0 || strcmp(how, "socket") == 0)
+		once = strstr(d->rule, ":once") != NULL;
+	struct cw_approval_record a = {
+		.cap = d->cap, .scope = d->scope, .rule = d->rule, .reason = d->reason,
+		.how = how, .once = once, .pid = n->tgid, .time = cw_record_time(n->run),
+	};
+	cw_report_add_approval(n->run->report, &a);
 }
 
 void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_run *run = n->run;
+	/* Answered first: the target goes on while this is written, and the
+	 * record says what the answer did. A handler may record an event
+	 * before it has answered (a refusal it notes and then decides on):
+	 * its answer is applied when it returns. */
+	if (cw_answered(n) && !n->answer.applied) {
+		if (!apply_answer(n, ev))
+			return;
+		if (n->answer.kind == CW_ANSWER_FD) {
+			if (n->answer.result == -ENOENT && ev->quiet_if_gone)
+				return;
+			if (n->answer.fallback_err)
+				ev->err = n->answer.fallback_err;
+			else if (n->answer.result >= 0)
+				ev->err = 0;
+		} else if (n->answer.result == -ENOENT && ev->quiet_if_gone) {
+			return;
+		}
+	}
 	double t = cw_record_time(run);
 	bool denied = ev->d.verdict != CW_ALLOW;
 	struct cw_annot_view av; /* advisory: looked up after the decision */
@@ -285,7 +412,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	if (run->trace_fd >= 0)
 		cw_trace_op_write(&run->tj, &to);
 	cw_record_trace_emit(run);
-	cw_approval_note(n, ev); /* report "approvals" */
+	record_approval(n, ev);
 
 	if (ev->d.cap != CW_CAP_NONE && !deferred)
 		cw_report_count_capability(run->report, ev->d.cap, ev->d.scope, ev->d.verdict);
@@ -321,17 +448,18 @@ void cw_event_finish(struct cw_notif *n, struct cw_event *ev, cw_enforce_fn prep
 	if (!ev->checked && !cw_notif_valid(n)) {
 		/* The target is gone or was interrupted: it will ask again if
 		 * it still can. Nothing happened, nothing to record. */
-		n->answered = true;
+		cw_answer_gone(n);
 		return;
 	}
 	if (cw_event_decide(n, ev)) {
 		if (prepare)
 			prepare(n, ev);
 		enforce(n, ev);
-		if (ev->vanished)
-			return;
-	} else if (cw_approval_defer(n, ev, prepare, enforce)) {
-		return; /* waits for an approver; answered and recorded then */
+	} else if (ev->d.next_action == CW_NEXT_REQUEST_APPROVAL) {
+		/* An ask: approval.c makes it wait for an approver when one
+		 * can answer, else it is denied (apply_answer). */
+		if (cw_answer_open(n))
+			n->answer.kind = CW_ANSWER_DEFER;
 	} else {
 		cw_event_deny(n, ev);
 	}
@@ -356,7 +484,7 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 	if (caller && caller->condemned) {
 		/* Killed for an image nothing allowed (kernel.c check_image):
 		 * its calls do nothing until it is gone. */
-		cw_notif_error(n, EPERM);
+		cw_answer_error(n, EPERM);
 		return false;
 	}
 	return true;
@@ -374,17 +502,12 @@ static void handle_notification(struct cw_run *run, const struct seccomp_notif *
 	n.syscall = cw_syscall_name(run, nr);
 	if (!handle) {
 		/* Not ours to continue: the filter and the table disagree. */
-		cw_notif_error(&n, ENOSYS);
+		cw_answer_error(&n, ENOSYS);
+	} else if (identify_caller(run, &n)) {
+		cw_notif_dispatch(&n, handle);
 		return;
 	}
-	if (!identify_caller(run, &n))
-		return;
-	handle(&n);
-	if (!n.answered) {
-		/* A handler that forgot to answer fails closed. */
-		cw_err("internal error: %s left unanswered; denied", n.syscall);
-		cw_notif_error(&n, EPERM);
-	}
+	apply_answer(&n, NULL);
 }
 
 static void forward_signal(struct cw_run *run, const struct signalfd_siginfo *si)

@@ -74,7 +74,7 @@ static inline void answer_unreadable(struct cw_notif *n, int err)
 {
 	if (err == ESRCH)
 		err = EPERM;
-	cw_notif_error(n, err);
+	cw_answer_error(n, err);
 }
 
 /* Let an allowed operation go ahead in the target itself.
@@ -112,7 +112,7 @@ static inline void enforce_continue(struct cw_notif *n, struct cw_event *ev)
 {
 	ev->verified = false;
 	ev->err = 0;
-	cw_notif_continue(n);
+	cw_answer_continue(n);
 }
 
 #endif

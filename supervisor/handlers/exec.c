@@ -250,7 +250,7 @@ void cw_handle_exec(struct cw_notif *n)
 	 * race the exec lost. */
 	if (!res->exists && res->path[0] == '/' && strncmp(res->path, "/dev/fd/", 8) != 0 &&
 	    !n->run->observe) {
-		cw_notif_error(n, ENOENT);
+		cw_answer_error(n, ENOENT);
 		return;
 	}
 	x->argv_addr = arg_u64(n, at ? 2 : 1);

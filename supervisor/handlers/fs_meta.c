@@ -276,9 +276,9 @@ void cw_fs_enforce_fd_op(struct cw_notif *n, struct cw_event *ev)
 	int r = do_fd_op(n);
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 /* ---- metadata writes that are not system calls of their own (ioctl's
@@ -300,9 +300,9 @@ static void enforce_meta(struct cw_notif *n, struct cw_event *ev)
 	int r = n->fs->meta_op(n, n->fs->fd, n->fs->meta_arg);
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op, void *arg)

@@ -148,22 +148,13 @@ static bool file_is_mount_point(int fd, const char *path)
 	return a.stx_mnt_id != b.stx_mnt_id;
 }
 
-/* Install FD in the target as the answer, or answer the error. Returns
- * -ENOENT when the target went away (nothing installed), else 0. */
-static int answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
+/* Install FD (the answer's from here) in the target as the answer. What
+ * became of it (installed, or an errno such as EMFILE) is EV's when it is
+ * recorded (cw_event_record). */
+static void answer_with_fd(struct cw_notif *n, struct cw_event *ev, int fd)
 {
-	int r = cw_notif_addfd_send(n, fd, n->fs->open.flags & O_CLOEXEC);
-	close(fd);
-	if (r >= 0) {
-		ev->err = 0;
-	} else if (r == -ENOENT) {
-		n->answered = true; /* the target went away: nothing installed */
-		return r;
-	} else {
-		ev->err = -r; /* EMFILE...: the target still waits for us */
-		cw_notif_error(n, ev->err);
-	}
-	return 0;
+	ev->err = 0;
+	cw_answer_fd(n, fd, n->fs->open.flags & O_CLOEXEC);
 }
 
 /* "/dev/fd/N": the target reopens its own descriptor N (/dev/stdout,
@@ -178,7 +169,7 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 	ev->verified = true;
 	if (d < 0) {
 		ev->err = d == -EBADF ? EBADF : EACCES;
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 		return;
 	}
 	char self[64], target[16];
@@ -192,7 +183,7 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 			(rd && (acc & O_ACCMODE) == O_WRONLY))) {
 		/* It was swapped for a file this access was not decided on. */
 		ev->err = EACCES;
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 		return;
 	}
 	struct stat st;
@@ -203,7 +194,7 @@ static void reopen_target_fd(struct cw_notif *n, struct cw_event *ev, int tfd)
 	int fd = open(self, fl, 0);
 	if (fd < 0) {
 		ev->err = errno;
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 		return;
 	}
 	if (fifo && !(n->fs->open.flags & O_NONBLOCK))
@@ -219,11 +210,12 @@ static void answer_lexical(struct cw_notif *n, struct cw_event *ev)
 	 * finds the notification gone, the event is not recorded. */
 	int fd = steal_fd(&n->fs->open.fd);
 	ev->verified = true;
+	ev->quiet_if_gone = true;
 	if (fd >= 0) {
-		ev->vanished = answer_with_fd(n, ev, fd) == -ENOENT;
+		answer_with_fd(n, ev, fd);
 	} else {
 		ev->err = n->fs->open.open_err;
-		ev->vanished = cw_notif_error(n, ev->err) == -ENOENT;
+		cw_answer_error(n, ev->err);
 	}
 }
 
@@ -234,7 +226,7 @@ static void open_failed(struct cw_notif *n, struct cw_event *ev, int fd, int err
 	if (fd >= 0)
 		close(fd);
 	ev->err = err;
-	cw_notif_error(n, err);
+	cw_answer_error(n, err);
 }
 
 /* A trailing slash asks for a directory; the decided path PATH lost it.
@@ -842,7 +834,7 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, long long fl
 		if (!ev->decided)
 			cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
 		if (ev->d.verdict != CW_ALLOW) {
-			cw_notif_error(n, ENOENT);
+			cw_answer_error(n, ENOENT);
 			if (o->fd >= 0)
 				close(steal_fd(&o->fd));
 			return true;

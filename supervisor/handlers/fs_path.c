@@ -266,9 +266,9 @@ static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 	ev->verified = true;
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 /* The last component of a path as written ("." or ".." or other), trailing
@@ -504,7 +504,7 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct
 	if (!fd_op && !n->run->observe) {
 		int de = dot_path_errno(n, nr, l);
 		if (de) {
-			cw_notif_error(n, de);
+			cw_answer_error(n, de);
 			return true;
 		}
 	}
@@ -531,7 +531,7 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct
 	if (kernel_err) {
 		cw_policy_decide(n->run->profile, &n->run->ctx, &ev->op, &ev->d);
 		if (ev->d.verdict != CW_ALLOW) {
-			cw_notif_error(n, kernel_err);
+			cw_answer_error(n, kernel_err);
 			return true;
 		}
 		ev->decided = true; /* cw_event_decide uses it */
@@ -544,7 +544,7 @@ void cw_handle_fs(struct cw_notif *n)
 	int nr = n->req->data.nr;
 	if (nr < 0 || (size_t)nr >= CW_ARRAY_SIZE(layouts) || layouts[nr].kind == 0) {
 		/* kind 0 is OPEN_READ: no row here uses it. */
-		cw_notif_error(n, ENOSYS);
+		cw_answer_error(n, ENOSYS);
 		return;
 	}
 	const struct layout *l = &layouts[nr];
@@ -607,6 +607,6 @@ void cw_handle_fs_note(struct cw_notif *n)
 		answer_unreadable(n, -e);
 		return;
 	}
-	cw_notif_continue(n);
+	cw_answer_continue(n);
 	cw_record_note(n->run, n->tgid, "info", "%s(%s): a file handle, recorded only", n->syscall, n->fs->res1.path);
 }

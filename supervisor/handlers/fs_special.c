@@ -127,23 +127,16 @@ static void answer_err(struct cw_notif *n, struct cw_event *ev, int err)
 {
 	ev->verified = true;
 	ev->err = err;
-	cw_notif_error(n, err);
+	cw_answer_error(n, err);
 }
 
-/* Install FD (owned: closed here) in the target as the answer. */
+/* Install FD (the answer's from here) in the target as the answer; what
+ * became of it is EV's when it is recorded (cw_event_record). */
 static void answer_fd(struct cw_notif *n, struct cw_event *ev, int fd, bool cloexec)
 {
 	ev->verified = true;
-	int r = cw_notif_addfd_send(n, fd, cloexec);
-	close(fd);
-	if (r >= 0) {
-		ev->err = 0;
-	} else if (r == -ENOENT) {
-		n->answered = true; /* the target went away: nothing installed */
-	} else {
-		ev->err = -r; /* EMFILE...: the target still waits for us */
-		cw_notif_error(n, ev->err);
-	}
+	ev->err = 0;
+	cw_answer_fd(n, fd, cloexec);
 }
 
 /* Fields of "/proc/PID/stat" after the command name: session (6) and
@@ -561,12 +554,6 @@ struct open_job {
 	struct as_target as;
 };
 
-static void job_answer_err(struct open_job *j, int err)
-{
-	struct seccomp_notif_resp resp = { .id = j->id, .val = 0, .error = -err, .flags = 0 };
-	ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: gone */
-}
-
 /* Touches nothing but its job and the listener (ADDFD and SEND are safe
  * from any thread). With WAIT_KILLABLE_RECV (launch.c) only a fatal
  * signal makes the target abandon the call; the open then still
@@ -575,26 +562,20 @@ static void job_answer_err(struct open_job *j, int err)
 static void *open_worker(void *arg)
 {
 	struct open_job *j = arg;
+	struct cw_answer a = { .kind = CW_ANSWER_ERROR };
 	int fd = j->as.reduce ? drop_caps_to(j->as.caps) : 0;
 	if (fd == 0)
 		fd = reopen(j->opath, j->flags, 0);
 	if (fd < 0) {
-		job_answer_err(j, -fd);
+		a.err = -fd;
 	} else if (!same_object(fd, &j->want)) {
-		close(fd);
-		job_answer_err(j, EACCES);
+		a.err = EACCES;
 	} else {
-		struct seccomp_notif_addfd a = {
-			.id = j->id,
-			.flags = SECCOMP_ADDFD_FLAG_SEND,
-			.srcfd = (uint32_t)fd,
-			.newfd = 0,
-			.newfd_flags = j->cloexec ? O_CLOEXEC : 0,
-		};
-		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0 && errno != ENOENT)
-			job_answer_err(j, errno);
-		close(fd);
+		a = (struct cw_answer){ .kind = CW_ANSWER_FD, .fd = fd, .cloexec = j->cloexec };
 	}
+	cw_answer_send_late(j->listener, j->id, &a); /* ENOENT: gone */
+	if (fd >= 0)
+		close(fd);
 	close(j->opath);
 	free(j);
 	atomic_fetch_sub(&nworkers, 1);
@@ -626,7 +607,7 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 		atomic_fetch_sub(&nworkers, 1);
 		return e;
 	}
-	n->answered = true; /* the worker answers */
+	cw_answer_later(n); /* the worker answers */
 	return 0;
 }
 

@@ -50,8 +50,6 @@ enum cw_filter_rule {
 				     arguments); other pairs are allowed in the kernel */
 };
 
-typedef void (*cw_handler_fn)(struct cw_notif *n);
-
 struct cw_syscall {
 	const char *name;
 	cw_handler_fn handle;

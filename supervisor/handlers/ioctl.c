@@ -73,9 +73,9 @@ static void enforce_owner(struct cw_notif *n, struct cw_event *ev)
 	int r = set_owner(n);
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 static void handle_owner(struct cw_notif *n, uint32_t cmd)
@@ -88,26 +88,26 @@ static void handle_owner(struct cw_notif *n, uint32_t cmd)
 	}
 	int v = *owner; /* read once: every use below is of this copy */
 	if (v == INT_MIN) {
-		cw_notif_error(n, EINVAL); /* as f_setown() answers */
+		cw_answer_error(n, EINVAL); /* as f_setown() answers */
 		return;
 	}
 	if (v == 0) {
 		/* No owner: nobody to signal. Still performed here, so that
 		 * what is set is exactly what was read. */
 		if (!cw_notif_valid(n)) {
-			n->answered = true;
+			cw_answer_gone(n);
 			return;
 		}
 		int r = set_owner(n);
 		if (r < 0)
-			cw_notif_error(n, -r);
+			cw_answer_error(n, -r);
 		else
-			cw_notif_value(n, 0);
+			cw_answer_value(n, 0);
 		return;
 	}
 	bool in_tree = v > 0 ? cw_task_in_tree(n, v) : cw_group_in_tree(n, -v);
 	if (!in_tree && kill(v, 0) < 0 && errno == ESRCH) {
-		cw_notif_error(n, ESRCH); /* f_setown() finds nobody either */
+		cw_answer_error(n, ESRCH); /* f_setown() finds nobody either */
 		return;
 	}
 	struct cw_event ev;

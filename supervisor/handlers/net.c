@@ -126,7 +126,7 @@ static void handle_setsockopt(struct cw_notif *n)
 	int level = arg_int(n, 1), optname = arg_int(n, 2);
 	const char *name = reroute_option(level, optname);
 	if (!name || (uint32_t)arg_u64(n, 4) == 0) {
-		cw_notif_continue(n); /* registers only: exact */
+		cw_answer_continue(n); /* registers only: exact */
 		return;
 	}
 	cw_escape_finish(n, name, optname, EPERM);
@@ -152,9 +152,9 @@ static void *connect_worker(void *arg)
 {
 	struct connect_job *j = arg;
 	int r = connect(j->fd, (struct sockaddr *)&j->addr, j->len);
-	struct seccomp_notif_resp resp = { .id = j->id, .val = 0, .error = r < 0 ? -errno : 0 };
+	struct cw_answer a = { .kind = r < 0 ? CW_ANSWER_ERROR : CW_ANSWER_VALUE, .err = r < 0 ? errno : 0 };
 	/* ENOENT: the target died meanwhile; nothing to do. */
-	ioctl(j->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	cw_answer_send_late(j->listener, j->id, &a);
 	close(j->fd);
 	if (j->pin >= 0)
 		close(j->pin);
@@ -393,7 +393,7 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 	if (nr == __NR_connect) {
 		r = start_connect(n, c, d);
 		if (r == 0) {
-			n->answered = true; /* the worker answers */
+			cw_answer_later(n); /* the worker answers */
 			ev->err = 0;        /* known to the worker only */
 			return;
 		}
@@ -414,9 +414,9 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 answer:
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 /* A msghdr's name length as the kernel takes it: negative is EINVAL
@@ -440,12 +440,12 @@ static uint64_t msg_namelen(const struct msghdr *mh)
 static void send_unaddressed(struct cw_notif *n, const struct cw_net_call *c)
 {
 	if (n->run->observe) {
-		cw_notif_continue(n); /* --observe enforces nothing */
+		cw_answer_continue(n); /* --observe enforces nothing */
 		return;
 	}
 	int d = cw_net_dup_socket(n, arg_int(n, 0));
 	if (d < 0) {
-		cw_notif_error(n, -d);
+		cw_answer_error(n, -d);
 		return;
 	}
 	struct cw_send_job *j = NULL;
@@ -499,7 +499,7 @@ static void handle_sendmmsg(struct cw_notif *n, struct cw_net_call *c)
 		c->mm_name[i] = c->addr;
 		c->mm_namelen[i] = c->addrlen;
 		if (!cw_notif_valid(n)) {
-			n->answered = true;
+			cw_answer_gone(n);
 			return;
 		}
 		struct cw_event cur;
@@ -549,7 +549,7 @@ static void handle_socket(struct cw_notif *n)
 {
 	int domain = arg_int(n, 0);
 	if (domain == AF_NETLINK && !(cap_eff(n->tid) & (1ull << 12 /* CAP_NET_ADMIN */))) {
-		cw_notif_continue(n);
+		cw_answer_continue(n);
 		return;
 	}
 	struct cw_event ev;
@@ -627,7 +627,7 @@ void cw_handle_net(struct cw_notif *n)
 		ev.op.kind = CW_OP_SEND;
 		if ((uint32_t)arg_u64(n, 5) == 0) {
 			/* No address to decide on: the kernel ignores it. */
-			cw_notif_continue(n);
+			cw_answer_continue(n);
 			return;
 		}
 		e = cw_net_read_addr(n, c, arg_u64(n, 4), (uint32_t)arg_u64(n, 5), true);
@@ -660,7 +660,7 @@ void cw_handle_net(struct cw_notif *n)
 		e = cw_net_listen_addr(n, c, arg_int(n, 0));
 		break;
 	default:
-		cw_notif_error(n, ENOSYS);
+		cw_answer_error(n, ENOSYS);
 		return;
 	}
 	if (e < 0) {
@@ -674,7 +674,7 @@ void cw_handle_net(struct cw_notif *n)
 		 * socket created meanwhile is not reached either. */
 		e = cw_net_missing_unix_path(c);
 		if (e) {
-			cw_notif_error(n, e);
+			cw_answer_error(n, e);
 			goto out;
 		}
 	}

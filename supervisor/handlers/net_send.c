@@ -283,8 +283,9 @@ static bool step_send_job(struct cw_send_job *j, bool dontwait, int64_t *res)
 
 static void answer_raw(int listener, uint64_t id, int64_t r)
 {
-	struct seccomp_notif_resp resp = { .id = id, .val = r < 0 ? 0 : r, .error = r < 0 ? (int32_t)r : 0 };
-	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: the target died */
+	struct cw_answer a = { .kind = r < 0 ? CW_ANSWER_ERROR : CW_ANSWER_VALUE, .err = r < 0 ? (int)-r : 0,
+			       .val = r < 0 ? 0 : r };
+	cw_answer_send_late(listener, id, &a); /* ENOENT: the target died */
 }
 
 static void *send_worker(void *arg)
@@ -311,17 +312,17 @@ int cw_net_perform_send(struct cw_notif *n, struct cw_send_job *j)
 	if (step_send_job(j, blocking, &r)) {
 		send_job_free(j);
 		if (r < 0)
-			cw_notif_error(n, (int)-r);
+			cw_answer_error(n, (int)-r);
 		else
-			cw_notif_value(n, r);
+			cw_answer_value(n, r);
 		return r < 0 ? (int)-r : 0;
 	}
 	if (cw_start_detached(send_worker, j) == 0) {
-		n->answered = true; /* the worker answers */
+		cw_answer_later(n); /* the worker answers */
 		return 0;
 	}
 	send_job_free(j);
-	cw_notif_error(n, EAGAIN); /* no worker: refuse rather than block the loop */
+	cw_answer_error(n, EAGAIN); /* no worker: refuse rather than block the loop */
 	return EAGAIN;
 }
 

@@ -94,9 +94,9 @@ static void enforce_setown_ex(struct cw_notif *n, struct cw_event *ev)
 	int r = do_setown_ex(n);
 	ev->err = r < 0 ? -r : 0;
 	if (r < 0)
-		cw_notif_error(n, ev->err);
+		cw_answer_error(n, ev->err);
 	else
-		cw_notif_value(n, 0);
+		cw_answer_value(n, 0);
 }
 
 /* Who kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and
@@ -132,13 +132,13 @@ static bool signal_target(struct cw_notif *n, int nr, int *target, bool *in_tree
 	case __NR_pidfd_send_signal:
 		*target = cw_pidfd_target(n, arg_int(n, 0));
 		if (*target < 0) {
-			cw_notif_error(n, -*target);
+			cw_answer_error(n, -*target);
 			return false;
 		}
 		*in_tree = cw_tracker_in_tree(n->run, *target);
 		return true;
 	default:
-		cw_notif_error(n, ENOSYS);
+		cw_answer_error(n, ENOSYS);
 		return false;
 	}
 }
@@ -165,14 +165,14 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		if (*target == 0) {
 			/* No owner: nobody to signal; still set from the copy. */
 			if (!cw_notif_valid(n)) {
-				n->answered = true;
+				cw_answer_gone(n);
 				return false;
 			}
 			e = do_setown_ex(n);
 			if (e < 0)
-				cw_notif_error(n, -e);
+				cw_answer_error(n, -e);
 			else
-				cw_notif_value(n, 0);
+				cw_answer_value(n, 0);
 			return false;
 		}
 	} else {
@@ -183,7 +183,7 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		}
 	}
 	if (*target == 0) {
-		cw_notif_continue(n); /* no owner: nobody to signal */
+		cw_answer_continue(n); /* no owner: nobody to signal */
 		return false;
 	}
 	*in_tree = type == F_OWNER_PGRP ? group_in_tree(n, *target) : cw_tracker_in_tree(n->run, *target);
@@ -213,7 +213,7 @@ void cw_handle_signal(struct cw_notif *n)
 		/* Nobody to signal: answer as the kernel would, without a
 		 * decision (a pid created meanwhile is not reached either, as
 		 * the call does not go ahead). */
-		cw_notif_error(n, ESRCH);
+		cw_answer_error(n, ESRCH);
 		return;
 	}
 	ev.op.target_pid = target;
@@ -244,7 +244,7 @@ void cw_handle_proc(struct cw_notif *n)
 	case __NR_pidfd_getfd:
 		target = cw_pidfd_target(n, arg_int(n, 0));
 		if (target < 0) {
-			cw_notif_error(n, -target);
+			cw_answer_error(n, -target);
 			return;
 		}
 		break;
@@ -323,11 +323,11 @@ static bool aim_pid_arg(struct cw_notif *n, int nr, struct pid_aim *a)
 {
 	a->target = arg_int(n, 0);
 	if (a->target == 0 || a->target == n->tid || a->target == n->tgid) {
-		cw_notif_continue(n); /* the caller itself */
+		cw_answer_continue(n); /* the caller itself */
 		return false;
 	}
 	if (a->target < 0) {
-		cw_notif_error(n, a->target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
+		cw_answer_error(n, a->target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
 		return false; /* what the kernel answers; nobody is reached */
 	}
 	a->in_tree = cw_task_in_tree(n, a->target);
@@ -344,11 +344,11 @@ static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
 	switch (which) {
 	case 0: /* PRIO_PROCESS, IOPRIO_WHO_PROCESS */
 		if (who == 0 || who == n->tid || who == n->tgid) {
-			cw_notif_continue(n);
+			cw_answer_continue(n);
 			return false;
 		}
 		if (who < 0) {
-			cw_notif_error(n, ESRCH); /* no such task */
+			cw_answer_error(n, ESRCH); /* no such task */
 			return false;
 		}
 		a->target = who;
@@ -358,7 +358,7 @@ static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
 		if (who == 0)
 			who = getpgid(n->tgid);
 		if (who <= 0) {
-			cw_notif_error(n, ESRCH); /* no such group (or the caller is gone) */
+			cw_answer_error(n, ESRCH); /* no such group (or the caller is gone) */
 			return false;
 		}
 		a->group = true;
@@ -370,7 +370,7 @@ static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
 		a->in_tree = false;
 		return true;
 	default:
-		cw_notif_continue(n); /* EINVAL from the kernel */
+		cw_answer_continue(n); /* EINVAL from the kernel */
 		return false;
 	}
 }
@@ -381,7 +381,7 @@ static bool aim_kcmp(struct cw_notif *n, struct pid_aim *a)
 	int p1 = arg_int(n, 0), p2 = arg_int(n, 1);
 	a->flags = arg_int(n, 2);
 	if (p1 <= 0 || p2 <= 0) {
-		cw_notif_error(n, ESRCH); /* kcmp takes no pid 0 */
+		cw_answer_error(n, ESRCH); /* kcmp takes no pid 0 */
 		return false;
 	}
 	bool in1 = cw_task_in_tree(n, p1), in2 = cw_task_in_tree(n, p2);
@@ -396,11 +396,11 @@ static bool aim_pidfd(struct cw_notif *n, int nr, struct pid_aim *a)
 	a->flags = nr == __NR_process_madvise ? arg_int(n, 3) : arg_int(n, 1);
 	a->target = cw_pidfd_target(n, arg_int(n, 0));
 	if (a->target == -1) {
-		cw_notif_error(n, ESRCH); /* its process is gone */
+		cw_answer_error(n, ESRCH); /* its process is gone */
 		return false;
 	}
 	if (a->target < 0) {
-		cw_notif_error(n, -a->target); /* not a pidfd: EBADF */
+		cw_answer_error(n, -a->target); /* not a pidfd: EBADF */
 		return false;
 	}
 	a->in_tree = a->target > 0 && cw_task_in_tree(n, a->target);
@@ -438,18 +438,18 @@ void cw_handle_pid_call(struct cw_notif *n)
 		go = aim_pidfd(n, nr, &a);
 		break;
 	default:
-		cw_notif_error(n, ENOSYS);
+		cw_answer_error(n, ENOSYS);
 		return;
 	}
 	if (!go)
 		return;
 	if (!a.in_tree && a.target > 0 && nr != __NR_process_madvise && nr != __NR_process_mrelease &&
 	    kill(a.target, 0) < 0 && errno == ESRCH) {
-		cw_notif_error(n, ESRCH); /* nobody there: as the kernel answers */
+		cw_answer_error(n, ESRCH); /* nobody there: as the kernel answers */
 		return;
 	}
 	if (!a.in_tree && a.group && a.target < -1 && kill(a.target, 0) < 0 && errno == ESRCH) {
-		cw_notif_error(n, ESRCH);
+		cw_answer_error(n, ESRCH);
 		return;
 	}
 	ev.op.kind = CW_OP_PROC_ACCESS;
@@ -529,7 +529,7 @@ void cw_escape_finish(struct cw_notif *n, const char *scope, long long flags, in
 	ev.flags = flags;
 	ev.has_flags = true;
 	if (!cw_notif_valid(n)) {
-		n->answered = true;
+		cw_answer_gone(n);
 		return;
 	}
 	if (cw_event_decide(n, &ev)) {
@@ -547,7 +547,7 @@ void cw_handle_escape(struct cw_notif *n)
 	if (setid_is_noop(n) ||
 	    (n->req->data.nr == __NR_personality && (uint32_t)arg_u64(n, 0) == 0xffffffffu)) {
 		/* Nothing changes (personality(0xffffffff) only queries). */
-		cw_notif_continue(n);
+		cw_answer_continue(n);
 		return;
 	}
 	int nr = n->req->data.nr;

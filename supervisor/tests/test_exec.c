@@ -67,7 +67,7 @@ static void test_exec_allowed_under_verify(void **state)
 {
 	(void)state;
 	const char *argv[] = { "sh", "-c", "true", NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
 	assert_int_equal(seen.nanswers, 1);
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.nrecorded, 1);
@@ -90,7 +90,7 @@ static void test_exec_allowed_under_verify(void **state)
 	/* execveat(dirfd, relative name): resolved from the descriptor */
 	int d = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(d >= 0);
-	cw_handle_exec(notify(__NR_execveat, "execveat", (uint64_t)d, ptr("bin/sh"), ptr(argv), 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execveat, "execveat", (uint64_t)d, ptr("bin/sh"), ptr(argv), 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_PROCESS_SPAWN);
 	assert_string_equal(seen.scope, prog);
@@ -104,12 +104,12 @@ static void test_exec_missing_or_unreadable(void **state)
 {
 	(void)state;
 	const char *argv[] = { "x", NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/nonexistent/prog"), ptr(argv), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/nonexistent/prog"), ptr(argv), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ENOENT);
 	assert_int_equal(seen.nrecorded, 0);
 
-	cw_handle_exec(notify(__NR_execve, "execve", 0, ptr(argv), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", 0, ptr(argv), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_int_equal(seen.nrecorded, 0);
@@ -132,7 +132,7 @@ static void test_exec_argv_limits(void **state)
 	argv[N] = NULL;
 	run.kernel = fake_kernel; /* the pending argv is read in full then */
 	kernel_syncs = 0;
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
 	run.kernel = NULL;
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_PROCESS_SPAWN);
@@ -152,7 +152,7 @@ static void test_exec_argv_limits(void **state)
 	char *two = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(two != MAP_FAILED);
 	assert_int_equal(munmap(two + pg, (size_t)pg), 0); /* a guard page after the first */
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(two + pg), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(two + pg), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.nrecorded, 1);
 	assert_int_equal(seen.argc, 0);
@@ -161,14 +161,14 @@ static void test_exec_argv_limits(void **state)
 	const char **tail = (const char **)(two + pg) - 2;
 	tail[0] = "sh";
 	tail[1] = "-c";
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(tail), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(tail), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.argc, 2);
 	assert_string_equal(seen.argv[1], "-c");
 
 	/* a string pointer into unmapped memory: argv stops before it */
 	const char *bad[] = { "sh", (const char *)(two + pg), "never", NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(bad), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(bad), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.argc, 1);
 
@@ -177,7 +177,7 @@ static void test_exec_argv_limits(void **state)
 	char *edge = two + pg - 4;
 	memcpy(edge, "abcd", 4);
 	const char *cut[] = { "sh", edge, NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(cut), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(cut), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.argc, 1);
 
@@ -186,7 +186,7 @@ static void test_exec_argv_limits(void **state)
 	char *pedge = two + pg - 8;
 	memcpy(pedge, "/bin/sh", 8);
 	const char *same[] = { pedge, NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr(pedge), ptr(same), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr(pedge), ptr(same), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_string_equal(seen.scope, prog);
 	assert_int_equal(seen.argc, 1);
@@ -201,7 +201,7 @@ static void test_exec_denied_under_none(void **state)
 {
 	(void)state;
 	const char *argv[] = { "sh", NULL };
-	cw_handle_exec(notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
+	dispatch(cw_handle_exec, notify(__NR_execve, "execve", ptr("/bin/sh"), ptr(argv), 0, 0, 0, 0));
 	assert_int_equal(seen.nanswers, 1);
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EACCES);

@@ -143,7 +143,7 @@ static void test_open_read_workspace(void **state)
 	char abs[PATH_MAX + 16], buf[32];
 	make_file("hello.txt", "hello, world", 0644);
 
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("hello.txt"), O_RDONLY, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("hello.txt"), O_RDONLY, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_FD);
 	assert_int_equal(seen.nrecorded, 1);
 	assert_int_equal(seen.ev.op.kind, CW_OP_OPEN_READ);
@@ -159,7 +159,7 @@ static void test_open_read_workspace(void **state)
 	assert_false(seen.cloexec);
 	assert_int_equal(changes.n, 0);
 
-	cw_handle_open(notify(__NR_open, "open", ptr(abs), O_RDONLY | O_CLOEXEC, 0, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_open, "open", ptr(abs), O_RDONLY | O_CLOEXEC, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_FD);
 	assert_true(seen.cloexec);
 	memset(buf, 0, sizeof(buf));
@@ -167,7 +167,7 @@ static void test_open_read_workspace(void **state)
 	assert_string_equal(buf, "hello");
 
 	/* A name that does not exist: the kernel's ENOENT, performed. */
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("nothing-here"), O_RDONLY, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("nothing-here"), O_RDONLY, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ENOENT);
 }
@@ -182,7 +182,7 @@ static void test_open_write_creates_in_workspace(void **state)
 	snprintf(abs, sizeof(abs), "%s/made.txt", dir);
 	assert_false(exists(abs));
 
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("made.txt"),
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("made.txt"),
 			      O_WRONLY | O_CREAT | O_TRUNC, 0666, 0, 0));
 	assert_int_equal(seen.kind, ANS_FD);
 	assert_int_equal(seen.ev.op.kind, CW_OP_OPEN_WRITE);
@@ -204,7 +204,7 @@ static void test_open_write_creates_in_workspace(void **state)
 	close(fd);
 
 	/* creat(2) of the same name truncates it. */
-	cw_handle_open(notify(__NR_creat, "creat", ptr(abs), 0600, 0, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_creat, "creat", ptr(abs), 0600, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_FD);
 	struct stat st;
 	assert_int_equal(stat(abs, &st), 0);
@@ -220,7 +220,7 @@ static void test_open_write_outside_denied(void **state)
 	char target[PATH_MAX + 16];
 	snprintf(target, sizeof(target), "%s/escaped.txt", out);
 
-	cw_handle_open(notify(__NR_open, "open", ptr(target), O_WRONLY | O_CREAT, 0644, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_open, "open", ptr(target), O_WRONLY | O_CREAT, 0644, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.nrecorded, 1);
 	assert_int_equal(seen.ev.d.verdict, CW_DENY);
@@ -232,7 +232,7 @@ static void test_open_write_outside_denied(void **state)
 	assert_int_equal(changes.n, 0);
 
 	assert_int_equal(symlink(target, "to-outside"), 0);
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("to-outside"), O_WRONLY | O_CREAT,
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("to-outside"), O_WRONLY | O_CREAT,
 			      0644, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -253,7 +253,7 @@ static void test_trunc_after_alias_check(void **state)
 	snprintf(outside, sizeof(outside), "%s/also-here", out);
 	make_file("linked", "keep me", 0644);
 	assert_int_equal(link("linked", outside), 0);
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("linked"), O_WRONLY | O_TRUNC, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("linked"), O_WRONLY | O_TRUNC, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_string_equal(seen.ev.op.alias, "hard link");
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -261,7 +261,7 @@ static void test_trunc_after_alias_check(void **state)
 	assert_int_equal(st.st_size, 7);
 
 	make_file("single", "cut me", 0644);
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("single"), O_RDONLY | O_TRUNC, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("single"), O_RDONLY | O_TRUNC, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_FD);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_WORKSPACE_WRITE);
 	assert_int_equal(stat("single", &st), 0);
@@ -275,7 +275,7 @@ static void test_secret_read_denied(void **state)
 {
 	(void)state;
 	make_file(".env", "TOKEN=hunter2\n", 0600);
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr(".env"), O_RDONLY, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr(".env"), O_RDONLY, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.nrecorded, 1);
 	assert_int_equal(seen.ev.op.kind, CW_OP_OPEN_READ);
@@ -298,31 +298,31 @@ static void test_unreadable_path(void **state)
 	char *end = two + pg - 4;
 	memcpy(end, "abcd", 4); /* no NUL before the guard page */
 
-	cw_handle_open(notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr(end), O_RDONLY, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr(end), O_RDONLY, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_int_equal(seen.nrecorded, 0);
-	cw_handle_open(notify(__NR_open, "open", ptr(two + pg), O_WRONLY | O_CREAT, 0644, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_open, "open", ptr(two + pg), O_WRONLY | O_CREAT, 0644, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
-	cw_handle_open(notify(__NR_open, "open", 0, O_RDONLY, 0, 0, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_open, "open", 0, O_RDONLY, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
-	cw_handle_fs(notify(__NR_unlink, "unlink", ptr(two + pg), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlink, "unlink", ptr(two + pg), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_int_equal(seen.nrecorded, 0);
 	/* rename: the second path unreadable, the first a real file */
 	make_file("stays", "x", 0644);
-	cw_handle_fs(notify(__NR_rename, "rename", ptr("stays"), ptr(end), 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_rename, "rename", ptr("stays"), ptr(end), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_true(exists("stays"));
-	cw_handle_fs(notify(__NR_chmod, "chmod", 0, 0600, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_chmod, "chmod", 0, 0600, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	/* openat2's struct at an unmapped page */
-	cw_handle_open(notify(__NR_openat2, "openat2", (uint64_t)AT_FDCWD, ptr("stays"), ptr(two + pg), 24, 0, 0));
+	dispatch(cw_handle_open, notify(__NR_openat2, "openat2", (uint64_t)AT_FDCWD, ptr("stays"), ptr(two + pg), 24, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_int_equal(seen.nrecorded, 0);
@@ -336,7 +336,7 @@ static void test_unlink_inside_and_outside(void **state)
 	(void)state;
 	char victim[PATH_MAX + 16];
 	make_file("gone", "x", 0644);
-	cw_handle_fs(notify(__NR_unlink, "unlink", ptr("gone"), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlink, "unlink", ptr("gone"), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_int_equal(seen.val, 0);
 	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
@@ -347,7 +347,7 @@ static void test_unlink_inside_and_outside(void **state)
 
 	snprintf(victim, sizeof(victim), "%s/victim", out);
 	make_file(victim, "x", 0644);
-	cw_handle_fs(notify(__NR_unlinkat, "unlinkat", (uint64_t)AT_FDCWD, ptr(victim), 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlinkat, "unlinkat", (uint64_t)AT_FDCWD, ptr(victim), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.verdict, CW_DENY);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -356,22 +356,22 @@ static void test_unlink_inside_and_outside(void **state)
 
 	/* A missing name: the kernel's ENOENT; outside the workspace with
 	 * no denial recorded (`rm -f nofile` is no attempt to write there). */
-	cw_handle_fs(notify(__NR_unlink, "unlink", ptr("never-was"), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlink, "unlink", ptr("never-was"), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ENOENT);
 	assert_int_equal(seen.ev.err, ENOENT);
 	snprintf(victim, sizeof(victim), "%s/never-was", out);
-	cw_handle_fs(notify(__NR_unlink, "unlink", ptr(victim), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlink, "unlink", ptr(victim), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ENOENT);
 	assert_int_equal(seen.nrecorded, 0);
 	/* A directory: rmdir removes it; unlink of "." is the kernel's EISDIR. */
 	assert_int_equal(mkdir("d", 0755), 0);
-	cw_handle_fs(notify(__NR_unlink, "unlink", ptr("d/."), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_unlink, "unlink", ptr("d/."), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EISDIR);
 	assert_true(exists("d"));
-	cw_handle_fs(notify(__NR_rmdir, "rmdir", ptr("d"), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_rmdir, "rmdir", ptr("d"), 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_false(exists("d"));
 }
@@ -381,7 +381,7 @@ static void test_rename_inside_and_outside(void **state)
 	(void)state;
 	char there[PATH_MAX + 16], from_out[PATH_MAX + 16], abs[PATH_MAX + 16];
 	make_file("r1", "one", 0644);
-	cw_handle_fs(notify(__NR_renameat2, "renameat2", (uint64_t)AT_FDCWD, ptr("r1"), (uint64_t)AT_FDCWD,
+	dispatch(cw_handle_fs, notify(__NR_renameat2, "renameat2", (uint64_t)AT_FDCWD, ptr("r1"), (uint64_t)AT_FDCWD,
 			    ptr("r2"), 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_int_equal(seen.val, 0);
@@ -396,7 +396,7 @@ static void test_rename_inside_and_outside(void **state)
 
 	/* Out of the workspace: denied, the file stays where it was. */
 	snprintf(there, sizeof(there), "%s/r2", out);
-	cw_handle_fs(notify(__NR_rename, "rename", ptr("r2"), ptr(there), 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_rename, "rename", ptr("r2"), ptr(there), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.verdict, CW_DENY);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -407,14 +407,14 @@ static void test_rename_inside_and_outside(void **state)
 	/* Into it from outside: the source's removal is a write outside. */
 	snprintf(from_out, sizeof(from_out), "%s/foreign", out);
 	make_file(from_out, "x", 0644);
-	cw_handle_fs(notify(__NR_rename, "rename", ptr(from_out), ptr("foreign"), 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_rename, "rename", ptr(from_out), ptr("foreign"), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
 	assert_true(exists(from_out));
 	assert_false(exists("foreign"));
 
 	/* rename onto "..": the kernel's EBUSY, nothing moved. */
-	cw_handle_fs(notify(__NR_rename, "rename", ptr("r2"), ptr(".."), 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_rename, "rename", ptr("r2"), ptr(".."), 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EBUSY);
 	assert_true(exists("r2"));
@@ -430,7 +430,7 @@ static void test_chmod_inside_and_outside(void **state)
 	(void)state;
 	char theirs[PATH_MAX + 16];
 	make_file("m", "x", 0600);
-	cw_handle_fs(notify(__NR_chmod, "chmod", ptr("m"), 0640, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_chmod, "chmod", ptr("m"), 0640, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_int_equal(seen.val, 0);
 	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
@@ -438,7 +438,7 @@ static void test_chmod_inside_and_outside(void **state)
 	assert_true(seen.ev.verified);
 	assert_int_equal(mode_of("m"), 0640);
 
-	cw_handle_fs(notify(__NR_fchmodat, "fchmodat", (uint64_t)AT_FDCWD, ptr("m"), 04755, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_fchmodat, "fchmodat", (uint64_t)AT_FDCWD, ptr("m"), 04755, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.op.kind, CW_OP_ESCAPE_SYSCALL);
 	assert_string_equal(seen.ev.op.syscall, "setuid bit");
@@ -447,7 +447,7 @@ static void test_chmod_inside_and_outside(void **state)
 
 	snprintf(theirs, sizeof(theirs), "%s/theirs", out);
 	make_file(theirs, "x", 0600);
-	cw_handle_fs(notify(__NR_chmod, "chmod", ptr(theirs), 0666, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_chmod, "chmod", ptr(theirs), 0666, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.verdict, CW_DENY);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -465,7 +465,7 @@ static void test_fchmod_through_descriptor(void **state)
 	make_file("f", "x", 0600);
 	int fd = open("f", O_RDONLY | O_CLOEXEC); /* ownership suffices: read-only is enough */
 	assert_true(fd >= 0);
-	cw_handle_fs(notify(__NR_fchmod, "fchmod", (uint64_t)fd, 0604, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_fchmod, "fchmod", (uint64_t)fd, 0604, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_WORKSPACE_WRITE);
 	assert_true(seen.ev.verified);
@@ -476,7 +476,7 @@ static void test_fchmod_through_descriptor(void **state)
 	make_file(theirs, "x", 0600);
 	fd = open(theirs, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	cw_handle_fs(notify(__NR_fchmod, "fchmod", (uint64_t)fd, 0666, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_fchmod, "fchmod", (uint64_t)fd, 0666, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
 	assert_string_equal(seen.path, theirs);
@@ -484,7 +484,7 @@ static void test_fchmod_through_descriptor(void **state)
 	close(fd);
 
 	/* A descriptor the target does not have: EBADF, nothing decided. */
-	cw_handle_fs(notify(__NR_fchmod, "fchmod", 999, 0666, 0, 0, 0, 0));
+	dispatch(cw_handle_fs, notify(__NR_fchmod, "fchmod", 999, 0666, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EBADF);
 	assert_int_equal(seen.nrecorded, 0);

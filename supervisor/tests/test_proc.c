@@ -29,7 +29,7 @@ void cw_fs_fd_meta(struct cw_notif *n, int fd, long long flags, cw_fd_meta_fn op
 	(void)op;
 	(void)arg;
 	fd_metas++;
-	cw_notif_error(n, ENOSYS); /* fs.c's: not in this test */
+	cw_answer_error(n, ENOSYS); /* fs.c's: not in this test */
 }
 
 /* table.c's rows name every family's handler; the others are not here. */
@@ -135,36 +135,36 @@ static void test_tracker_knows_the_tree(void **state)
 static void test_kill_in_tree_allowed(void **state)
 {
 	(void)state;
-	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)inside, SIGTERM, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", (uint64_t)inside, SIGTERM, 0, 0, 0, 0));
 	assert_in_tree_allowed();
 	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
 	assert_int_equal(seen.ev.op.target_pid, inside);
 	assert_false(seen.ev.verified); /* the kernel sends it: registers only */
 	assert_alive(inside);           /* CONTINUE is the kernel's to act on */
 
-	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)getpid(), 0, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", (uint64_t)getpid(), 0, 0, 0, 0, 0));
 	assert_in_tree_allowed();
 }
 
 static void test_kill_outside_denied(void **state)
 {
 	(void)state;
-	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
 	assert_alive(outside);
 
-	cw_handle_signal(notify(__NR_kill, "kill", 1, SIGTERM, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", 1, SIGTERM, 0, 0, 0, 0));
 	assert_control_denied(1);
 
 	/* -1: every process we may signal, capwatch's included */
-	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)-1, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", (uint64_t)-1, SIGKILL, 0, 0, 0, 0));
 	assert_control_denied(-1);
 	assert_alive(inside);
 	assert_alive(outside);
 
 	/* upper register bits are ignored, as the kernel ignores them (K6) */
-	cw_handle_signal(notify(__NR_kill, "kill", 0xffffffff00000000ull | (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", 0xffffffff00000000ull | (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_alive(outside);
 }
@@ -178,7 +178,7 @@ static void test_kill_nobody(void **state)
 		_exit(0);
 	assert_true(gone > 0);
 	assert_int_equal(waitpid(gone, NULL, 0), gone);
-	cw_handle_signal(notify(__NR_kill, "kill", (uint64_t)gone, SIGTERM, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_kill, "kill", (uint64_t)gone, SIGTERM, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ESRCH);
 	assert_int_equal(seen.nrecorded, 0);
@@ -187,22 +187,22 @@ static void test_kill_nobody(void **state)
 static void test_tgkill(void **state)
 {
 	(void)state;
-	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)inside, (uint64_t)inside, SIGTERM, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_tgkill, "tgkill", (uint64_t)inside, (uint64_t)inside, SIGTERM, 0, 0, 0));
 	assert_in_tree_allowed();
 	assert_alive(inside);
 
-	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)outside, (uint64_t)outside, SIGKILL, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_tgkill, "tgkill", (uint64_t)outside, (uint64_t)outside, SIGKILL, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_alive(outside);
 
 	/* both ids must be ours: a thread id from outside under our tgid */
-	cw_handle_signal(notify(__NR_tgkill, "tgkill", (uint64_t)getpid(), (uint64_t)outside, SIGKILL, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_tgkill, "tgkill", (uint64_t)getpid(), (uint64_t)outside, SIGKILL, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_false(seen.ev.op.target_in_tree);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_PROCESS_CONTROL);
 	assert_alive(outside);
 
-	cw_handle_signal(notify(__NR_tkill, "tkill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_tkill, "tkill", (uint64_t)outside, SIGKILL, 0, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_alive(outside);
 }
@@ -216,20 +216,20 @@ static void test_pidfd_send_signal(void **state)
 		print_message("skip: pidfd_open: %s\n", strerror(errno));
 		skip();
 	}
-	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGKILL, 0, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_alive(outside);
 	close(pfd);
 
 	pfd = (int)syscall(SYS_pidfd_open, inside, 0);
 	assert_true(pfd >= 0);
-	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGTERM, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)pfd, SIGTERM, 0, 0, 0, 0));
 	assert_in_tree_allowed();
 	close(pfd);
 
 	/* not a pidfd: EBADF, as the kernel says, and nothing decided */
 	int f = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	cw_handle_signal(notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)f, SIGKILL, 0, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_pidfd_send_signal, "pidfd_send_signal", (uint64_t)f, SIGKILL, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EBADF);
 	assert_int_equal(seen.nrecorded, 0);
@@ -243,13 +243,13 @@ static void test_fcntl_setown(void **state)
 	(void)state;
 	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
 	assert_true(s >= 0);
-	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN, (uint64_t)outside, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN, (uint64_t)outside, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(seen.ev.flags, F_SETOWN);
 	assert_int_equal(fcntl(s, F_GETOWN), 0);
 
 	struct f_owner_ex ox = { .type = F_OWNER_PID, .pid = inside };
-	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE); /* performed by capwatch */
 	assert_int_equal(seen.val, 0);
 	assert_true(seen.ev.verified);
@@ -260,13 +260,13 @@ static void test_fcntl_setown(void **state)
 	assert_int_equal(got.pid, inside);
 
 	ox.pid = outside;
-	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, ptr(&ox), 0, 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(fcntl(s, F_GETOWN_EX, &got), 0);
 	assert_int_equal(got.pid, inside); /* unchanged */
 
 	/* the owner's memory unreadable: EFAULT, nothing decided */
-	cw_handle_signal(notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, 8, 0, 0, 0));
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETOWN_EX, 8, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	assert_int_equal(seen.nrecorded, 0);
@@ -278,19 +278,19 @@ static void test_fcntl_setown(void **state)
 static void test_pidfd_open(void **state)
 {
 	(void)state;
-	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", (uint64_t)inside, 0, 0, 0, 0, 0));
+	dispatch(cw_handle_proc, notify(__NR_pidfd_open, "pidfd_open", (uint64_t)inside, 0, 0, 0, 0, 0));
 	assert_in_tree_allowed();
 	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
 
-	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", (uint64_t)outside, 0, 0, 0, 0, 0));
+	dispatch(cw_handle_proc, notify(__NR_pidfd_open, "pidfd_open", (uint64_t)outside, 0, 0, 0, 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
 
-	cw_handle_proc(notify(__NR_pidfd_open, "pidfd_open", 1, 0, 0, 0, 0, 0));
+	dispatch(cw_handle_proc, notify(__NR_pidfd_open, "pidfd_open", 1, 0, 0, 0, 0, 0));
 	assert_control_denied(1);
 
 	/* writing a sibling's memory is an escape, not process control */
-	cw_handle_proc(notify(__NR_process_vm_writev, "process_vm_writev", (uint64_t)inside, 0, 0, 0, 0, 0));
+	dispatch(cw_handle_proc, notify(__NR_process_vm_writev, "process_vm_writev", (uint64_t)inside, 0, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.op.kind, CW_OP_ESCAPE_SYSCALL);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -304,37 +304,37 @@ static void test_pid_calls(void **state)
 	(void)state;
 	struct rlimit rl = { 0, 0 };
 	/* the caller itself: not even decided */
-	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", 0, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_prlimit64, "prlimit64", 0, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
 	assert_int_equal(seen.kind, ANS_CONTINUE);
 	assert_int_equal(seen.nrecorded, 0);
 
-	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)inside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_prlimit64, "prlimit64", (uint64_t)inside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
 	assert_in_tree_allowed();
 	assert_int_equal(seen.ev.flags, RLIMIT_NOFILE);
 
 	/* a read of another process's limits is process_control too */
-	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)outside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_prlimit64, "prlimit64", (uint64_t)outside, RLIMIT_NOFILE, 0, ptr(&rl), 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(seen.ev.op.kind, CW_OP_PROC_ACCESS);
 
 	/* what the kernel refuses, answered as it would */
-	cw_handle_pid_call(notify(__NR_prlimit64, "prlimit64", (uint64_t)-5, RLIMIT_NOFILE, 0, 0, 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_prlimit64, "prlimit64", (uint64_t)-5, RLIMIT_NOFILE, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EINVAL);
 	assert_int_equal(seen.nrecorded, 0);
 
 	/* PRIO_USER reaches every process of the user: target -1 */
-	cw_handle_pid_call(notify(__NR_setpriority, "setpriority", PRIO_USER, 0, 5, 0, 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_setpriority, "setpriority", PRIO_USER, 0, 5, 0, 0, 0));
 	assert_control_denied(-1);
 	assert_int_equal(seen.ev.flags, PRIO_USER);
 
-	cw_handle_pid_call(notify(__NR_setpriority, "setpriority", PRIO_PROCESS, (uint64_t)outside, 5, 0, 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_setpriority, "setpriority", PRIO_PROCESS, (uint64_t)outside, 5, 0, 0, 0));
 	assert_control_denied(outside);
 
 	/* kcmp: inside only when both are; the outsider is the one named */
-	cw_handle_pid_call(notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)outside, 0, 0, 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)outside, 0, 0, 0, 0));
 	assert_control_denied(outside);
-	cw_handle_pid_call(notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)inside, 0, 0, 0, 0));
+	dispatch(cw_handle_pid_call, notify(__NR_kcmp, "kcmp", (uint64_t)getpid(), (uint64_t)inside, 0, 0, 0, 0));
 	assert_in_tree_allowed();
 	assert_alive(outside);
 }
@@ -360,7 +360,7 @@ static void test_ioctl_tiocsti_refused(void **state)
 	(void)state;
 	assert_true(ioctl_notified(TIOCSTI));
 	char c = 'x';
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, TIOCSTI, ptr(&c), 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", 0, TIOCSTI, ptr(&c), 0, 0, 0));
 	assert_int_equal(seen.nanswers, 1);
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EPERM);
@@ -370,11 +370,11 @@ static void test_ioctl_tiocsti_refused(void **state)
 	assert_int_equal(seen.ev.d.verdict, CW_DENY);
 	assert_int_equal(seen.ev.flags, TIOCSTI);
 	/* on the low 32 bits of the command, as the kernel takes it */
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, 0xabcd000000000000ull | TIOCSTI, ptr(&c), 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", 0, 0xabcd000000000000ull | TIOCSTI, ptr(&c), 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
 	/* TIOCLINUX and TIOCCONS too */
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, TIOCCONS, 0, 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", 0, TIOCCONS, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
 }
@@ -392,7 +392,7 @@ static void test_ioctl_ordinary_passes(void **state)
 	assert_false(ioctl_notified(SIOCGIFINDEX)); /* sockets' type, 0x89 */
 	/* a command of a type the filter does not pass: refused, ENOTTY */
 	assert_true(ioctl_notified(0x7201)); /* 'r', vfat's */
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", 0, 0x7201, 0, 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", 0, 0x7201, 0, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, ENOTTY);
 	assert_int_equal(seen.ev.d.cap, CW_CAP_UNRESTRICTED);
@@ -408,24 +408,24 @@ static void test_ioctl_fiosetown(void **state)
 	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
 	assert_true(s >= 0);
 	int owner = inside;
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_VALUE);
 	assert_true(seen.ev.verified);
 	assert_true(seen.ev.op.target_in_tree);
 	assert_int_equal(fcntl(s, F_GETOWN), inside);
 
 	owner = outside;
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
 	assert_control_denied(outside);
 	assert_int_equal(seen.ev.op.kind, CW_OP_SIGNAL);
 	assert_int_equal(fcntl(s, F_GETOWN), inside); /* unchanged */
 
 	/* unreadable: EFAULT; INT_MIN: EINVAL as f_setown() says */
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, 16, 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, 16, 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EFAULT);
 	owner = INT_MIN;
-	cw_handle_ioctl(notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOSETOWN, ptr(&owner), 0, 0, 0));
 	assert_int_equal(seen.kind, ANS_ERROR);
 	assert_int_equal(seen.err, EINVAL);
 	assert_int_equal(seen.nrecorded, 0);
