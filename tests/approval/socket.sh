@@ -127,6 +127,49 @@ report_assert "$O/lock.json" \
 trace_assert "$O/lock.jsonl" \
 	"[e['errno'] for e in ops('workspace_write', 'deny', '$W/b.lock')] == ['EACCES']"
 
+# 10. The operation changed while it waited: the answer is for what the
+#     client was shown. A thread opens p.lock (asked about); another
+#     thread rewrites the name to q.lock once the question is out (the
+#     client logs it before it answers), then lets the client answer
+#     "deny". The handler runs again on the answer, reads q.lock, and asks
+#     anew (a new id), which the client allows: q.lock is created, p.lock
+#     never is, and no denial of p.lock is recorded (it was not decided).
+cat > swap.py <<'PY'
+import ctypes, os, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+name = ctypes.create_string_buffer(b"p.lock")
+log, marker = sys.argv[1], sys.argv[2]
+def swap():
+	end = time.time() + 20
+	while time.time() < end and not (os.path.exists(log) and os.path.getsize(log) > 0):
+		time.sleep(0.01)
+	ctypes.memmove(name, b"q.lock", 6)
+	open(marker, "w").close()
+t = threading.Thread(target=swap)
+t.start()
+fd = libc.open(name, os.O_WRONLY | os.O_CREAT, 0o644)
+t.join()
+print("fd" if fd >= 0 else "errno %d" % ctypes.get_errno())
+PY
+rm -f "$W/swapped" "$W/swap.log"
+in_netns sh -c "
+	$CW_PY '$CLIENT' '$O/swap.sock' --log '$W/swap.log' --sequence deny,allow --wait-for '$W/swapped' &
+	setsid -w timeout -k 5 60 '$CAPWATCH' --approval-socket '$O/swap.sock' --report '$O/swap.json' \
+		--profile '$T/lock.json' -- '$CW_PY' swap.py '$W/swap.log' '$W/swapped' </dev/null
+	rc=\$?; wait; exit \$rc" >"$O/swap.out"
+[ "$(cat "$O/swap.out")" = fd ] || fail "changed operation: open saw '$(cat "$O/swap.out")', expected a descriptor"
+[ -e q.lock ] || fail "changed operation: the operation asked anew and allowed did not happen"
+[ ! -e p.lock ] || fail "changed operation: p.lock, denied, was created"
+"$CW_PY" - "$W/swap.log" "$W" <<'PY' || fail "changed operation: the client was not asked about each name once"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["scope"] for r in rs] == [sys.argv[2] + "/p.lock", sys.argv[2] + "/q.lock"], rs
+assert rs[0]["id"] != rs[1]["id"], rs
+PY
+report_assert "$O/swap.json" \
+	"len(d['approvals']) == 1 and d['approvals'][0]['capability']['scope'] == '$W/q.lock'" \
+	"not denials('workspace_write', '$W/p.lock')"
+
 # 9. The socket is protected metadata: the command cannot remove or replace it.
 setsid -w timeout -k 5 60 "$CAPWATCH" --approval-socket "$W/appr.sock" --report "$O/prot.json" -- \
 	sh -c 'rm -f appr.sock 2>/dev/null; test -S appr.sock && echo kept' </dev/null >"$O/prot.out"
