@@ -177,7 +177,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e141_unreceived_restart.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e142_connect_alarm.sh
+	tests/escapes/e142_connect_alarm.sh \
+	tests/escapes/e143_ask_flip_denial.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -220,6 +221,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e140_exec_flip \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
+	tests/escapes/src/e143_ask_flip \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -230,6 +232,8 @@ tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
 tests_escapes_src_e141_unreceived_restart_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e141_unreceived_restart_LDFLAGS = -pthread
+tests_escapes_src_e143_ask_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e143_ask_flip_LDFLAGS = -pthread
 tests_escapes_src_e09d_pathcall_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09d_pathcall_flip_LDFLAGS = -pthread
 tests_escapes_src_e09e_net_flip_CFLAGS = $(AM_CFLAGS) -pthread
