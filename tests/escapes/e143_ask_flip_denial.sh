@@ -25,43 +25,8 @@ esc_need_prog e143_ask_flip
 P=$ESC_BIN/e143_ask_flip
 PROF=$(esc_profile locks '{"workspace_write": {"ask": ["**/*.lock"]}}' verify)
 
-# approver.py SOCKET LOG MODE [ASKED FLIPPED]: denies every question, each
-# logged as one line. MODE flip: at the first question, create ASKED and
-# wait (up to 10 s) for FLIPPED before answering.
-cat >"$T/approver.py" <<'PY'
-import json, os, socket, sys, time
-path, log, mode = sys.argv[1:4]
-end = time.monotonic() + 30
-while True:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect(path)
-        break
-    except OSError:
-        s.close()
-        if time.monotonic() > end:
-            sys.exit(3)
-        time.sleep(0.02)
-f = s.makefile("rwb", buffering=0)
-n = 0
-for raw in f:
-    req = json.loads(raw)
-    if "id" not in req:
-        continue
-    n += 1
-    with open(log, "a") as lf:
-        lf.write(json.dumps(req) + "\n")
-    if mode == "flip" and n == 1:
-        open(sys.argv[4], "w").close()
-        t = time.monotonic() + 10
-        while not os.path.exists(sys.argv[5]) and time.monotonic() < t:
-            time.sleep(0.01)
-        time.sleep(0.05)
-    f.write((json.dumps({"id": req["id"], "decision": "deny", "remember": False}) + "\n").encode())
-PY
-
-# with_approver NAME MODE [ARGS] -- CMD...: CMD under capwatch (profile
-# locks) with the approver on $T/NAME.sock; its log in $O/NAME.log.
+# with_approver NAME ANSWERS [ASKED WAIT] -- CMD...: CMD under capwatch
+# (profile locks) with approver.py on $T/NAME.sock; its log in $O/NAME.log.
 with_approver() {
 	_n=$1 _m=$2; shift 2
 	_a=
@@ -69,7 +34,7 @@ with_approver() {
 	shift
 	rm -f "$O/$_n.log"
 	# shellcheck disable=SC2086
-	"$CW_PY" "$T/approver.py" "$T/$_n.sock" "$O/$_n.log" "$_m" $_a &
+	"$CW_PY" "$ESC_SRC/approver.py" "$T/$_n.sock" "$O/$_n.log" "$_m" $_a &
 	_ap=$!
 	esc_bg_started $_ap
 	under "$PROF" --approval-socket "$T/$_n.sock" --approval-timeout 20 -- "$@" </dev/null
@@ -85,7 +50,7 @@ grep -q '^open=OK' "$O/bare.out" && grep -q '^flips=1' "$O/bare.out" ||
 rm -f "$W/asked" "$W/flipped" "$W/x.lock" "$W/free.txt"
 
 # ---- 1. deny, the operation changed to an allowed one ----
-with_approver one flip "$W/asked" "$W/flipped" -- "$P" once "$W/x.lock" "$W/free.txt" "$W/asked" "$W/flipped"
+with_approver one deny "$W/asked" "$W/flipped" -- "$P" once "$W/x.lock" "$W/free.txt" "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 [ "${asks:-0}" -ge 1 ] || fail "1: the approver was never asked (exit $rc)"
 grep -q "\"scope\": \"$W/x.lock\"" "$O/one.log" || fail "1: the first question was not about x.lock: $(cat "$O/one.log")"

@@ -174,7 +174,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e139_sentinel.sh \
 	tests/escapes/e137_connector_blind_pid_reuse.sh \
 	tests/escapes/e140_exec_unwatched_mount.sh \
-	tests/escapes/e141_unreceived_restart.sh
+	tests/escapes/e141_unreceived_restart.sh \
+	tests/escapes/e145_ask_flip_allow.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -273,6 +274,7 @@ tests_escapes_src_e140_exec_flip_LDFLAGS = -pthread
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
 	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py tests/escapes/pidvictims.py \
+	tests/escapes/approver.py \
 	tests/escapes/README.md tests/escapes/KNOWN-OPEN.md
 
 # Runs the open ones; fails while any bypass remains.

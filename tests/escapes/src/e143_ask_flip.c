@@ -4,17 +4,24 @@
  *   e143_ask_flip once FIRST SECOND ASKED FLIPPED
  *     open(FIRST, O_WRONLY|O_CREAT|O_TRUNC); when the file ASKED appears
  *     (the approver has the question), the buffer becomes SECOND, then
- *     FLIPPED is created (the approver may answer now).
+ *     FLIPPED is created (the approver may answer now). With ASKED there
+ *     from the start (a bare run: nobody asks) the open waits 100 ms, so
+ *     that it is the rewritten name that is opened.
  *   e143_ask_flip cycle FIRST DIR SECONDS
  *     open(FIRST, ...); for SECONDS the buffer names DIR/cNNNNNNN.lock
  *     with a new number every pass, then FIRST again.
+ *   e143_ask_flip kill FIRST ASKED KILLED
+ *     a child opens FIRST; when ASKED appears it is SIGKILLed, then KILLED
+ *     is created and the parent waits a second (an answer may come).
  *
  * Prints "open=OK" or "open=ERRNO" (the name), "elapsed=S", and
  * "flips=N". */
 #define _GNU_SOURCE
 #include "esc.h"
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static char path[4096];
 static char first[4096], second[4096], asked[4096], flipped[4096], dir[4096];
@@ -55,9 +62,33 @@ static void *flipper(void *arg)
 	return NULL;
 }
 
+/* The asker dies with its question open. */
+static int kill_mode(const char *file, const char *ask, const char *killed)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		printf("child open=%s\n", fd >= 0 ? "OK" : strerrorname_np(errno));
+		_exit(0);
+	}
+	double end = esc_now() + 20;
+	while (access(ask, F_OK) != 0 && esc_now() < end)
+		usleep(1000);
+	kill(c, SIGKILL);
+	int st = 0;
+	waitpid(c, &st, 0);
+	printf("child %s\n", WIFSIGNALED(st) ? "killed" : "exited");
+	fflush(stdout);
+	touch(killed);
+	sleep(1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	esc_usage(argc, 5, "e143_ask_flip once FIRST SECOND ASKED FLIPPED | cycle FIRST DIR SECONDS");
+	esc_usage(argc, 5, "e143_ask_flip once FIRST SECOND ASKED FLIPPED | cycle FIRST DIR SECONDS | kill FIRST ASKED KILLED");
+	if (strcmp(argv[1], "kill") == 0)
+		return kill_mode(argv[2], argv[3], argv[4]);
 	cycle_mode = strcmp(argv[1], "cycle") == 0;
 	snprintf(first, sizeof(first), "%s", argv[2]);
 	if (cycle_mode) {
@@ -74,6 +105,8 @@ int main(int argc, char **argv)
 	pthread_create(&t, NULL, flipper, NULL);
 	if (cycle_mode)
 		usleep(20000); /* the buffer moves before the open is asked */
+	else if (access(asked, F_OK) == 0)
+		usleep(100000); /* bare (ASKED made in advance): the flip comes first */
 	double t0 = esc_now();
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	int err = errno;
