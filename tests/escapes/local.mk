@@ -180,7 +180,8 @@ ESCAPES_TESTS = \
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
 	tests/escapes/e143_ask_flip_denial.sh \
-	tests/escapes/e144_emfile_effect.sh
+	tests/escapes/e144_emfile_effect.sh \
+	tests/escapes/e146_self_approval.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
