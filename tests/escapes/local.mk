@@ -174,10 +174,14 @@ ESCAPES_TESTS = \
 	tests/escapes/e139_sentinel.sh \
 	tests/escapes/e137_connector_blind_pid_reuse.sh \
 	tests/escapes/e140_exec_unwatched_mount.sh \
-	tests/escapes/e141_unreceived_restart.sh
+	tests/escapes/e141_unreceived_restart.sh \
+	tests/escapes/e145_ask_flip_allow.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e142_connect_alarm.sh
+	tests/escapes/e142_connect_alarm.sh \
+	tests/escapes/e143_ask_flip_denial.sh \
+	tests/escapes/e144_emfile_effect.sh \
+	tests/escapes/e146_self_approval.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -220,6 +224,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e140_exec_flip \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
+	tests/escapes/src/e143_ask_flip \
 	tests/escapes/src/payload \
 	tests/escapes/src/victim
 check_PROGRAMS += $(ESCAPES_PROGS)
@@ -230,6 +235,8 @@ tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
 tests_escapes_src_e141_unreceived_restart_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e141_unreceived_restart_LDFLAGS = -pthread
+tests_escapes_src_e143_ask_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e143_ask_flip_LDFLAGS = -pthread
 tests_escapes_src_e09d_pathcall_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e09d_pathcall_flip_LDFLAGS = -pthread
 tests_escapes_src_e09e_net_flip_CFLAGS = $(AM_CFLAGS) -pthread
@@ -268,6 +275,7 @@ tests_escapes_src_e140_exec_flip_LDFLAGS = -pthread
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
 	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py tests/escapes/pidvictims.py \
+	tests/escapes/approver.py \
 	tests/escapes/README.md tests/escapes/KNOWN-OPEN.md
 
 # Runs the open ones; fails while any bypass remains.

@@ -1,0 +1,123 @@
+/* E143/E144: a second thread rewrites the path of an open() while the
+ * open waits for an approver (a profile that says "ask").
+ *
+ *   e143_ask_flip once FIRST SECOND ASKED FLIPPED
+ *     open(FIRST, O_WRONLY|O_CREAT|O_TRUNC); when the file ASKED appears
+ *     (the approver has the question), the buffer becomes SECOND, then
+ *     FLIPPED is created (the approver may answer now). With ASKED there
+ *     from the start (a bare run: nobody asks) the open waits 100 ms, so
+ *     that it is the rewritten name that is opened.
+ *   e143_ask_flip cycle FIRST DIR SECONDS
+ *     open(FIRST, ...); for SECONDS the buffer names DIR/cNNNNNNN.lock
+ *     with a new number every pass, then FIRST again.
+ *   e143_ask_flip kill FIRST ASKED KILLED
+ *     a child opens FIRST; when ASKED appears it is SIGKILLed, then KILLED
+ *     is created and the parent waits a second (an answer may come).
+ *
+ * Prints "open=OK" or "open=ERRNO" (the name), "elapsed=S", and
+ * "flips=N". */
+#define _GNU_SOURCE
+#include "esc.h"
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static char path[4096];
+static char first[4096], second[4096], asked[4096], flipped[4096], dir[4096];
+static double seconds;
+static volatile long flips;
+static volatile int cycle_mode;
+
+static void touch(const char *p)
+{
+	int fd = open(p, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	if (!cycle_mode) {
+		double end = esc_now() + 20;
+		while (access(asked, F_OK) != 0 && esc_now() < end)
+			usleep(1000);
+		snprintf(path, sizeof(path), "%s", second);
+		flips = 1;
+		touch(flipped);
+		return NULL;
+	}
+	double end = esc_now() + seconds;
+	char name[4096];
+	unsigned long k = 0;
+	while (esc_now() < end) {
+		int len = snprintf(name, sizeof(name), "%s/c%07lu.lock", dir, k++ % 10000000UL);
+		memcpy(path, name, (size_t)len + 1);
+		__asm__ volatile("" ::: "memory");
+		flips++;
+		usleep(200);
+	}
+	snprintf(path, sizeof(path), "%s", first);
+	return NULL;
+}
+
+/* The asker dies with its question open. */
+static int kill_mode(const char *file, const char *ask, const char *killed)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		printf("child open=%s\n", fd >= 0 ? "OK" : strerrorname_np(errno));
+		_exit(0);
+	}
+	double end = esc_now() + 20;
+	while (access(ask, F_OK) != 0 && esc_now() < end)
+		usleep(1000);
+	kill(c, SIGKILL);
+	int st = 0;
+	waitpid(c, &st, 0);
+	printf("child %s\n", WIFSIGNALED(st) ? "killed" : "exited");
+	fflush(stdout);
+	touch(killed);
+	sleep(1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	esc_usage(argc, 5, "e143_ask_flip once FIRST SECOND ASKED FLIPPED | cycle FIRST DIR SECONDS | kill FIRST ASKED KILLED");
+	if (strcmp(argv[1], "kill") == 0)
+		return kill_mode(argv[2], argv[3], argv[4]);
+	cycle_mode = strcmp(argv[1], "cycle") == 0;
+	snprintf(first, sizeof(first), "%s", argv[2]);
+	if (cycle_mode) {
+		snprintf(dir, sizeof(dir), "%s", argv[3]);
+		seconds = atof(argv[4]);
+	} else {
+		esc_usage(argc, 6, "e143_ask_flip once FIRST SECOND ASKED FLIPPED");
+		snprintf(second, sizeof(second), "%s", argv[3]);
+		snprintf(asked, sizeof(asked), "%s", argv[4]);
+		snprintf(flipped, sizeof(flipped), "%s", argv[5]);
+	}
+	snprintf(path, sizeof(path), "%s", first);
+	pthread_t t;
+	pthread_create(&t, NULL, flipper, NULL);
+	if (cycle_mode)
+		usleep(20000); /* the buffer moves before the open is asked */
+	else if (access(asked, F_OK) == 0)
+		usleep(100000); /* bare (ASKED made in advance): the flip comes first */
+	double t0 = esc_now();
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int err = errno;
+	double el = esc_now() - t0;
+	if (fd >= 0) {
+		printf("open=OK\n");
+		close(fd);
+	} else {
+		printf("open=%s\n", strerrorname_np(err) ? strerrorname_np(err) : "?");
+	}
+	pthread_join(t, NULL);
+	printf("elapsed=%.2f\nflips=%ld\n", el, flips);
+	return 0;
+}
