@@ -60,17 +60,19 @@ struct pending {
 	cw_cap_kind cap;
 	char *scope;                  /* owned */
 	char rule[CW_RULE_MAX], reason[CW_REASON_MAX];
+	cw_source source;
+	int err;                      /* the errno its denial answers */
 	double deadline;
 	int client;                   /* socket client index it was sent to, -1: tty / none yet */
 	bool to_socket;               /* routed to the socket approvers */
 };
 
-/* The answer for one notification: consumed by the decision of the
- * handler that runs again for it, when it is still about CAP and SCOPE. */
+/* The answer for one notification, met by the decisions of the handler
+ * that runs again for it (complete()): an allow only while the operation
+ * is still the one asked about, a deny (or no answer) whatever it now is. */
 struct once {
 	uint64_t notif_id;
-	cw_cap_kind cap;
-	const char *scope;            /* the pending record's, alive while it runs */
+	const struct pending *q;      /* the question; alive while the handler runs */
 	bool allow;
 	const char *how, *span, *why; /* HOW NULL: nobody answered */
 	bool used;
@@ -85,6 +87,7 @@ struct remembered {
 
 struct client {
 	int fd;                       /* -1: free slot */
+	bool broken;                  /* a send failed: dropped from the loop (drop_broken) */
 	char buf[LINE_MAX_BYTES];
 	size_t len;
 	bool overlong;
@@ -104,6 +107,7 @@ struct cw_approval {
 	struct remembered *rem;
 	size_t nrem;
 	struct once once;             /* at most one handler runs again at a time */
+	bool any_broken;              /* a client is to be dropped (client.broken) */
 	bool once_set;
 	struct client cl[MAX_CLIENTS];
 	bool use_socket;
@@ -151,6 +155,8 @@ static struct pending *pending_new(struct cw_notif *n, const struct cw_event *ev
 	p->syscall = n->syscall;
 	p->client = -1;
 	p->cap = ev->d.cap;
+	p->source = ev->d.source;
+	p->err = ev->d.err > 0 ? ev->d.err : EPERM;
 	p->scope = strndup(ev->d.scope, sizeof(ev->d.scope) - 1);
 	snprintf(p->rule, sizeof(p->rule), "%s", ev->d.rule);
 	snprintf(p->reason, sizeof(p->reason), "%s", ev->d.reason);
@@ -188,6 +194,8 @@ static void arm_timer(struct cw_approval *A)
 		if (!next || A->pend[i]->deadline < next)
 			next = A->pend[i]->deadline;
 	struct itimerspec its = { 0 };
+	if (A->any_broken)
+		next = cw_now(); /* drop_broken() from the loop */
 	if (next) {
 		/* at least once a second: questions whose thread is gone are
 		 * withdrawn (expire()) */
@@ -287,7 +295,7 @@ static void client_drop(struct cw_run *run, int ci);
 static int first_client(struct cw_approval *A)
 {
 	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (A->cl[i].fd >= 0)
+		if (A->cl[i].fd >= 0 && !A->cl[i].broken)
 			return i;
 	return -1;
 }
@@ -327,9 +335,13 @@ static void socket_send(struct cw_run *run, struct pending *p)
 		line[n + 1] = '\0';
 		p->client = ci;
 		if (client_send(A, ci, line) < 0) {
-			free(line);
-			client_drop(run, ci);
-			return;
+			/* Dropped from the loop, not here: this may run inside a
+			 * handler (cw_approval_defer), and a drop denies the
+			 * client's questions, which runs their handlers again
+			 * on the scratch this handler still uses. */
+			A->cl[ci].broken = true;
+			A->any_broken = true;
+			arm_timer(A);
 		}
 	}
 	free(line);
@@ -392,15 +404,17 @@ static void refuse(struct cw_notif *n)
 
 /* End P: the syscall's handler runs again on the saved notification (the
  * thread is still blocked, its memory as it was, unless another thread
- * rewrote it). It decodes, resolves and decides afresh, and the decision
- * meets the answer (A->once, or the remembered run-wide one) only if the
- * operation is still the one asked about: an allowed one is performed by
- * the handler with its own state, as for any notification; a denied one
- * is denied and recorded; a changed one is decided on its own (an ask is
- * asked anew). ALLOW is the answer; HOW and SPAN name it in the rule
- * ("tty", "once"), WHY says it in the reason. A NULL HOW: no one answered
- * (timeout, dropped client, exit), the ask stays a deny of the configured
- * policy with nextAction request_approval. */
+ * rewrote it) and decodes, resolves and decides afresh. An allow meets
+ * the decision (A->once, or the remembered run-wide one) only if the
+ * operation is still the one asked about: the handler performs it with
+ * its own state, as for any notification; a changed one is decided on its
+ * own (an ask is asked anew). A deny, or no answer, meets every decision
+ * of the notification (cw_approval_refused): it is denied and recorded as
+ * the question's denial, whatever the bytes say now, and not asked again.
+ * ALLOW is the answer; HOW and SPAN name it in the rule ("tty", "once"),
+ * WHY says it in the reason. A NULL HOW: no one answered (timeout,
+ * dropped client, exit), the ask stays a deny of the configured policy
+ * with nextAction request_approval. */
 static void complete(struct cw_run *run, struct pending *p, bool allow, const char *how,
 		     const char *span, const char *why)
 {
@@ -413,8 +427,8 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 	if (allow || cw_notif_valid(&n)) {
 		/* (a denied thread that is gone: nothing happened) */
 		cw_handler_fn handle = cw_syscall_handler(p->req.data.nr);
-		A->once = (struct once){ .notif_id = p->req.id, .cap = p->cap, .scope = p->scope,
-					 .allow = allow, .how = how, .span = span, .why = why };
+		A->once = (struct once){ .notif_id = p->req.id, .q = p, .allow = allow, .how = how,
+					 .span = span, .why = why };
 		/* a run-wide allow is remembered: its reason says so */
 		A->once_set = !allow || strcmp(span, "once") == 0;
 		cw_notif_dispatch(&n, handle ? handle : refuse);
@@ -474,6 +488,7 @@ static void client_drop(struct cw_run *run, int ci)
 	close(c->fd);
 	c->fd = -1;
 	c->len = 0;
+	c->broken = false;
 	/* A dropped client means deny for what it was asked. */
 	for (size_t i = 0; i < A->npend;) {
 		struct pending *p = A->pend[i];
@@ -681,24 +696,45 @@ int cw_approval_init(struct cw_run *run)
 	return 0;
 }
 
+bool cw_approval_refused(struct cw_notif *n, struct cw_event *ev)
+{
+	struct cw_approval *A = n->run->approval;
+	if (!A || !A->once_set || A->once.allow || A->once.notif_id != n->req->id)
+		return false;
+	const struct once *o = &A->once;
+	const struct pending *q = o->q;
+	struct cw_decision *d = &ev->d;
+	/* the question's decision, as it was asked */
+	d->cap = q->cap;
+	snprintf(d->scope, sizeof(d->scope), "%s", q->scope);
+	snprintf(d->rule, sizeof(d->rule), "%s", q->rule);
+	memcpy(d->reason, q->reason, sizeof(d->reason));
+	d->source = q->source;
+	d->profile_verdict = CW_ASK;
+	d->err = q->err;
+	if (o->how) {
+		set_approval(d, false, o->how, o->span, o->why);
+	} else {
+		/* nobody answered: still the policy's deny, asking for approval */
+		char r[CW_REASON_MAX];
+		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), q->reason, o->why);
+		memcpy(d->reason, r, sizeof d->reason);
+		d->verdict = CW_DENY;
+		d->next_action = CW_NEXT_REQUEST_APPROVAL;
+	}
+	A->once.used = true;
+	return true;
+}
+
 bool cw_approval_remembered(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_approval *A = n->run->approval;
 	struct once *o = A ? &A->once : NULL;
-	if (o && A->once_set && !o->used && o->notif_id == n->req->id && o->cap == ev->d.cap &&
-	    strcmp(o->scope, ev->d.scope) == 0) {
+	if (o && A->once_set && o->allow && !o->used && o->notif_id == n->req->id &&
+	    o->q->cap == ev->d.cap && strcmp(o->q->scope, ev->d.scope) == 0) {
 		o->used = true;
-		if (o->how) {
-			set_approval(&ev->d, o->allow, o->how, o->span, o->why);
-			return o->allow;
-		}
-		/* nobody answered: still the policy's deny, asking for approval */
-		char r[CW_REASON_MAX];
-		snprintf(r, sizeof r, "%.*s; not approved: %s", (int)(sizeof r - 64), ev->d.reason, o->why);
-		memcpy(ev->d.reason, r, sizeof ev->d.reason);
-		ev->d.verdict = CW_DENY;
-		ev->d.next_action = CW_NEXT_REQUEST_APPROVAL;
-		return false;
+		set_approval(&ev->d, true, o->how, o->span, o->why);
+		return true;
 	}
 	for (size_t i = 0; A && i < A->nrem; i++) {
 		struct remembered *r = &A->rem[i];
@@ -726,7 +762,7 @@ bool cw_approval_defer(struct cw_notif *n, struct cw_event *ev)
 		return false;
 	/* The answer for this very notification was a denial (or nobody's):
 	 * it is not asked again. */
-	if (A->once_set && A->once.used && !A->once.allow && A->once.notif_id == n->req->id)
+	if (A->once_set && !A->once.allow && A->once.notif_id == n->req->id)
 		return false;
 	if (A->npend >= MAX_PENDING) {
 		cw_warn("too many operations waiting for approval: denied");
@@ -849,9 +885,21 @@ static void expire(struct cw_run *run)
 	arm_timer(A);
 }
 
+/* Drop the clients a send failed on (socket_send), from the loop. */
+static void drop_broken(struct cw_run *run)
+{
+	struct cw_approval *A = run->approval;
+	A->any_broken = false;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (A->cl[i].fd >= 0 && A->cl[i].broken)
+			client_drop(run, i);
+}
+
 void cw_approval_dispatch(struct cw_run *run)
 {
 	struct cw_approval *A = run->approval;
+	if (A->any_broken)
+		drop_broken(run);
 	struct epoll_event evs[8];
 	int k = epoll_wait(A->ep, evs, CW_ARRAY_SIZE(evs), 0);
 	for (int i = 0; i < k; i++) {
@@ -871,9 +919,12 @@ void cw_approval_dispatch(struct cw_run *run)
 			socklen_t ul = sizeof(uc);
 			if (fd < 0)
 				continue;
-			/* The supervised command must not answer its own asks. */
+			/* The supervised command must not answer its own asks;
+			 * capwatch itself performs the tree's unix connects
+			 * (net.c), so a peer that is capwatch is the tree too
+			 * (e146). */
 			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 ||
-			    cw_tracker_in_tree(run, uc.pid)) {
+			    uc.pid == getpid() || cw_tracker_in_tree(run, uc.pid)) {
 				cw_warn("approval socket: a connection from the supervised tree (pid %d) refused",
 					(int)uc.pid);
 				close(fd);
@@ -899,6 +950,8 @@ void cw_approval_shutdown(struct cw_run *run)
 	struct cw_approval *A = run->approval;
 	if (!A)
 		return;
+	if (A->any_broken)
+		drop_broken(run);
 	while (A->npend) {
 		if (A->asking == A->pend[0])
 			tty_write(A, "\r\ncapwatch: run over: denied\r\n");

@@ -37,6 +37,13 @@ void cw_approval_dispatch(struct cw_run *run);
  * run->approval (capwatch's exit; later calls do nothing). */
 void cw_approval_shutdown(struct cw_run *run);
 
+/* While the handler runs again for a notification whose question was
+ * denied, or not answered: EV->d becomes that question's denial (its
+ * capability, scope and errno, the approval's rule and reason), whatever
+ * EV now decides; the notification is not asked again. True when it did.
+ * (An allow covers only the operation asked about: see below.) */
+bool cw_approval_refused(struct cw_notif *n, struct cw_event *ev);
+
 /* For an ask that approvals on the command line did not settle: apply an
  * "allow once" given to this very notification, or an answer remembered
  * "for this run". Returns true when that allowed it (EV->d rewritten as an

@@ -314,7 +314,9 @@ bool cw_event_decide(struct cw_notif *n, struct cw_event *ev)
 	 * line into allows; an answer remembered for the run settles it, else
 	 * it is a deny with nextAction request_approval (which
 	 * cw_event_finish may still defer to an approver). */
-	if (ev->d.verdict == CW_ASK)
+	if (cw_approval_refused(n, ev))
+		allow = false; /* an approver's deny of this very call */
+	else if (ev->d.verdict == CW_ASK)
 		allow = cw_approval_remembered(n, ev);
 	ev->enforced = !run->observe;
 	ev->allowed = allow || run->observe;

@@ -127,13 +127,14 @@ report_assert "$O/lock.json" \
 trace_assert "$O/lock.jsonl" \
 	"[e['errno'] for e in ops('workspace_write', 'deny', '$W/b.lock')] == ['EACCES']"
 
-# 10. The operation changed while it waited: the answer is for what the
-#     client was shown. A thread opens p.lock (asked about); another
-#     thread rewrites the name to q.lock once the question is out (the
-#     client logs it before it answers), then lets the client answer
-#     "deny". The handler runs again on the answer, reads q.lock, and asks
-#     anew (a new id), which the client allows: q.lock is created, p.lock
-#     never is, and no denial of p.lock is recorded (it was not decided).
+# 10. The operation changed while it waited: a deny is for the call,
+#     whatever its bytes say now. A thread opens p.lock (asked about);
+#     another thread rewrites the name to q.lock once the question is out
+#     (the client logs it before it answers), then lets the client answer
+#     "deny". The handler runs again on the answer and reads q.lock: the
+#     call still fails EACCES, neither name is created, nothing is asked
+#     again, and the denial of p.lock is in the report (e143: at 2766b13
+#     the rewritten name was decided on its own and asked anew).
 cat > swap.py <<'PY'
 import ctypes, os, sys, threading, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -157,18 +158,17 @@ in_netns sh -c "
 	setsid -w timeout -k 5 60 '$CAPWATCH' --approval-socket '$O/swap.sock' --report '$O/swap.json' \
 		--profile '$T/lock.json' -- '$CW_PY' swap.py '$W/swap.log' '$W/swapped' </dev/null
 	rc=\$?; wait; exit \$rc" >"$O/swap.out"
-[ "$(cat "$O/swap.out")" = fd ] || fail "changed operation: open saw '$(cat "$O/swap.out")', expected a descriptor"
-[ -e q.lock ] || fail "changed operation: the operation asked anew and allowed did not happen"
-[ ! -e p.lock ] || fail "changed operation: p.lock, denied, was created"
-"$CW_PY" - "$W/swap.log" "$W" <<'PY' || fail "changed operation: the client was not asked about each name once"
+[ "$(cat "$O/swap.out")" = "errno 13" ] || fail "changed operation: open saw '$(cat "$O/swap.out")', expected EACCES (errno 13)"
+[ ! -e p.lock ] && [ ! -e q.lock ] || fail "changed operation: a file was created after the deny: $(ls ./*.lock)"
+"$CW_PY" - "$W/swap.log" "$W" <<'PY' || fail "changed operation: the client was not asked exactly once, about p.lock"
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
-assert [r["scope"] for r in rs] == [sys.argv[2] + "/p.lock", sys.argv[2] + "/q.lock"], rs
-assert rs[0]["id"] != rs[1]["id"], rs
+assert [r["scope"] for r in rs] == [sys.argv[2] + "/p.lock"], rs
 PY
 report_assert "$O/swap.json" \
-	"len(d['approvals']) == 1 and d['approvals'][0]['capability']['scope'] == '$W/q.lock'" \
-	"not denials('workspace_write', '$W/p.lock')"
+	"len(denials('workspace_write', '$W/p.lock')) == 1" \
+	"denials('workspace_write', '$W/p.lock')[0]['rule'] == 'approval:socket:once'" \
+	"not d['approvals']"
 
 # 9. The socket is protected metadata: the command cannot remove or replace it.
 setsid -w timeout -k 5 60 "$CAPWATCH" --approval-socket "$W/appr.sock" --report "$O/prot.json" -- \
