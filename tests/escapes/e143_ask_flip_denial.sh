@@ -16,10 +16,16 @@
 #   2. the name moves on all the time (cNNNNNNN.lock), the approver denies
 #      each question: every deny the approver gave must be a denial of the
 #      report (at 2766b13^: one question, one denial).
+#   3. the built-in verify profile (asks before the network), in a private
+#      netns: connect(203.0.113.7:80) asked, the sockaddr rewritten to a
+#      loopback listener (isolated_loopback, allowed), denied: the
+#      approver's deny of external_network 203.0.113.7:80 must be a denial
+#      of the report.
 #
 # Positive control: bare, the program's flipper rewrites the buffer and the
 # open succeeds (there is nobody to ask).
 . "$top_srcdir/tests/escapes/lib.sh"
+esc_in_netns
 esc_setup
 esc_need_prog e143_ask_flip
 P=$ESC_BIN/e143_ask_flip
@@ -75,4 +81,31 @@ PY
 esc_log "2: $asks questions for one open, $nd denials by the approver in the report"
 [ "$nd" = "$asks" ] ||
 	esc_bypass "2: the approver denied $asks questions of one open; the report holds $nd of those denials"
+
+# ---- 3. connect under the built-in verify profile ----
+"$CW_PY" -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 8081)); s.listen(8)
+open(sys.argv[1] + ".ready", "w").close()
+while True:
+    c, _ = s.accept()
+    open(sys.argv[1], "a").write("hit\n")
+    c.close()
+' "$O/lo.hits" &
+esc_bg_started $!
+i=0
+while [ ! -e "$O/lo.hits.ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+rm -f "$W/asked" "$W/flipped"
+: >"$W/asked"
+bare "$P" connect "$SINK_ADDR:80" 127.0.0.1:8081 "$W/asked" "$W/flipped"
+grep -q '^connect=OK' "$O/bare.out" || esc_control_failed "bare: the rewritten connect did not reach the loopback listener: $(cat "$O/bare.out")"
+rm -f "$W/asked" "$W/flipped"
+PROF=verify
+with_approver three deny "$W/asked" "$W/flipped" -- "$P" connect "$SINK_ADDR:80" 127.0.0.1:8081 "$W/asked" "$W/flipped"
+cat "$OUT" >&2
+grep -q "\"scope\": \"$SINK_ADDR:80\"" "$O/three.log" || fail "3: the question was not about $SINK_ADDR:80: $(cat "$O/three.log")"
+"$CW_PY" "$CWCHECK" report "$R" "len(denials('external_network', '$SINK_ADDR:80')) >= 1" \
+	"outcome['kind'] == 'enforcement_denied'" ||
+	esc_bypass "3: the approver denied external_network $SINK_ADDR:80; the report has no such denial (outcome $("$CW_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcome"]["kind"])' "$R"), program: $(grep '^connect=' "$OUT"))"
 exit 0

@@ -10,6 +10,9 @@
  *   e143_ask_flip cycle FIRST DIR SECONDS
  *     open(FIRST, ...); for SECONDS the buffer names DIR/cNNNNNNN.lock
  *     with a new number every pass, then FIRST again.
+ *   e143_ask_flip connect IP:PORT IP2:PORT2 ASKED FLIPPED
+ *     connect(IP:PORT) (IPv4, TCP); when ASKED appears the sockaddr
+ *     becomes IP2:PORT2, then FLIPPED is created. Prints "connect=...".
  *   e143_ask_flip kill FIRST ASKED KILLED
  *     a child opens FIRST; when ASKED appears it is SIGKILLed, then KILLED
  *     is created and the parent waits a second (an answer may come).
@@ -19,7 +22,10 @@
 #define _GNU_SOURCE
 #include "esc.h"
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -62,6 +68,57 @@ static void *flipper(void *arg)
 	return NULL;
 }
 
+static struct sockaddr_in dst;
+
+static int parse_in(const char *s, struct sockaddr_in *a)
+{
+	char ip[64];
+	const char *colon = strrchr(s, ':');
+	if (!colon || (size_t)(colon - s) >= sizeof(ip))
+		return -1;
+	memcpy(ip, s, (size_t)(colon - s));
+	ip[colon - s] = '\0';
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)atoi(colon + 1));
+	return inet_pton(AF_INET, ip, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+static void *dst_flipper(void *arg)
+{
+	const struct sockaddr_in *to = arg;
+	double end = esc_now() + 20;
+	while (access(asked, F_OK) != 0 && esc_now() < end)
+		usleep(1000);
+	memcpy(&dst, to, sizeof(dst));
+	flips = 1;
+	touch(flipped);
+	return NULL;
+}
+
+/* The address of a connect waiting for an approver is rewritten. */
+static int connect_mode(char **argv)
+{
+	static struct sockaddr_in to;
+	if (parse_in(argv[2], &dst) < 0 || parse_in(argv[3], &to) < 0) {
+		fprintf(stderr, "bad address\n");
+		return 2;
+	}
+	snprintf(asked, sizeof(asked), "%s", argv[4]);
+	snprintf(flipped, sizeof(flipped), "%s", argv[5]);
+	pthread_t t;
+	pthread_create(&t, NULL, dst_flipper, &to);
+	if (access(asked, F_OK) == 0)
+		usleep(100000); /* bare: the flip comes first */
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	int r = connect(s, (struct sockaddr *)&dst, sizeof(dst));
+	int err = errno;
+	printf("connect=%s\n", r == 0 ? "OK" : (strerrorname_np(err) ? strerrorname_np(err) : "?"));
+	pthread_join(t, NULL);
+	printf("flips=%ld\n", flips);
+	return 0;
+}
+
 /* The asker dies with its question open. */
 static int kill_mode(const char *file, const char *ask, const char *killed)
 {
@@ -86,9 +143,13 @@ static int kill_mode(const char *file, const char *ask, const char *killed)
 
 int main(int argc, char **argv)
 {
-	esc_usage(argc, 5, "e143_ask_flip once FIRST SECOND ASKED FLIPPED | cycle FIRST DIR SECONDS | kill FIRST ASKED KILLED");
+	esc_usage(argc, 5, "e143_ask_flip once|cycle|connect|kill ...");
 	if (strcmp(argv[1], "kill") == 0)
 		return kill_mode(argv[2], argv[3], argv[4]);
+	if (strcmp(argv[1], "connect") == 0) {
+		esc_usage(argc, 6, "e143_ask_flip connect IP:PORT IP2:PORT2 ASKED FLIPPED");
+		return connect_mode(argv);
+	}
 	cycle_mode = strcmp(argv[1], "cycle") == 0;
 	snprintf(first, sizeof(first), "%s", argv[2]);
 	if (cycle_mode) {
