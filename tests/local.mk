@@ -17,13 +17,16 @@ include $(srcdir)/tests/hardening/local.mk
 include $(srcdir)/tests/container/local.mk
 
 # make check-long: the escape corpus at full length (races of 10 s each,
-# 3 s in make check), the HTML timeline of 10,000 processes and the slow
-# integration tests (real workloads, tests/integration/local.mk). .ci/run
+# 3 s in make check), the HTML timeline of 10,000 processes, the slow
+# integration tests (real workloads, tests/integration/local.mk) and, at
+# their full lengths (CW_LONG=1), the tests of LONG_LENGTH_TESTS, which
+# make check runs shorter (each says why its short length is enough). .ci/run
 # runs it after the README's make check. Run as root, make check takes the
 # kernel back end (--backend auto); the corpus runs here once more under
 # the portable one.
+LONG_LENGTH_TESTS = tests/integration/scale.sh
 check-long:
-	CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(CW_TOOLS_LONG_TESTS) $(LONG_INTEGRATION_TESTS)"
+	CW_LONG=1 CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS) $(CW_TOOLS_LONG_TESTS) $(LONG_INTEGRATION_TESTS) $(LONG_LENGTH_TESTS)"
 	cp test-suite.log check-long-auto.log
 	CW_BACKEND=portable CW_RACE_SECONDS=10 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(ESCAPES_TESTS)"
 	cp test-suite.log check-long-portable.log

@@ -108,8 +108,10 @@ canary_diff() { echo "was: $(cat "$T/.state.$(echo "$1" | tr / _)") now: $(canar
 
 # bare CMD...: the attack without capwatch (positive control). rc in $rc,
 # output in $O/bare.out.
+# The race programs stop at their first hit here (esc_race_done in
+# src/esc.h): the control needs one, the budget is for the run under capwatch.
 bare() {
-	timeout -k 5 "${ESC_TIMEOUT:-120}" "$@" >"$O/bare.out" 2>&1
+	ESC_RACE_FIRST_HIT=1 timeout -k 5 "${ESC_TIMEOUT:-120}" "$@" >"$O/bare.out" 2>&1
 	rc=$?
 	return 0
 }
@@ -223,7 +225,7 @@ PY=$CW_PY
 
 # ---- races ----
 # A race program prints "RACE attempts=N ok=N hits=N". The bare control runs
-# for at most 3 s and must hit; the run under capwatch lasts $RACE seconds
+# for at most 3 s (stopping at its first hit) and must hit; the run under capwatch lasts $RACE seconds
 # and must not (canary unchanged, hits=0).
 race_hits() { sed -n 's/^RACE .*hits=\([0-9]*\).*/\1/p' "$1" | tail -1; }
 race_line() { grep '^RACE' "$1" | tail -1; }

@@ -1,11 +1,19 @@
 #!/bin/sh
-# Volume without loss: 1000 processes and 100 000 opens under verify with
-# --trace. The trace holds exactly one exec event per /bin/true run and at
-# least one open event per open() of the probe file.
+# Volume without loss: 1000 processes and 70 000 opens (100 000 in make
+# check-long) under verify with --trace. The trace holds exactly one exec
+# event per /bin/true run and at least one open event per open() of the
+# probe file.
 . "$top_srcdir/tests/lib.sh"
 cw_require_binary
 cw_workdir
 
+# make check runs the opens at shorter lengths than make check-long
+# (CW_LONG=1: 100 000 opens, 8 x 10 000 in threads): 70 000 opens still pass
+# 65 536, where a 16-bit count would wrap, and 8 x 4 000 threaded opens
+# still interleave all eight threads for seconds. The 1000 processes stay
+# (a fork whose child was reaped before its event was read went missing
+# once in 1000: a rare race needs the number).
+if [ -n "${CW_LONG:-}" ]; then M=100000 TN=10000; else M=70000 TN=4000; fi
 N=1000
 TRUE=$(realpath /bin/true)
 start=$(date +%s)
@@ -23,7 +31,6 @@ trace_assert "$O/p.jsonl" \
 	"len([e for e in ev if e.get('type') == 'exit']) >= $N + 1" \
 	"summary['type'] == 'summary'"
 
-M=100000
 echo probe > probe
 start=$(date +%s)
 CW_TIMEOUT=300 cw --profile verify --report "$O/o.json" --trace "$O/o.jsonl" -- \
@@ -66,7 +73,7 @@ trace_assert "$O/big.jsonl" "(lambda a, full: a == full or (execs('/usr/bin/echo
 report_assert "$O/big.json" "len(d['command']['args']) == 20000" \
 	"procs('echo')[0]['argv'] == ['/bin/echo'] + ['arg%06d' % i for i in range(20000)]"
 
-# Concurrency: 20 parallel shells x 50 /bin/true, and 8 threads x 10 000
+# Concurrency: 20 parallel shells x 50 /bin/true, and 8 threads x $TN
 # opens; still exactly one exec event per run and no lost open.
 CW_TIMEOUT=300 cw --profile verify --report "$O/c.json" --trace "$O/c.jsonl" -- sh -c '
 	j=0
@@ -82,16 +89,16 @@ CW_TIMEOUT=300 cw --profile verify --report "$O/th.json" --trace "$O/th.jsonl" -
 	"$CW_PY" -c "
 import os, threading
 def work():
-	for _ in range(10000):
+	for _ in range($TN):
 		os.close(os.open('probe', os.O_RDONLY))
 ts = [threading.Thread(target=work) for _ in range(8)]
 [t.start() for t in ts]
 [t.join() for t in ts]
 print('done')" >"$O/th.out"
-expect_rc 0 "8 threads x 10000 opens"
+expect_rc 0 "8 threads x $TN opens"
 [ "$(cat "$O/th.out")" = "done" ] || fail "the threaded open loop did not finish"
 trace_assert "$O/th.jsonl" \
-	"len(ops('filesystem_read', 'allow', '$W/probe')) >= 80000" \
+	"len(ops('filesystem_read', 'allow', '$W/probe')) >= 8 * $TN" \
 	"len({e['tid'] for e in ops('filesystem_read', 'allow', '$W/probe')}) == 8" \
 	"all(e['pid'] != e['tid'] for e in ops('filesystem_read', 'allow', '$W/probe'))"
 exit 0

@@ -56,43 +56,74 @@ setup_multitool() {
 }
 setup_multitool
 
-# mt_validate SARIF: the multitool's verdict (its own output log, read back:
-# any result of level error fails), then the official schema through
+# mt_validate SARIF [1]: queue a copy of the log (as it is now) for the
+# multitool; 1 = the self-test, the log is broken and must be flagged.
+# mt_validate_all runs the multitool ONCE over every queued log (each start
+# of the .NET binary costs about 2 s, and it accepts many files), then
+# judges each log on its own: its verdict (the multitool's output log, read
+# back: any result of level error on that file fails it, a tool notification
+# of level error fails all), then the official schema through
 # python3-jsonschema (also catches what the multitool's deserializer drops
 # silently, e.g. an unknown "level" value).
 n_mt=0
 mt_validate() {
 	[ -n "$MT" ] || return 0
 	n_mt=$((n_mt + 1))
-	out=$T/validate-$n_mt.sarif
+	mkdir -p "$T/mt"
+	cp "$1" "$T/mt/$n_mt-$(basename "$1")"
+	echo "${2:-0} $T/mt/$n_mt-$(basename "$1")" >>"$T/mt.list"
+}
+mt_validate_all() {
+	[ -n "$MT" ] && [ "$n_mt" -gt 0 ] || return 0
+	out=$T/validate.sarif
 	set +e
-	"$MT" validate --rule-kind "Sarif;Gh" -j "$MT_SCHEMA" -o "$out" "$1" >"$T/mt.log" 2>&1
+	# shellcheck disable=SC2046 # the queued names have no spaces ($T is mktemp's)
+	"$MT" validate --rule-kind "Sarif;Gh" -j "$MT_SCHEMA" -o "$out" $(cut -d' ' -f2 "$T/mt.list") >"$T/mt.log" 2>&1
 	mrc=$?
 	set -e
-	[ "$mrc" -eq 0 ] || { cat "$T/mt.log" >&2; fail "sarif-multitool validate $1: exit $mrc"; }
-	"$PYTHON3" - "$out" "$1" "$MT_SCHEMA" "${2:-0}" <<'P' || { cat "$T/mt.log" >&2; fail "$1 is not valid SARIF"; }
-import json, sys
+	[ "$mrc" -eq 0 ] || { cat "$T/mt.log" >&2; fail "sarif-multitool validate: exit $mrc"; }
+	"$PYTHON3" - "$out" "$T/mt.list" "$MT_SCHEMA" "$T/mt.log" <<'P' || { cat "$T/mt.log" >&2; fail "a log is not valid SARIF (above)"; }
+import json, os, re, sys, urllib.parse
+import jsonschema
 log = json.load(open(sys.argv[1]))
+queued = [l.split(" ", 1) for l in open(sys.argv[2]).read().splitlines()]
+# every log was read: the console says how many it scanned
+m = re.search(r"Done\. (\d+) files? scanned", open(sys.argv[4]).read())
+assert m and int(m.group(1)) == len(queued), ("scanned", m and m.group(0), len(queued))
+assert len(log["runs"]) == 1
 run = log["runs"][0]
 inv = run["invocations"][0]
 assert inv.get("executionSuccessful") is True, inv
 bad = [n for n in inv.get("toolExecutionNotifications", []) if n.get("level", "warning") == "error"]
 assert not bad, bad
-errors = [r for r in run.get("results", []) if r.get("level", "warning") == "error"]
-for r in errors:
-    print("multitool:", r["ruleId"], json.dumps(r.get("message")), file=sys.stderr)
-want = int(sys.argv[4])
-if want:   # the self-test: a broken log must be flagged
-    assert errors, "the multitool did not flag a broken log"
-    sys.exit(0)
-assert not errors, f"{len(errors)} validation errors"
-import jsonschema
+errors = {}
+for r in run.get("results", []):
+    if r.get("level", "warning") != "error":
+        continue
+    uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    u = urllib.parse.urlsplit(uri)
+    assert u.scheme == "file", uri
+    errors.setdefault(os.path.realpath(urllib.parse.unquote(u.path)), []).append(r)
 schema = json.load(open(sys.argv[3]))
 v = jsonschema.validators.validator_for(schema)(schema)
-errs = list(v.iter_errors(json.load(open(sys.argv[2], encoding="utf-8"))))
-for e in errs:
-    print("schema:", list(e.absolute_path), e.message, file=sys.stderr)
-assert not errs
+ok = True
+for want, path in queued:
+    errs = errors.pop(os.path.realpath(path), [])
+    for r in errs:
+        print(f"multitool: {path}:", r["ruleId"], json.dumps(r.get("message")), file=sys.stderr)
+    if int(want):   # the self-test: a broken log must be flagged
+        if not errs:
+            print(f"{path}: the multitool did not flag a broken log", file=sys.stderr)
+            ok = False
+        continue
+    if errs:
+        print(f"{path}: {len(errs)} validation errors", file=sys.stderr)
+        ok = False
+    for e in v.iter_errors(json.load(open(path, encoding="utf-8"))):
+        print(f"schema: {path}:", list(e.absolute_path), e.message, file=sys.stderr)
+        ok = False
+assert not errors, ("errors on files not queued", list(errors))
+sys.exit(0 if ok else 1)
 P
 }
 
@@ -302,6 +333,8 @@ except OSError as e:
 else
 	NOTES="$NOTES capwatch-does-not-dispatch(real-runs-not-tested)"
 fi
+
+mt_validate_all
 
 if [ -z "$MT" ]; then
 	echo "SKIP: content checks passed, but SARIF validation did not run:$NOTES" >&2

@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 	pthread_create(&t, NULL, flip, NULL);
 	long attempts = 0, ok = 0, hits = 0;
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		attempts++;
 		if (strcmp(mode, "sendto") == 0) {
 			if (sendto(s, "e09e\n", 5, 0, (struct sockaddr *)&addr, sizeof(addr)) == 5)

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		}
 	}
 	long attempts = 0, ok = 0, hits = 0;
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		attempts++;
 		int fd = open(path, O_WRONLY | O_APPEND);
 		if (fd < 0)

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	pthread_t t;
 	pthread_create(&t, NULL, flip, NULL);
 	long attempts = 0, ok = 0, hits = 0;
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		attempts++;
 		int fd = open("l", O_WRONLY | O_APPEND);
 		if (fd < 0)

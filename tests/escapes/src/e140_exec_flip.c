@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	const char *marker = argv[3];
 	double end = esc_now() + atof(argv[4]);
 	long attempts = 0, ok = 0, hits = 0;
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		long before = msize(marker);
 		pid_t c = fork();
 		if (c == 0) {

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	pthread_create(&t, NULL, flip, NULL);
 	long attempts = 0, ok = 0, hits = 0, landed = 0;
 	char buf[16];
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		attempts++;
 		int fd = open(path, flags);
 		if (fd < 0)

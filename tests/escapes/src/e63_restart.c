@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	setitimer(ITIMER_REAL, &it, NULL);
 	struct esc_id canary = esc_id_of(argv[3]);
 	long attempts = 0, ok = 0, hits = 0, good_opens = 0;
-	while (esc_now() < end) {
+	while (esc_now() < end && !esc_race_done(hits)) {
 		attempts++;
 		int fd = open(argv[2], O_WRONLY | O_APPEND);
 		if (fd >= 0) {
