@@ -146,7 +146,7 @@ uint32_t cw_privs_child(const struct cw_privs *p, int *err_caps, int *err_ns)
 
 	/* 4. Permitted, effective, inheritable: intersected with the plan
 	 * (lowering needs no privilege). */
-	struct cw_caps c;
+	struct cw_caps c = { 0 }; /* -O3: cw_caps_get may fail without filling it */
 	int r = cw_caps_get(&c);
 	if (r == 0) {
 		c.perm &= p->keep;

@@ -865,7 +865,7 @@ static void note_key_free(struct cw_notif *n, struct cw_event *ev)
 void cw_handle_open(struct cw_notif *n)
 {
 	struct cw_event ev;
-	struct open_call c;
+	struct open_call c = { 0 }; /* -O1 cannot see decode_open fill it before use */
 	int nr = n->req->data.nr;
 
 	cw_event_init(&ev, n->syscall);
