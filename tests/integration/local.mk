@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/denial_summary.sh \
 	tests/integration/signals_leftover.sh \
 	tests/integration/pidfd_procdir.sh \
+	tests/integration/pidfd_open_invalid.sh \
 	tests/integration/netlink_read.sh \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
