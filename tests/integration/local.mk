@@ -11,6 +11,7 @@ INTEGRATION_TESTS = \
 	tests/integration/signals_leftover.sh \
 	tests/integration/pidfd_procdir.sh \
 	tests/integration/pidfd_open_invalid.sh \
+	tests/integration/xattr_caps.sh \
 	tests/integration/netlink_read.sh \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
