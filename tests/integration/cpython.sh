@@ -184,8 +184,8 @@ print("# per mode: " + "; ".join(
 lost = {}
 for mode in ("observe", "verify"):
     for m in modules:
-        if any(module_of(c) == m for c in res["bare"]) and \
-                not any(module_of(c) == m for c in res[mode]):
+        if any(module_of(c) == m for c in res["bare"]) != \
+                any(module_of(c) == m for c in res[mode]):
             lost.setdefault(mode, set()).add(m)
 for mode in ("observe", "verify"):
     for case in sorted(set(res["bare"]) | set(res[mode])):
@@ -214,7 +214,8 @@ for mode in ("observe", "verify"):
             continue
         bad.append((mode, case, b, s, rb, rs))
     for m in sorted(lost.get(mode, ())):
-        print("FAIL: %s: %s has no results (the file hung or crashed: see %s.log)" % (mode, m, mode))
+        who = mode if any(module_of(c) == m for c in res["bare"]) else "bare"
+        print("FAIL: %s: %s has no results (the file hung or crashed: see %s.log)" % (who, m, who))
 # The reports: strict JSON, and verify's denials all explained.
 def strict(name):
     raise ValueError("non-standard JSON constant %s" % name)
