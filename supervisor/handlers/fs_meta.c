@@ -17,6 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
@@ -89,6 +90,30 @@ static ssize_t xattr_name(struct cw_notif *n, char name[XATTR_NAME_MAX + 1])
 	return cw_mem_read_string(n->tid, arg_u64(n, 1), name, XATTR_NAME_MAX + 1);
 }
 
+/* The kernel lets only CAP_SYS_ADMIN set or remove trusted.* and
+ * security.* attributes (security.capability: CAP_SETFCAP). capwatch
+ * performs the call with its own capabilities, which can be more than
+ * the command's (a command started by root gets Docker's default set,
+ * without CAP_SYS_ADMIN: privs.c): -EPERM when the target lacks the one
+ * the name needs, as the kernel would say to it. */
+static int xattr_cap_check(struct cw_notif *n, const char *name)
+{
+	int cap;
+	if (strncmp(name, "trusted.", 8) == 0)
+		cap = CAP_SYS_ADMIN;
+	else if (strcmp(name, "security.capability") == 0)
+		cap = CAP_SETFCAP;
+	else if (strncmp(name, "security.", 9) == 0)
+		cap = CAP_SYS_ADMIN;
+	else
+		return 0;
+	struct cw_target_status st;
+	int e = cw_target_status(n->tid, &st);
+	if (e < 0)
+		return e;
+	return st.cap_eff & (1ull << cap) ? 0 : -EPERM;
+}
+
 /* setxattr or removexattr on the object behind PROC (its magic link):
  * 0 or -errno. */
 static int path_xattr(struct cw_notif *n, int nr, const char *proc)
@@ -97,6 +122,9 @@ static int path_xattr(struct cw_notif *n, int nr, const char *proc)
 	ssize_t k = xattr_name(n, name);
 	if (k < 0)
 		return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+	int e = xattr_cap_check(n, name);
+	if (e < 0)
+		return e;
 	if (nr == __NR_removexattr)
 		return removexattr(proc, name) < 0 ? -errno : 0;
 	uint64_t size = arg_u64(n, 3);
@@ -190,6 +218,8 @@ static int do_fd_op(struct cw_notif *n)
 		k = cw_mem_read_string(n->tid, arg_u64(n, 1), name, sizeof(name));
 		if (k < 0)
 			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+		if ((r = xattr_cap_check(n, name)) < 0)
+			return r;
 		r = fremovexattr(n->fs->fd, name);
 		break;
 	case __NR_fsetxattr: {
@@ -197,6 +227,8 @@ static int do_fd_op(struct cw_notif *n)
 		k = xattr_name(n, name);
 		if (k < 0)
 			return k == -ENAMETOOLONG ? -ERANGE : (int)k;
+		if ((r = xattr_cap_check(n, name)) < 0)
+			return r;
 		if (size > XATTR_SIZE_MAX)
 			return -E2BIG;
 		_cleanup_free_ char *value = size ? malloc(size) : NULL;

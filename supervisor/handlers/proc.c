@@ -248,7 +248,17 @@ void cw_handle_proc(struct cw_notif *n)
 			return;
 		}
 		break;
-	default: /* pidfd_open, process_vm_readv, process_vm_writev */
+	case __NR_pidfd_open:
+		target = arg_int(n, 0);
+		if (target <= 0) {
+			/* Names no process: the kernel says EINVAL before
+			 * looking (whatever the flags, also EINVAL), so there
+			 * is nothing to decide (CPython's test_posix). */
+			cw_answer_error(n, EINVAL);
+			return;
+		}
+		break;
+	default: /* process_vm_readv, process_vm_writev */
 		target = arg_int(n, 0);
 		break;
 	}

@@ -10,6 +10,8 @@ INTEGRATION_TESTS = \
 	tests/integration/denial_summary.sh \
 	tests/integration/signals_leftover.sh \
 	tests/integration/pidfd_procdir.sh \
+	tests/integration/pidfd_open_invalid.sh \
+	tests/integration/xattr_caps.sh \
 	tests/integration/netlink_read.sh \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
@@ -49,10 +51,13 @@ TESTS += $(INTEGRATION_TESTS)
 # Helpers the scripts run (built by make check).
 check_PROGRAMS += tests/integration/src/eintr_loop
 # Slow ones, run by make check-long only (tests/local.mk): Debian's zlib
-# and jq built and tested under capwatch, jq's tests under valgrind.
-LONG_INTEGRATION_TESTS = tests/integration/workloads.sh
+# and jq built and tested under capwatch, jq's tests under valgrind;
+# CPython's regression tests bare, under --observe and under verify.
+LONG_INTEGRATION_TESTS = tests/integration/workloads.sh \
+	tests/integration/cpython.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) $(LONG_INTEGRATION_TESTS) \
 	tests/integration/cwcheck.py tests/integration/README.md \
+	tests/integration/cpython-expected.txt \
 	tests/integration/cproject/Makefile \
 	tests/integration/cproject/greet.h \
 	tests/integration/cproject/main.c \
