@@ -31,22 +31,6 @@ esc_need_prog e143_ask_flip
 P=$ESC_BIN/e143_ask_flip
 PROF=$(esc_profile locks '{"workspace_write": {"ask": ["**/*.lock"]}}' verify)
 
-# with_approver NAME ANSWERS [ASKED WAIT] -- CMD...: CMD under capwatch
-# (profile locks) with approver.py on $T/NAME.sock; its log in $O/NAME.log.
-with_approver() {
-	_n=$1 _m=$2; shift 2
-	_a=
-	while [ "$1" != "--" ]; do _a="$_a $1"; shift; done
-	shift
-	rm -f "$O/$_n.log"
-	# shellcheck disable=SC2086
-	"$CW_PY" "$ESC_SRC/approver.py" "$T/$_n.sock" "$O/$_n.log" "$_m" $_a &
-	_ap=$!
-	esc_bg_started $_ap
-	under "$PROF" --approval-socket "$T/$_n.sock" --approval-timeout 20 -- "$@" </dev/null
-	wait "$_ap" 2>/dev/null
-	asks=$(wc -l <"$O/$_n.log" 2>/dev/null | tr -d ' ')
-}
 
 # ---- positive control ----
 : >"$W/asked"
@@ -56,7 +40,7 @@ grep -q '^open=OK' "$O/bare.out" && grep -q '^flips=1' "$O/bare.out" ||
 rm -f "$W/asked" "$W/flipped" "$W/x.lock" "$W/free.txt"
 
 # ---- 1. deny, the operation changed to an allowed one ----
-with_approver one deny "$W/asked" "$W/flipped" -- "$P" once "$W/x.lock" "$W/free.txt" "$W/asked" "$W/flipped"
+esc_with_approver one deny "$W/asked" "$W/flipped" -- "$P" once "$W/x.lock" "$W/free.txt" "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 [ "${asks:-0}" -ge 1 ] || fail "1: the approver was never asked (exit $rc)"
 grep -q "\"scope\": \"$W/x.lock\"" "$O/one.log" || fail "1: the first question was not about x.lock: $(cat "$O/one.log")"
@@ -67,7 +51,7 @@ grep -q "\"scope\": \"$W/x.lock\"" "$O/one.log" || fail "1: the first question w
 
 # ---- 2. the name moves on; every question denied ----
 rm -f "$W"/*.lock
-with_approver two deny -- "$P" cycle "$W/x.lock" "$W" 2
+esc_with_approver two deny -- "$P" cycle "$W/x.lock" "$W" 2
 cat "$OUT" >&2
 grep -q '^open=EACCES' "$OUT" || fail "2: the open was not denied: $(grep '^open=' "$OUT") (exit $rc)"
 ls "$W"/*.lock >/dev/null 2>&1 && esc_bypass "2: a .lock file was created: $(ls "$W"/*.lock | head -3)"
@@ -102,7 +86,7 @@ bare "$P" connect "$SINK_ADDR:80" 127.0.0.1:8081 "$W/asked" "$W/flipped"
 grep -q '^connect=OK' "$O/bare.out" || esc_control_failed "bare: the rewritten connect did not reach the loopback listener: $(cat "$O/bare.out")"
 rm -f "$W/asked" "$W/flipped"
 PROF=verify
-with_approver three deny "$W/asked" "$W/flipped" -- "$P" connect "$SINK_ADDR:80" 127.0.0.1:8081 "$W/asked" "$W/flipped"
+esc_with_approver three deny "$W/asked" "$W/flipped" -- "$P" connect "$SINK_ADDR:80" 127.0.0.1:8081 "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 grep -q "\"scope\": \"$SINK_ADDR:80\"" "$O/three.log" || fail "3: the question was not about $SINK_ADDR:80: $(cat "$O/three.log")"
 "$CW_PY" "$CWCHECK" report "$R" "len(denials('external_network', '$SINK_ADDR:80')) >= 1" \

@@ -21,22 +21,6 @@ PROF=$(esc_profile locks '{"workspace_write": {"ask": ["**/*.lock"]}}' verify)
 mkdir -p "$H/out" || fail "mkdir"
 EVIL=$H/out/evil.txt
 
-# with_approver NAME ANSWERS [ASKED WAIT] -- CMD...: CMD under capwatch
-# (profile locks) with approver.py on $T/NAME.sock; its log in $O/NAME.log.
-with_approver() {
-	_n=$1 _m=$2; shift 2
-	_a=
-	while [ "$1" != "--" ]; do _a="$_a $1"; shift; done
-	shift
-	rm -f "$O/$_n.log"
-	# shellcheck disable=SC2086
-	"$CW_PY" "$ESC_SRC/approver.py" "$T/$_n.sock" "$O/$_n.log" "$_m" $_a &
-	_ap=$!
-	esc_bg_started $_ap
-	under "$PROF" --approval-socket "$T/$_n.sock" --approval-timeout 20 -- "$@" </dev/null
-	wait "$_ap" 2>/dev/null
-	asks=$(wc -l <"$O/$_n.log" 2>/dev/null | tr -d ' ')
-}
 clean() { rm -f "$W/asked" "$W/flipped" "$W/a.lock" "$W/b.lock" "$EVIL"; }
 
 # ---- positive controls ----
@@ -54,7 +38,7 @@ wait
 
 # ---- 1. allowed once for a.lock, rewritten to b.lock ----
 clean
-with_approver one allow "$W/asked" "$W/flipped" -- "$P" once "$W/a.lock" "$W/b.lock" "$W/asked" "$W/flipped"
+esc_with_approver one allow "$W/asked" "$W/flipped" -- "$P" once "$W/a.lock" "$W/b.lock" "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 grep -q "\"scope\": \"$W/a.lock\"" "$O/one.log" || fail "1: the first question was not about a.lock: $(cat "$O/one.log")"
 [ ! -e "$W/b.lock" ] || esc_bypass "1: b.lock was made on the approval of a.lock"
@@ -66,7 +50,7 @@ report_has "len(denials('workspace_write', '$W/b.lock')) == 1" "not d['approvals
 
 # ---- 2. allowed once for a.lock, rewritten to a file outside ----
 clean
-with_approver two allow "$W/asked" "$W/flipped" -- "$P" once "$W/a.lock" "$EVIL" "$W/asked" "$W/flipped"
+esc_with_approver two allow "$W/asked" "$W/flipped" -- "$P" once "$W/a.lock" "$EVIL" "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 [ "$asks" = 1 ] || fail "2: $asks questions, expected 1: $(cat "$O/two.log")"
 [ ! -e "$EVIL" ] || esc_bypass "2: $EVIL (outside the workspace) was made on the approval of a.lock"
@@ -76,7 +60,7 @@ report_has "denials('unrestricted', '$EVIL')" "not d['approvals']"
 
 # ---- 3. the asker is killed, then allowed ----
 clean
-with_approver three allow "$W/asked" "$W/flipped" -- "$P" kill "$W/a.lock" "$W/asked" "$W/flipped"
+esc_with_approver three allow "$W/asked" "$W/flipped" -- "$P" kill "$W/a.lock" "$W/asked" "$W/flipped"
 cat "$OUT" >&2
 grep -q '^child killed' "$OUT" || fail "3: the child was not killed with its question open: $(cat "$OUT")"
 [ ! -e "$W/a.lock" ] || esc_bypass "3: a.lock was made for a process killed before the answer"

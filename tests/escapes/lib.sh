@@ -268,3 +268,21 @@ under_any() {
 report_ok() {
 	[ -s "$R" ] && "$CW_PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d.get("schema") != "capwatch.report/v1")' "$R" 2>/dev/null
 }
+
+# esc_with_approver NAME ANSWERS [ASKED WAIT] -- CMD...: CMD under capwatch
+# with profile $PROF and the scripted approver (approver.py) on
+# $T/NAME.sock; its log in $O/NAME.log, the number of questions in $asks.
+esc_with_approver() {
+	_n=$1 _m=$2; shift 2
+	_a=
+	while [ "$1" != "--" ]; do _a="$_a $1"; shift; done
+	shift
+	rm -f "$O/$_n.log"
+	# shellcheck disable=SC2086
+	"$CW_PY" "$ESC_SRC/approver.py" "$T/$_n.sock" "$O/$_n.log" "$_m" $_a &
+	_ap=$!
+	esc_bg_started $_ap
+	under "$PROF" --approval-socket "$T/$_n.sock" --approval-timeout 20 -- "$@" </dev/null
+	wait "$_ap" 2>/dev/null
+	asks=$(wc -l <"$O/$_n.log" 2>/dev/null | tr -d ' ')
+}
