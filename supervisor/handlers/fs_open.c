@@ -846,11 +846,13 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, long long fl
 
 /* A *.pem or *.key that holds no private key (a certificate) is not a
  * secret: capwatch reads it before deciding, and the open that follows
- * must find the same file (enforce_open). */
+ * must find the same file (enforce_open). Under --observe too, so that
+ * what it records as denied is what the profile would deny (issue 17
+ * item 13: a CA bundle read is no would-be denial). */
 static void note_key_free(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_fs_open *o = &n->fs->open;
-	if (ev->op.kind != CW_OP_OPEN_READ || !ev->op.path || n->run->observe ||
+	if (ev->op.kind != CW_OP_OPEN_READ || !ev->op.path ||
 	    !cw_path_secret_by_key_name(&n->run->ctx, ev->op.path))
 		return;
 	if (o->lexical) {

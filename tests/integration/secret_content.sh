@@ -42,6 +42,14 @@ check notes.txt secret
 check .env secret
 report_assert "$O/notes.txt.json" "'private key' in d['denials'][0]['reason']"
 
+# --observe records what verify would deny, and only that: the
+# certificate is no would-be denial, the key under a .pem name is.
+cw --observe --profile verify --report "$O/obs.json" -- sh -c 'cat cert.pem key.pem' >/dev/null 2>&1
+[ "$rc" = 0 ] || fail "--observe: exit $rc"
+report_assert "$O/obs.json" \
+	"not any(x['capability']['scope'].endswith('/cert.pem') for x in d['denials'])" \
+	"any(x['capability']['scope'].endswith('/key.pem') and not x['enforced'] for x in d['denials'])"
+
 # The trace says why a .pem was read as a plain file, and replay agrees.
 cw --profile verify --report "$O/t.json" --trace "$O/t.jsonl" -- cat cert.pem >/dev/null 2>&1
 [ "$rc" = 0 ] || fail "cert.pem with a trace: exit $rc"
