@@ -71,6 +71,12 @@ PY
 prof=$(esc_profile spawnlimit '{"process_spawn": {"default": "deny", "allow": ["/usr/bin/*", "/bin/*", "'"$W"'/bin/prog", "'"$W"'/s"]}}' verify)
 
 bare "$py" "$T/attack.py" "$W" "$T/payload.src" approve
+# The attack needs the freed inode number back. ext4 gives it to a later
+# file of the directory only sometimes (it holds back an inode deleted
+# moments ago while its inode table block is cached; another process may
+# take it): when the bare run did not get it, nothing can be tested here.
+grep -q 'reused: False' "$O/bare.out" &&
+	skip "the file system did not hand the freed inode number out again: $(cat "$O/bare.out")"
 [ -e "$W/PAYLOAD_RAN" ] || esc_control_failed "the payload did not run bare: $(cat "$O/bare.out")"
 grep -q 'reused: True' "$O/bare.out" || esc_control_failed "no inode reuse on this file system: $(cat "$O/bare.out")"
 rm -f "$W/PAYLOAD_RAN" "$W/evil"
