@@ -107,7 +107,6 @@ struct cw_approval {
 	struct remembered *rem;
 	size_t nrem;
 	struct once once;             /* at most one handler runs again at a time */
-	bool any_broken;              /* a client is to be dropped (client.broken) */
 	bool once_set;
 	struct client cl[MAX_CLIENTS];
 	bool use_socket;
@@ -187,6 +186,15 @@ static void printable(char *dst, size_t n, const char *s)
 	dst[o] = '\0';
 }
 
+/* Is a client to be dropped (client.broken)? */
+static bool any_broken(const struct cw_approval *A)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (A->cl[i].fd >= 0 && A->cl[i].broken)
+			return true;
+	return false;
+}
+
 static void arm_timer(struct cw_approval *A)
 {
 	double next = 0;
@@ -194,7 +202,7 @@ static void arm_timer(struct cw_approval *A)
 		if (!next || A->pend[i]->deadline < next)
 			next = A->pend[i]->deadline;
 	struct itimerspec its = { 0 };
-	if (A->any_broken)
+	if (any_broken(A))
 		next = cw_now(); /* drop_broken() from the loop */
 	if (next) {
 		/* at least once a second: questions whose thread is gone are
@@ -340,7 +348,6 @@ static void socket_send(struct cw_run *run, struct pending *p)
 			 * client's questions, which runs their handlers again
 			 * on the scratch this handler still uses. */
 			A->cl[ci].broken = true;
-			A->any_broken = true;
 			arm_timer(A);
 		}
 	}
@@ -722,7 +729,6 @@ bool cw_approval_refused(struct cw_notif *n, struct cw_event *ev)
 		d->verdict = CW_DENY;
 		d->next_action = CW_NEXT_REQUEST_APPROVAL;
 	}
-	A->once.used = true;
 	return true;
 }
 
@@ -889,7 +895,6 @@ static void expire(struct cw_run *run)
 static void drop_broken(struct cw_run *run)
 {
 	struct cw_approval *A = run->approval;
-	A->any_broken = false;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (A->cl[i].fd >= 0 && A->cl[i].broken)
 			client_drop(run, i);
@@ -898,8 +903,7 @@ static void drop_broken(struct cw_run *run)
 void cw_approval_dispatch(struct cw_run *run)
 {
 	struct cw_approval *A = run->approval;
-	if (A->any_broken)
-		drop_broken(run);
+	drop_broken(run);
 	struct epoll_event evs[8];
 	int k = epoll_wait(A->ep, evs, CW_ARRAY_SIZE(evs), 0);
 	for (int i = 0; i < k; i++) {
@@ -950,8 +954,7 @@ void cw_approval_shutdown(struct cw_run *run)
 	struct cw_approval *A = run->approval;
 	if (!A)
 		return;
-	if (A->any_broken)
-		drop_broken(run);
+	drop_broken(run);
 	while (A->npend) {
 		if (A->asking == A->pend[0])
 			tty_write(A, "\r\ncapwatch: run over: denied\r\n");

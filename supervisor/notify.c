@@ -261,20 +261,12 @@ int cw_answer_send_late(int listener, uint64_t id, const struct cw_answer *a)
 		struct cw_answer e = { .kind = CW_ANSWER_ERROR, .err = errno };
 		return cw_answer_send_late(listener, id, &e);
 	}
-	/* The kernel's struct may be larger than this header's: a buffer
-	 * with room for it (GET_NOTIF_SIZES is for the run's; a worker
-	 * has none). */
-	union {
-		struct seccomp_notif_resp r;
-		char room[256];
-	} u;
-	memset(&u, 0, sizeof(u));
-	u.r.id = id;
+	struct seccomp_notif_resp r = { .id = id };
 	if (a->kind == CW_ANSWER_VALUE)
-		u.r.val = a->val;
+		r.val = a->val;
 	else
-		u.r.error = -(a->err > 0 ? a->err : EPERM);
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &u.r) < 0)
+		r.error = -(a->err > 0 ? a->err : EPERM);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r) < 0)
 		return -errno;
 	return 0;
 }
@@ -370,16 +362,10 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	if (cw_answered(n) && !n->answer.applied) {
 		if (!apply_answer(n, ev))
 			return;
-		if (n->answer.kind == CW_ANSWER_FD) {
-			if (n->answer.result == -ENOENT && ev->quiet_if_gone)
-				return;
-			if (n->answer.fallback_err)
-				ev->err = n->answer.fallback_err;
-			else if (n->answer.result >= 0)
-				ev->err = 0;
-		} else if (n->answer.result == -ENOENT && ev->quiet_if_gone) {
+		if (n->answer.result == -ENOENT && ev->quiet_if_gone)
 			return;
-		}
+		if (n->answer.kind == CW_ANSWER_FD)
+			ev->err = n->answer.fallback_err; /* 0 when installed */
 	}
 	double t = cw_record_time(run);
 	bool denied = ev->d.verdict != CW_ALLOW;
