@@ -565,12 +565,13 @@ static void handle_socket(struct cw_notif *n)
  * port)), a client's source_address=("", port)) is visible to the host's
  * network: host_visible_binding, which verify denies, and a test suite
  * then hangs in accept(). When the profile refuses the wildcard but allows
- * loopback, capwatch binds the copy it performs on the loopback address of
- * the family instead (issue 17 item 10): the host stays invisible and the
- * tree's own clients, which connect to 127.0.0.1 or ::1, reach the server.
- * getsockname then says 127.0.0.1; a dual-stack "::" server gets ::1 and
- * no IPv4. The decision and the record are those of the loopback bind,
- * with a note. */
+ * loopback, capwatch performs the bind on the wildcard the caller asked
+ * for, on its copy of the socket restricted first to the loopback device
+ * (SO_BINDTODEVICE "lo", cw_net_bind_inet; issue 17 item 10): a packet
+ * that came in on any other interface never reaches it, so the host stays
+ * invisible, while a dual-stack "::" server takes both 127.0.0.1 and ::1
+ * and getsockname() says what it says bare. The decision and the record
+ * are those of the loopback bind (C->lo), with a note. */
 static void bind_wildcard_on_loopback(struct cw_notif *n, struct cw_net_call *c, struct cw_event *ev)
 {
 	struct cw_decision d;
@@ -578,32 +579,22 @@ static void bind_wildcard_on_loopback(struct cw_notif *n, struct cw_net_call *c,
 	if (d.verdict == CW_ALLOW)
 		return;
 	struct sockaddr_storage lo = c->addr;
-	if (lo.ss_family == AF_INET) {
-		((struct sockaddr_in *)&lo)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	} else if (lo.ss_family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&lo;
-		bool mapped = IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
-		s6->sin6_addr = in6addr_loopback;
-		if (mapped) { /* ::ffff:0.0.0.0 -> ::ffff:127.0.0.1 */
-			memset(&s6->sin6_addr, 0, sizeof(s6->sin6_addr));
-			s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
-			s6->sin6_addr.s6_addr[12] = 127;
-			s6->sin6_addr.s6_addr[15] = 1;
-		}
-	} else {
+	if (!cw_net_loopback_of(&lo))
 		return;
-	}
 	struct cw_op op = ev->op;
 	op.addr = (const struct sockaddr *)&lo;
 	cw_policy_decide(n->run->profile, &n->run->ctx, &op, &d);
 	if (d.verdict != CW_ALLOW)
 		return; /* loopback refused too: the wildcard's denial stands */
-	c->addr = lo;
+	c->lo = lo;
+	c->on_lo = true;
+	ev->op.addr = (const struct sockaddr *)&c->lo;
 	char text[80];
 	cw_addr_format((const struct sockaddr *)&c->addr, c->addrlen, text, sizeof(text));
 	cw_record_note(n->run, n->tgid, "info",
-		    "a bind to the wildcard address is performed on %s: the profile denies "
-		    "host_visible_binding and allows isolated_loopback", text);
+		    "a bind to the wildcard address %s is performed on the loopback device only "
+		    "(SO_BINDTODEVICE lo): the profile denies host_visible_binding and allows "
+		    "isolated_loopback", text);
 }
 
 void cw_handle_net(struct cw_notif *n)
@@ -614,6 +605,8 @@ void cw_handle_net(struct cw_notif *n)
 	int e = 0;
 
 	cw_event_init(&ev, n->syscall);
+	c->on_lo = false;
+	c->rawlen = 0;
 	switch (nr) {
 	case __NR_connect:
 		ev.op.kind = CW_OP_CONNECT;

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <linux/openat2.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -225,6 +226,57 @@ static void format_inet(const struct sockaddr_storage *a, char *out, size_t size
 	}
 }
 
+/* Rewrite the wildcard address A (0.0.0.0, ::, ::ffff:0.0.0.0) to the
+ * loopback address of its kind, port kept. false: not inet. */
+bool cw_net_loopback_of(struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET) {
+		((struct sockaddr_in *)a)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return true;
+	}
+	if (a->ss_family != AF_INET6)
+		return false;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)a;
+	bool mapped = IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
+	s6->sin6_addr = in6addr_loopback;
+	if (mapped) { /* ::ffff:0.0.0.0 -> ::ffff:127.0.0.1 */
+		memset(&s6->sin6_addr, 0, sizeof(s6->sin6_addr));
+		s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+		s6->sin6_addr.s6_addr[12] = 127;
+		s6->sin6_addr.s6_addr[15] = 1;
+	}
+	return true;
+}
+
+/* Is the socket bound to the loopback device (SO_BINDTODEVICE "lo")? */
+static bool on_lo_device(int sock)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t l = IFNAMSIZ;
+	return getsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, dev, &l) == 0 && strcmp(dev, "lo") == 0;
+}
+
+/* Restrict D to the loopback device before a wildcard bind decided as
+ * loopback (net.c, bind_wildcard_on_loopback). true when D is on lo now.
+ * The tree cannot take it off: changing a device once set needs
+ * CAP_NET_RAW (sock_bindtoindex_locked), and SO_BINDTODEVICE and
+ * SO_BINDTOIFINDEX are decided as `unrestricted` (reroute_option), which
+ * a profile that denies host_visible_binding denies. false when D is
+ * bound to another device already (a device option the profile let
+ * through) or the kernel refuses (before 5.7 unprivileged sockets could
+ * not set it): the caller then binds the loopback address itself, the
+ * behaviour before: reachable from lo only, whatever the device. */
+static bool restrict_to_lo(int d)
+{
+	char dev[IFNAMSIZ + 1] = "";
+	socklen_t l = IFNAMSIZ;
+	if (getsockopt(d, SOL_SOCKET, SO_BINDTODEVICE, dev, &l) < 0)
+		return false;
+	if (dev[0])
+		return strcmp(dev, "lo") == 0;
+	return setsockopt(d, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) == 0 && on_lo_device(d);
+}
+
 /* bind of an inet socket, performed on the duplicate D with the decided
  * address (e125): a bind that would share its port (shares_port) with a
  * socket outside the tree would put the command in that socket's
@@ -252,10 +304,13 @@ int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d)
 				return -EADDRINUSE;
 		}
 	}
+	const struct sockaddr_storage *ba = &c->addr;
+	if (c->on_lo && !restrict_to_lo(d))
+		ba = &c->lo;
 	struct reuse_saved sv = { .cleared = false };
 	if (shared && port == 0)
 		reuse_clear(d, &sv);
-	int r = bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+	int r = bind(d, (const struct sockaddr *)ba, c->addrlen) < 0 ? -errno : 0;
 	reuse_restore(d, &sv);
 	if (r == 0)
 		cw_net_remember_inet(n->run->net_state, d);
@@ -460,6 +515,12 @@ int cw_net_listen_addr(struct cw_notif *n, struct cw_net_call *c, int fd)
 	 * (111 bytes): the same name as a checked address of 110. */
 	if (c->addr.ss_family == AF_UNIX && c->addrlen > sizeof(struct sockaddr_un))
 		c->addrlen = sizeof(struct sockaddr_un);
+	/* A wildcard bound on the loopback device (a wildcard bind capwatch
+	 * performed there, bind_wildcard_on_loopback) exposes what loopback
+	 * does: decided as the loopback address. */
+	if (cw_net_inet_family(c->addr.ss_family) &&
+	    cw_addr_classify((const struct sockaddr *)&c->addr, c->addrlen) == CW_ADDR_ANY && on_lo_device(sfd))
+		cw_net_loopback_of(&c->addr);
 	bound_path(n->run->net_state, c, sfd);
 	return 0;
 }

@@ -30,6 +30,15 @@ struct cw_net_call {
 	struct sockaddr_storage addr;   /* the address: copied once, unix paths resolved */
 	socklen_t addrlen;
 	bool foreign;                   /* its unix server is outside the run (E48, op.alias) */
+	/* bind: a wildcard bind the profile allows only on loopback
+	 * (bind_wildcard_on_loopback): performed on ADDR restricted to the
+	 * loopback device; LO is the loopback address it was decided as */
+	bool on_lo;
+	struct sockaddr_storage lo;
+	/* bind of a unix path: the name as the target gave it (RAWLEN
+	 * bytes), before resolution rewrote ADDR (net_unix_bind.c) */
+	struct sockaddr_storage raw;
+	socklen_t rawlen;
 	int held_sock;                  /* listen: the duplicate decided on, -1 */
 	struct msghdr mh;               /* sendmsg: the header */
 	/* sendmmsg: the headers and their (decided, resolved) names; the
@@ -89,6 +98,8 @@ void cw_net_remember_inet(struct cw_net_state *ns, int sock);
 /* Binds performed on the duplicate D with C's address: 0 or -errno. */
 int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d);
 int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int sock);
+/* The wildcard A rewritten to the loopback address of its kind. */
+bool cw_net_loopback_of(struct sockaddr_storage *a);
 /* Is A loopback (or unspecified)? *V4: IPv4 or v4-mapped. */
 bool cw_net_dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4);
 /* Bind a never-bound datagram socket D before a send (e126). */

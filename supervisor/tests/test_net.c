@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <net/if.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -271,10 +272,21 @@ static struct sockaddr_in bound_addr(int s)
 	return a;
 }
 
+/* The device a socket is bound to ("" for none). */
+static void bound_device(int s, char dev[IFNAMSIZ + 1])
+{
+	socklen_t l = IFNAMSIZ;
+	memset(dev, 0, IFNAMSIZ + 1);
+	assert_int_equal(getsockopt(s, SOL_SOCKET, SO_BINDTODEVICE, dev, &l), 0);
+}
+
 /* A server bound to the wildcard would be visible to the host's network
  * (host_visible_binding, which verify denies); verify allows loopback,
- * so capwatch binds the target's socket on 127.0.0.1 instead, and says
- * so. The effect is on the test's own socket. */
+ * so capwatch binds the target's socket on the wildcard it asked for but
+ * restricted to the loopback device first (SO_BINDTODEVICE lo), and says
+ * so: getsockname() says 0.0.0.0 as bare, and a dual-stack "::" socket
+ * keeps both families (issue 17 item 10). The effect is on the test's
+ * own socket. */
 static void test_bind_wildcard_lands_on_loopback(void **state)
 {
 	(void)state;
@@ -291,11 +303,38 @@ static void test_bind_wildcard_lands_on_loopback(void **state)
 	assert_int_equal(seen.ev.d.cap, CW_CAP_ISOLATED_LOOPBACK);
 	assert_true(seen.ev.verified); /* performed by capwatch, not continued */
 	assert_int_equal(seen.notes, 1);
-	assert_non_null(strstr(seen.note, "127.0.0.1"));
+	assert_non_null(strstr(seen.note, "0.0.0.0"));
+	assert_non_null(strstr(seen.note, "SO_BINDTODEVICE lo"));
 	struct sockaddr_in b = bound_addr(s);
-	assert_int_equal(ntohl(b.sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_int_equal(ntohl(b.sin_addr.s_addr), INADDR_ANY);
 	assert_true(b.sin_port != 0);
+	char dev[IFNAMSIZ + 1];
+	bound_device(s, dev);
+	assert_string_equal(dev, "lo");
+	/* listen() on it exposes loopback only: decided as 127.0.0.1. */
+	dispatch(cw_handle_net, notify(__NR_listen, "listen", (uint64_t)s, 1, 0, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(seen.ev.d.verdict, CW_ALLOW);
+	assert_int_equal(seen.ev.d.cap, CW_CAP_ISOLATED_LOOPBACK);
 	close(s);
+
+	/* "::" dual-stack: bound on :: (lo only), IPV6_V6ONLY untouched. */
+	s = socket(AF_INET6, SOCK_STREAM, 0);
+	if (s >= 0) {
+		int off = 0;
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = in6addr_any };
+		dispatch(cw_handle_net, notify(__NR_bind, "bind", (uint64_t)s, ptr(&a6), sizeof(a6), 0, 0, 0));
+		if (seen.kind == ANS_VALUE) { /* no IPv6 here: EADDRNOTAVAIL */
+			struct sockaddr_in6 g;
+			socklen_t gl = sizeof(g);
+			assert_int_equal(getsockname(s, (struct sockaddr *)&g, &gl), 0);
+			assert_true(IN6_IS_ADDR_UNSPECIFIED(&g.sin6_addr));
+			bound_device(s, dev);
+			assert_string_equal(dev, "lo");
+		}
+		close(s);
+	}
 
 	/* A bind to loopback is allowed as it is. */
 	s = socket(AF_INET, SOCK_DGRAM, 0);

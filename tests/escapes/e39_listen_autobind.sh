@@ -1,10 +1,14 @@
 #!/bin/sh
 # E39: inbound exposure: bind 0.0.0.0, and listen() without bind, which
 # autobinds to 0.0.0.0:<ephemeral>. The test (outside capwatch) plays the
-# remote client; its successful connect to the exposed port is the hit.
+# remote client from another network namespace, through a veth pair
+# (esc_veth_peer): its successful connect to the exposed port is the hit.
+# (A client in this namespace reaches every local address through lo,
+# which a server capwatch restricts to lo takes: that is not the network.)
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
+esc_veth_peer
 cat >"$T/srv.py" <<'PYEOF'
 import socket, sys
 s = socket.socket()
@@ -35,7 +39,7 @@ client() {
 		running "$2"; do sleep 0.1; i=$((i + 1)); done
 	port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$1")
 	[ -n "$port" ] || { echo "no port"; return 0; }
-	"$PY" -c "import socket,sys; socket.create_connection(('$SINK_ADDR', $port), 2); print('hit')" 2>/dev/null || echo miss
+	peer "$PY" -c "import socket,sys; socket.create_connection(('$VETH_ADDR', $port), 2); print('hit')" 2>/dev/null || echo miss
 	# A listener that was not reachable from outside (capwatch bound it on
 	# loopback) would wait in accept() for its 30 s: let it go now.
 	"$PY" -c "import socket; socket.create_connection(('127.0.0.1', $port), 2)" >/dev/null 2>&1 || true

@@ -163,6 +163,37 @@ esc_in_netns() {
 	[ "$(ip route show | grep -cv 'dev lo')" = 0 ] || fail "unexpected routes in the netns"
 }
 
+# esc_veth_peer: a second private network namespace (held by a sleep this
+# test started) joined to this one by a veth pair: here veth0 has
+# $VETH_ADDR and $VETH_ADDR6, there veth1 has $PEER_ADDR and $PEER_ADDR6.
+# A packet from there arrives here on veth0, not lo: the stand-in for
+# another host. Both ends are private namespaces with no other link, so
+# nothing can leave the box. `peer CMD...` runs CMD there. After
+# esc_in_netns and esc_setup.
+VETH_ADDR=198.51.100.1 PEER_ADDR=198.51.100.2 VETH_ADDR6=2001:db8:5::1 PEER_ADDR6=2001:db8:5::2
+esc_veth_peer() {
+	command -v nsenter >/dev/null 2>&1 || skip "no nsenter"
+	unshare -n sleep 600 &
+	PEER_PID=$!
+	esc_bg_started $PEER_PID
+	_i=0
+	while [ "$(readlink /proc/$PEER_PID/ns/net 2>/dev/null)" = "$(readlink /proc/$$/ns/net)" ] ||
+		[ -z "$(readlink /proc/$PEER_PID/ns/net 2>/dev/null)" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && fail "the peer network namespace did not come up"
+		sleep 0.05
+	done
+	ip link add veth0 type veth peer name veth1 2>/dev/null || skip "cannot create a veth pair"
+	ip link set veth1 netns "$PEER_PID" || fail "ip link set veth1 netns"
+	ip addr add "$VETH_ADDR/24" dev veth0 && ip -6 addr add "$VETH_ADDR6/64" dev veth0 nodad &&
+		ip link set veth0 up || fail "veth0 setup"
+	peer sh -c "ip link set lo up && ip link set veth1 up && ip addr add $PEER_ADDR/24 dev veth1 &&
+		ip -6 addr add $PEER_ADDR6/64 dev veth1 nodad" || fail "veth1 setup"
+	# Belt and braces: the only routes are lo's and the veth's own net.
+	[ "$(ip route show | grep -v 'dev lo' | grep -cv 'dev veth0')" = 0 ] || fail "unexpected routes in the netns"
+}
+peer() { nsenter -t "$PEER_PID" -n "$@"; }
+
 # esc_in_mountns: re-run inside a private mount namespace (mounts made by
 # the test vanish with it).
 esc_in_mountns() {

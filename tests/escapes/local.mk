@@ -15,6 +15,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e42c_sendmsg_flip.sh \
 	tests/escapes/e44c_unix_flip.sh \
 	tests/escapes/e39b_listen_fd_swap.sh \
+	tests/escapes/e147_wildcard_device.sh \
 	tests/escapes/e55b_mknod_device.sh \
 	tests/escapes/e47b_netlink.sh \
 	tests/escapes/e31b_environ_leak.sh \
