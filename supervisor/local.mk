@@ -41,6 +41,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/fs_special.h supervisor/handlers/fs_special.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/net.c \
 	supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
+	supervisor/handlers/net_unix_bind.c \
 	supervisor/handlers/exec.c \
 	supervisor/handlers/proc.c \
 	supervisor/handlers/keys.h supervisor/handlers/keys.c \
@@ -89,6 +90,7 @@ check_PROGRAMS += supervisor/tests/test_net
 TESTS += supervisor/tests/test_net
 supervisor_tests_test_net_SOURCES = supervisor/tests/test_net.c supervisor/tests/handler_stubs.h \
 	supervisor/handlers/net.c supervisor/handlers/net_addr.c supervisor/handlers/net_send.c \
+	supervisor/handlers/net_unix_bind.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/privs.c supervisor/privs.h \
 	supervisor/log.c supervisor/log.h

@@ -27,6 +27,7 @@
 #include "supervisor/state.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
+#include "supervisor/record.h"
 
 
 /* ---- the run's state: sets of sockets and socket files, by inode ----
@@ -38,9 +39,10 @@
 
 /* Unix sockets capwatch bound for the tree, by sockfs inode, with the
  * absolute path it decided on and the socket file it created. The kernel
- * records the name as bind() was given it (the basename here: see
- * bind_unix_path), so listen() looks its socket up here to decide on the
- * full path. A ring: the oldest entries go. */
+ * records the name as bind() was given it (the caller's, maybe relative,
+ * or the basename: see cw_net_bind_unix_path), so listen() looks its
+ * socket up here to decide on the full path. A ring: the oldest entries
+ * go. */
 struct bound_unix {
 	ino_t sock;
 	dev_t fdev;
@@ -54,6 +56,7 @@ struct cw_net_state {
 	bool sets_ready;
 	struct bound_unix bound[1024];
 	unsigned nbound;
+	bool view_noted;           /* the note that binds fall back to the basename */
 };
 
 int cw_net_state_new(struct cw_net_state **out)
@@ -450,8 +453,13 @@ static void set_unix_path(struct sockaddr_storage *a, socklen_t *len, const char
 static int resolve_unix(struct cw_notif *n, struct cw_net_call *c, bool follow)
 {
 	char name[UNIX_NAME_MAX];
+	c->rawlen = 0;
 	if (unix_path(&c->addr, c->addrlen, name) < 0)
 		return 0; /* unnamed or abstract: no file */
+	if (!follow) { /* a bind: the name as given is the name recorded */
+		memcpy(&c->raw, &c->addr, c->addrlen);
+		c->rawlen = c->addrlen;
+	}
 	struct cw_resolved *r = &c->res;
 	int e = cw_resolve_path(n->run->links, n->tid, n->tgid, AT_FDCWD, name, follow ? 0 : CW_RES_NOFOLLOW, r);
 	if (e < 0)
@@ -587,11 +595,11 @@ int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 	return 0;
 }
 
-/* bind to a pathname: the kernel creates the socket file. Done in a
- * thread of its own fs context (unshare(CLONE_FS): cwd and umask are per
+/* bind to a pathname: the kernel creates the socket file. A name without
+ * a directory part (or the basename, as a fallback) is bound in a thread
+ * of its own fs context (unshare(CLONE_FS): cwd and umask are per
  * fs_struct): it changes into the decided parent directory, opened
- * without following symlinks, takes the target's umask, and binds to the
- * basename only. */
+ * without following symlinks, takes the target's umask, and binds. */
 struct bind_job {
 	int sock, dir, umask;
 	struct sockaddr_un sa;
@@ -682,10 +690,30 @@ static void bound_path(struct cw_net_state *ns, struct cw_net_call *c, int sock)
 	}
 }
 
-/* The socket file gets the basename as its recorded name: getsockname()
- * and a peer's getpeername()/accept() show "name", not "/dir/name", when
- * the target bound with a path that has a directory part (a relative
- * name in the cwd is unchanged). */
+/* The name the kernel records is the one bind() is given: the caller's
+ * own (C->raw), bound in the decided directory. A name without a '/' is
+ * bound from that directory as it is (bind_worker); one with a directory
+ * part in a private view where it leads there (net_unix_bind.c). Where no
+ * such view can be built (no user namespaces, a path whose lexical walk
+ * would look a name up in the held directory), the basename is bound from
+ * the directory, as before: getsockname() then says "name", and a note
+ * says so once. */
+static bool has_slash(const struct sockaddr_storage *a, socklen_t len)
+{
+	char p[UNIX_NAME_MAX];
+	return unix_path(a, len, p) >= 0 && strchr(p, '/') != NULL;
+}
+
+/* The last component of the unix name in A is BASE. */
+static bool same_basename(const struct sockaddr_storage *a, socklen_t len, const char *base)
+{
+	char p[UNIX_NAME_MAX];
+	if (unix_path(a, len, p) < 0)
+		return false;
+	const char *s = strrchr(p, '/');
+	return strcmp(s ? s + 1 : p, base) == 0;
+}
+
 int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int sock)
 {
 	char path[UNIX_NAME_MAX];
@@ -702,6 +730,8 @@ int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int s
 	size_t bl = strlen(slash + 1);
 	memcpy(j.sa.sun_path, slash + 1, bl); /* shorter than the path it came from */
 	j.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + bl + 1);
+	char base[UNIX_NAME_MAX];
+	memcpy(base, slash + 1, bl + 1);
 	if (slash == path)
 		strcpy(path, "/");
 	else
@@ -714,17 +744,36 @@ int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int s
 	if (dir < 0)
 		return -errno;
 	j.dir = dir;
-	pthread_t th;
-	int e = pthread_create(&th, NULL, bind_worker, &j);
-	if (e)
-		return -EAGAIN;
-	pthread_join(th, NULL);
-	if (j.err == 0) {
+	bool raw_ok = c->rawlen && same_basename(&c->raw, c->rawlen, base);
+	bool done = false;
+	int r = 0;
+	if (raw_ok && has_slash(&c->raw, c->rawlen)) {
+		r = cw_net_bind_in_view(sock, dir, &c->raw, c->rawlen, j.umask, &done);
+		if (!done && !n->run->net_state->view_noted) {
+			n->run->net_state->view_noted = true;
+			cw_record_note(n->run, n->tgid, "info",
+				    "a unix bind is performed with the basename of the name the command gave "
+				    "(getsockname() says \"%s\"): no private view could be built here (%s)",
+				    base, strerror(-r));
+		}
+	} else if (raw_ok) {
+		memcpy(&j.sa, &c->raw, c->rawlen); /* a name in the cwd: as given */
+		j.len = c->rawlen;
+	}
+	if (!done) {
+		pthread_t th;
+		int e = pthread_create(&th, NULL, bind_worker, &j);
+		if (e)
+			return -EAGAIN;
+		pthread_join(th, NULL);
+		r = -j.err;
+	}
+	if (r == 0) {
 		if (slash != path)
 			*slash = '/';
-		remember_bound(n->run->net_state, sock, dir, j.sa.sun_path, path);
+		remember_bound(n->run->net_state, sock, dir, base, path);
 	}
-	return -j.err;
+	return r;
 }
 
 int cw_net_sock_type(int fd)

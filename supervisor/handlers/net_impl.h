@@ -98,6 +98,16 @@ void cw_net_remember_inet(struct cw_net_state *ns, int sock);
 /* Binds performed on the duplicate D with C's address: 0 or -errno. */
 int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d);
 int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int sock);
+
+/* ---- net_unix_bind.c ---- */
+
+/* Bind SOCK to the unix name RAW (RAWLEN bytes, as the caller gave it,
+ * with a directory part) so that the socket file lands in the held
+ * directory DIR, with UMASK (-1: capwatch's) and the calling thread's
+ * capabilities, in a private view (see the file). 0 or -errno; *BUILT
+ * false when no view could be built (nothing was bound). */
+int cw_net_bind_in_view(int sock, int dir, const struct sockaddr_storage *raw, socklen_t rawlen, int umask,
+			bool *built);
 /* The wildcard A rewritten to the loopback address of its kind. */
 bool cw_net_loopback_of(struct sockaddr_storage *a);
 /* Is A loopback (or unspecified)? *V4: IPv4 or v4-mapped. */

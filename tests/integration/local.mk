@@ -13,6 +13,7 @@ INTEGRATION_TESTS = \
 	tests/integration/pidfd_open_invalid.sh \
 	tests/integration/xattr_caps.sh \
 	tests/integration/netlink_read.sh \
+	tests/integration/unix_bind_names.sh \
 	tests/integration/enoent.sh \
 	tests/integration/git_verify.sh \
 	tests/integration/caches.sh \
