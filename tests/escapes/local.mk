@@ -14,6 +14,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e09e_sendto_flip.sh \
 	tests/escapes/e42c_sendmsg_flip.sh \
 	tests/escapes/e44c_unix_flip.sh \
+	tests/escapes/e44d_unix_bind_flip.sh \
 	tests/escapes/e39b_listen_fd_swap.sh \
 	tests/escapes/e147_wildcard_device.sh \
 	tests/escapes/e55b_mknod_device.sh \
