@@ -11,13 +11,14 @@
  * lexical steps, to the held directory:
  *
  *   fchdir(held dir); unshare(CLONE_NEWNS) (with CLONE_NEWUSER when
- *   capwatch has no CAP_SYS_ADMIN; probed, not assumed); every mount
+ *   capwatch has no CAP_SYS_ADMIN; probed, not assumed), which gives the
+ *   cwd on the new namespace's copy of its mount (copy_mnt_ns): the very
+ *   dentry decided on, held as an O_PATH descriptor; every mount
  *   private; a tmpfs as a scratch root; in it the chain of directories
  *   the caller's path walks through (a fake cwd deep enough for its
- *   ".."); the held directory bind-mounted at the last one from "." (the
- *   copy of the cwd in the new namespace: the very dentry decided on);
- *   chroot there; the target's umask and capabilities; bind() with the
- *   caller's exact bytes and length.
+ *   ".."); the held directory bind-mounted at the last one from
+ *   /proc/self/fd/N; chroot there; the target's umask and capabilities;
+ *   bind() with the caller's exact bytes and length.
  *
  * The scratch tree has no symlinks, so the kernel's walk there is the
  * lexical one (plan_view computes it), except at the mounted directory:
@@ -69,6 +70,7 @@ struct view_job {
 	socklen_t rawlen;
 	struct cw_caps caps;      /* the thread's (lowered to the command's) */
 	bool absolute;
+	bool cwd_is_leaf;         /* relative names: the fake cwd is the leaf */
 	char dirs[VIEW_MAX_DIRS][VIEW_PATH_MAX]; /* to create, in order */
 	unsigned ndirs;
 	char leaf[VIEW_PATH_MAX]; /* where the held directory is mounted */
@@ -85,8 +87,8 @@ struct view_result {
 enum { VIEW_OK, VIEW_BUILD, VIEW_BIND };
 
 /* The scratch root is mounted on a directory that exists in every
- * system capwatch runs on and that nothing below needs (the bind-mount
- * source is ".", not a path through /proc). */
+ * system capwatch runs on and that nothing below needs (not /proc: the
+ * bind-mount source is a /proc/self/fd link). */
 static const char *scratch_mountpoint(void)
 {
 	static const char *const cand[] = { "/tmp", "/mnt", "/dev", "/run", "/var/tmp" };
@@ -199,9 +201,10 @@ static int plan_view(struct view_job *j, const char *name, const char *mnt)
 	e = walk_dirs(name, dlen, &start, &end, j, mnt, leaf);
 	if (e < 0)
 		return e;
-	/* The walk starts on the leaf: it must stand in the mounted
-	 * directory, so it is reached through the mount (the chroot for an
+	/* A walk that starts on the leaf must stand in the mounted
+	 * directory: it is reached through the mount (the chroot for an
 	 * absolute name, the fake cwd for a relative one). */
+	j->cwd_is_leaf = !j->absolute && strcmp(start.p, leaf) == 0;
 	if (snprintf(j->leaf, sizeof(j->leaf), "%s/%s", mnt, leaf) >= (int)sizeof(j->leaf) ||
 	    snprintf(j->cwd, sizeof(j->cwd), "%s/%s", mnt, start.p) >= (int)sizeof(j->cwd) ||
 	    snprintf(j->root, sizeof(j->root), "%s", mnt) >= (int)sizeof(j->root))
@@ -218,6 +221,19 @@ static int write_file(const char *path, const char *text)
 	ssize_t w = write(fd, text, (size_t)l);
 	close(fd);
 	return w == l ? 0 : -1;
+}
+
+/* N in decimal at OUT (room for 11 bytes): no snprintf after fork. */
+static void fd_text(char *out, int n)
+{
+	char t[12];
+	int l = 0;
+	do
+		t[l++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && l < 11);
+	while (l)
+		*out++ = t[--l];
+	*out = '\0';
 }
 
 static __attribute__((noreturn)) void child_report(int wfd, int stage, int err)
@@ -288,6 +304,14 @@ static __attribute__((noreturn)) void view_child(const struct view_job *j, int w
 		if (write_maps(j) < 0)
 			child_report(wfd, VIEW_BUILD, errno);
 	}
+	/* The held directory in this namespace (the cwd's copy), as a
+	 * source that stays reachable whatever the cwd becomes: a magic
+	 * link to the descriptor, not a name. */
+	int h = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h < 0)
+		child_report(wfd, VIEW_BUILD, errno);
+	char src[32] = "/proc/self/fd/";
+	fd_text(src + 14, h);
 	/* Nothing of this view reaches another namespace. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("capwatch", j->root, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700,size=64k") < 0)
@@ -295,15 +319,17 @@ static __attribute__((noreturn)) void view_child(const struct view_job *j, int w
 	for (unsigned i = 0; i < j->ndirs; i++)
 		if (mkdir(j->dirs[i], 0700) < 0 && errno != EEXIST)
 			child_report(wfd, VIEW_BUILD, errno);
-	/* "." is the cwd itself, not what may be mounted on it. */
-	if (mount(".", j->leaf, NULL, MS_BIND | MS_REC, NULL) < 0)
+	/* A fake cwd below the leaf is entered before the held directory
+	 * covers the way there; a fake cwd that is the leaf, after, through
+	 * the mount. */
+	if (!j->absolute && !j->cwd_is_leaf && chdir(j->cwd) < 0)
 		child_report(wfd, VIEW_BUILD, errno);
-	if (j->absolute) {
-		if (chroot(j->root) < 0 || chdir("/") < 0)
-			child_report(wfd, VIEW_BUILD, errno);
-	} else if (chdir(j->cwd) < 0 || chroot(j->root) < 0) {
+	if (mount(src, j->leaf, NULL, MS_BIND | MS_REC, NULL) < 0)
 		child_report(wfd, VIEW_BUILD, errno);
-	}
+	if (!j->absolute && j->cwd_is_leaf && chdir(j->cwd) < 0)
+		child_report(wfd, VIEW_BUILD, errno);
+	if (chroot(j->root) < 0 || (j->absolute && chdir("/") < 0))
+		child_report(wfd, VIEW_BUILD, errno);
 	if (j->umask >= 0)
 		umask((mode_t)j->umask);
 	/* The bind's permission checks are the command's: in a user

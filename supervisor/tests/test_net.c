@@ -412,6 +412,80 @@ static void test_connect_loopback_vs_external(void **state)
 	close(l);
 }
 
+/* A unix bind in a private view (net_unix_bind.c): the socket file lands
+ * in the held directory whatever the name says about the way there
+ * (the view is built from the name alone, so a relative name needs no
+ * cwd of the test's), and the kernel records the name as given. A name
+ * whose walk would look a name up inside the held directory is refused
+ * (built false), nothing bound. Skipped where no view can be built. */
+static int bind_view(const char *dir, const char *name, bool *built, char got[110])
+{
+	struct sockaddr_storage a;
+	memset(&a, 0, sizeof(a));
+	struct sockaddr_un *u = (struct sockaddr_un *)&a;
+	u->sun_family = AF_UNIX;
+	size_t l = strlen(name);
+	memcpy(u->sun_path, name, l);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	int d = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(s >= 0 && d >= 0);
+	int r = cw_net_bind_in_view(s, d, &a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + l), 022, built);
+	struct sockaddr_un g;
+	socklen_t gl = sizeof(g);
+	memset(&g, 0, sizeof(g));
+	memset(got, 0, 110);
+	if (r == 0 && getsockname(s, (struct sockaddr *)&g, &gl) == 0)
+		memcpy(got, g.sun_path, gl - offsetof(struct sockaddr_un, sun_path));
+	close(s);
+	close(d);
+	return r;
+}
+
+static void test_unix_bind_in_view(void **state)
+{
+	(void)state;
+	char t[] = "/tmp/cwnet.XXXXXX";
+	assert_non_null(mkdtemp(t));
+	char held[64], abs_name[96], path[128], got[110];
+	snprintf(held, sizeof(held), "%s/held", t);
+	assert_int_equal(mkdir(held, 0755), 0);
+	bool built = false;
+	snprintf(abs_name, sizeof(abs_name), "%s/elsewhere/../other/a.sock", t);
+	int r = bind_view(held, abs_name, &built, got);
+	if (!built) {
+		print_message("skip: no private view here (%s)\n", strerror(-r));
+		rmdir(held);
+		rmdir(t);
+		skip();
+	}
+	assert_int_equal(r, 0);
+	assert_string_equal(got, abs_name);
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/a.sock", held);
+	assert_int_equal(lstat(path, &st), 0); /* in the held directory */
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0755); /* umask 022 */
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/other", t);
+	assert_int_equal(lstat(path, &st), -1); /* not where the name says */
+	const char *rel[] = { "../../x/./b.sock", "q//c.sock", "../d.sock", "./f.sock", "../c/g.sock" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		assert_int_equal(bind_view(held, rel[i], &built, got), 0);
+		assert_true(built);
+		assert_string_equal(got, rel[i]);
+		snprintf(path, sizeof(path), "%s/%s", held, strrchr(rel[i], '/') + 1);
+		assert_int_equal(lstat(path, &st), 0);
+		unlink(path);
+	}
+	/* "x/../e.sock": the walk stands on the held directory for "x" */
+	assert_int_equal(bind_view(held, "x/../e.sock", &built, got), -ELOOP);
+	assert_false(built);
+	snprintf(path, sizeof(path), "%s/e.sock", held);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(rmdir(held), 0); /* nothing else was left in it */
+	assert_int_equal(rmdir(t), 0);
+}
+
 /* Hostile lengths at the handler: answered with the kernel's errno,
  * nothing decided or recorded; a missing unix path is ENOENT. */
 static void test_handler_hostile_lengths(void **state)
@@ -462,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_unix_missing_and_outside),
 		cmocka_unit_test(test_dest_local),
 		cmocka_unit_test(test_bind_wildcard_lands_on_loopback),
+		cmocka_unit_test(test_unix_bind_in_view),
 		cmocka_unit_test(test_bind_external_denied),
 		cmocka_unit_test(test_connect_loopback_vs_external),
 		cmocka_unit_test(test_handler_hostile_lengths),
