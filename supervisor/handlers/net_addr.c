@@ -753,8 +753,10 @@ int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int s
 			n->run->net_state->view_noted = true;
 			cw_record_note(n->run, n->tgid, "info",
 				    "a unix bind is performed with the basename of the name the command gave "
-				    "(getsockname() says \"%s\"): no private view could be built here (%s)",
-				    base, strerror(-r));
+				    "(getsockname() says \"%s\"): %s (%s)", base,
+				    r == -ELOOP ? "the name looks a name up inside the directory it binds in"
+						: "no private mount view could be built here",
+				    strerror(-r));
 		}
 	} else if (raw_ok) {
 		memcpy(&j.sa, &c->raw, c->rawlen); /* a name in the cwd: as given */
