@@ -76,26 +76,9 @@ canary_make() {
 	canary_save "$1"
 }
 canary_save() { canary_state "$1" >"$1.state.$$" 2>/dev/null || :; mv "$1.state.$$" "$T/.state.$(echo "$1" | tr / _)"; }
-# State: content hash, size, mode, owner, mtime (ns), link count, xattrs.
-canary_state() {
-	"$CW_PY" - "$1" <<'PY'
-import hashlib, os, sys
-p = sys.argv[1]
-try:
-    st = os.lstat(p)
-except FileNotFoundError:
-    print("absent"); sys.exit(0)
-h = ""
-if os.path.isfile(p) and not os.path.islink(p):
-    with open(p, "rb") as f:
-        h = hashlib.sha256(f.read()).hexdigest()
-try:
-    xa = sorted(os.listxattr(p, follow_symlinks=False))
-except OSError:
-    xa = []
-print(h, st.st_size, oct(st.st_mode), st.st_uid, st.st_gid, st.st_mtime_ns, st.st_nlink, ",".join(xa))
-PY
-}
+# State: content hash, size, mode, owner, mtime (ns), link count, xattrs
+# (src/canary_state.c: a compiled helper, no interpreter start per check).
+canary_state() { "$ESC_BIN/canary_state" "$1"; }
 # canary_intact FILE: 0 when FILE is exactly as saved.
 canary_intact() {
 	_now=$(canary_state "$1")
