@@ -20,7 +20,7 @@ include $(srcdir)/tests/hardening/local.mk
 include $(srcdir)/tests/container/local.mk
 
 # make check-long: the escape corpus at full length (races of 10 s each,
-# 3 s in make check), the HTML timeline of 10,000 processes, the slow
+# 2 s in make check), the HTML timeline of 10,000 processes, the slow
 # integration tests (real workloads, tests/integration/local.mk) and, at
 # their full lengths (CW_LONG=1), the tests of LONG_LENGTH_TESTS, which
 # make check runs shorter (each says why its short length is enough). .ci/run
