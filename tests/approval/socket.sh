@@ -36,10 +36,15 @@ run_with_client() {
 	shift
 	S=$O/$name.sock
 	rm -f "$O/$name.log"
+	# Once capwatch is gone its socket is too: a client that had not
+	# connected yet (readonly never asks, and ends before the client
+	# starts) would only wait out its 30 s connect timeout. One that did
+	# has had every answer it gave read, and ends on the socket's EOF.
 	in_netns sh -c "
 		$CW_PY '$CLIENT' '$S' --log '$O/$name.log' $cargs &
+		cl=\$!
 		setsid -w timeout -k 5 60 '$CAPWATCH' --approval-socket '$S' --report '$O/$name.json' --trace '$O/$name.jsonl' \"\$@\" </dev/null
-		rc=\$?; wait; exit \$rc" sh "$@"
+		rc=\$?; kill \$cl 2>/dev/null; wait; exit \$rc" sh "$@"
 	rc=$?
 }
 

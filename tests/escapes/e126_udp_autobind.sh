@@ -26,11 +26,23 @@ print("bound", s.getsockname(), flush=True)
 with open(sys.argv[1] + ".tmp", "w") as f:
     f.write(str(s.getsockname()[1]))
 import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.settimeout(5)
-try:
-    d, a = s.recvfrom(100); print("RECEIVED", d, a)
-except socket.timeout:
-    print("nothing received")
+# Wait for the outside sender to finish (it marks PORT.sent; 5 s at most),
+# then look at the queue once more: on lo a datagram is queued before its
+# sendto returns, so whatever could arrive has arrived.
+import time
+s.settimeout(0.05)
+end = time.monotonic() + 5
+while True:
+    try:
+        d, a = s.recvfrom(100); print("RECEIVED", d, a); break
+    except socket.timeout:
+        if os.path.exists(sys.argv[1] + ".sent") or time.monotonic() > end:
+            s.setblocking(False)
+            try:
+                d, a = s.recvfrom(100); print("RECEIVED", d, a)
+            except BlockingIOError:
+                print("nothing received")
+            break
 PY
 cat >"$T/outside.py" <<'PY'
 import os, socket, sys, time
@@ -42,9 +54,10 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("203.0.113.7", 0))
 for _ in range(5):
     s.sendto(b"C2-FROM-OUTSIDE", ("203.0.113.7", p)); time.sleep(0.2)
+open(sys.argv[1] + ".sent", "w").close()
 PY
 run() { # run BARE|PROFILE FAMILY
-	rm -f "$W/port"
+	rm -f "$W/port" "$W/port.sent"
 	"$CW_PY" "$T/outside.py" "$W/port" &
 	_c=$!; esc_bg_started $_c
 	if [ "$1" = bare ]; then bare "$PY" "$T/ab.py" "$W/port" "$2"; _o=$O/bare.out

@@ -94,8 +94,11 @@ for mode in prlimit_set setpriority setpriority_pgrp ioprio ioprio_pgrp sched_se
 		;;
 	esac
 
+	# The command itself and a child it forks, in one run: each call's
+	# exit status is printed after it ("rc TARGET N").
+	under readonly -- sh -c 'for t in SELF CHILD; do "$0" "$1" $t; echo "rc $t $?"; done' "$P" $mode
 	for t in SELF CHILD; do
-		under readonly -- "$P" $mode $t
+		rc=$(sed -n "s/^rc $t //p" "$OUT")
 		allowed $mode $t
 	done
 done

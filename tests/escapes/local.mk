@@ -228,10 +228,13 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
 	tests/escapes/src/payload \
-	tests/escapes/src/victim
+	tests/escapes/src/victim \
+	tests/escapes/src/canary_state
 check_PROGRAMS += $(ESCAPES_PROGS)
 # Every program is one source file plus the shared header.
 EXTRA_DIST += tests/escapes/src/esc.h
+# lib.sh's canary_state, without a Python start per check.
+tests_escapes_src_canary_state_SOURCES = tests/escapes/src/canary_state.c supervisor/sha256.c supervisor/sha256.h
 # No dynamic loader, so no LD_PRELOAD library (E03).
 tests_escapes_src_e03_static_LDFLAGS = -all-static
 # The race programs run a flipper thread.
