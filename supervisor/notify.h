@@ -159,6 +159,8 @@ struct cw_event {
 			   fast path): cw_event_decide uses it once */
 	bool checked;   /* no ID_VALID needed (the handler checked, or its answer
 			   is the check): cw_event_finish does not ask */
+	const char *source; /* the trace's "source": NULL is "seccomp" (a
+			   fanotify read event of the kernel back end: "fanotify") */
 	bool quiet_if_gone; /* nothing was done that the target did not ask for
 			   (capwatch's open of exactly the bytes it read): when
 			   the answer finds the notification gone, not recorded */

@@ -750,6 +750,13 @@ static void note_launched(struct cw_run *run)
 /* 5. The filter, the signals, the launch. */
 static enum step launch(struct cw_run *run, struct setup *su)
 {
+	if (run->backend && strcmp(run->backend, "kernel") == 0) {
+		const char *kr = getenv("CAPWATCH_KERNEL_READS");
+		int e = kr && strcmp(kr, "1") == 0 ? cw_kernel_reads_prepare(run) : 0;
+		if (e < 0)
+			cw_record_note(run, 0, "warning", "CAPWATCH_KERNEL_READS: no PID namespace for the tree (%s): "
+				       "reads stay notified", strerror(-e));
+	}
 	if (cw_filter_build(run, &su->prog) < 0)
 		return setup_failed(su, "seccomp filter could not be built");
 	if (cw_fs_init(run) < 0)
@@ -849,6 +856,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->t0 = cw_now();
 	run->last_flush = run->t0;
 	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
+	run->ns_init_w = run->own_pidns_fd = run->ns_proc_fd = -1;
 	run->observe = opts->observe;
 	cw_jbuf_init(&run->tj);
 
