@@ -26,6 +26,7 @@
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -798,7 +799,9 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	}
 	bool allowed = cw_event_decide(&n, &ev);
 	if (!allowed) {
-		ev.err = ev.d.err > 0 ? ev.d.err : EPERM;
+		/* What the open fails with: fanotify's FAN_DENY is EPERM
+		 * (kernel_attach: FAN_DENY_ERRNO is for HSM groups only). */
+		ev.err = EPERM;
 		ev.verified = true;
 	}
 	cw_event_record(&n, &ev);
@@ -976,6 +979,12 @@ static __attribute__((noreturn)) void ns_init_main(int quit_r)
 		  "size=4k,mode=0555") < 0 ||
 	    chdir("/tmp") < 0 || chroot(".") < 0)
 		_exit(1); /* the namespace dies with it: the tree never starts */
+	/* It needs no privilege from here on. */
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof(none));
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &h, none) < 0)
+		_exit(1);
 	sigset_t all;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
@@ -1113,13 +1122,13 @@ void cw_kernel_names_changed(struct cw_run *run)
 /* The tree's view (in the child, after unshare(CLONE_NEWNS), before it
  * drops its capabilities; async-signal-safe): a /proc of its PID
  * namespace, a /dev of its own with the harmless devices of the host's
- * (the same inodes, so that capwatch's view of them is the tree's), a
- * devpts instance of its own and the host's /dev/shm and /dev/mqueue;
+ * (the same inodes, so that capwatch's view of them is the tree's), and
+ * the host's /dev/pts, /dev/shm and /dev/mqueue;
  * every other mount nodev, so that no other device node opens. */
 static int reads_view(void)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
-	int fds[CW_ARRAY_SIZE(nodes)], shm, mq;
+	int fds[CW_ARRAY_SIZE(nodes)], shm, mq, pts;
 	char p[64];
 	for (size_t i = 0; i < CW_ARRAY_SIZE(nodes); i++) {
 		memcpy(p, "/dev/", 5);
@@ -1128,6 +1137,7 @@ static int reads_view(void)
 		fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	}
 	shm = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/shm", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	pts = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/pts", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	mq = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/mqueue", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_NODEV };
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &a, sizeof(a)) < 0)
@@ -1149,9 +1159,13 @@ static int reads_view(void)
 			return -errno;
 		close(fds[i]);
 	}
-	if (mkdir("/dev/pts", 0755) < 0 ||
-	    mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620,gid=5") < 0 ||
-	    symlink("pts/ptmx", "/dev/ptmx") < 0)
+	/* The host's ptys, as capwatch sees them (it performs the tree's
+	 * read-write opens of ptmx and of pty slaves, fs_special.c): reads
+	 * there, another session's terminal, are Landlock's to refuse
+	 * (cw_landlock_child grants reads on the devices above only). */
+	if (pts >= 0 && (mkdir("/dev/pts", 0755) < 0 ||
+			 syscall(SYS_move_mount, pts, "", AT_FDCWD, "/dev/pts", MOVE_MOUNT_F_EMPTY_PATH) < 0 ||
+			 symlink("pts/ptmx", "/dev/ptmx") < 0))
 		return -errno;
 	if (mkdir("/dev/shm", 01777) < 0)
 		return -errno;
@@ -1396,7 +1410,9 @@ void cw_kernel_teardown(struct cw_run *run)
 	 * reading its group, and the loop's sources name these. */
 }
 
-const char *cw_kernel_layers(void)
+const char *cw_kernel_layers(const struct cw_run *run)
 {
+	if (run->kernel_reads)
+		return "cgroup-v2+pidns+fanotify-exec+fanotify-open+proc-connector";
 	return "cgroup-v2+fanotify-exec+proc-connector";
 }

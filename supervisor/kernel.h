@@ -58,5 +58,5 @@ void cw_kernel_kill_cgroup(const struct cw_run *run);
 /* The end of the run: stop the sentinel, remove the cgroup. */
 void cw_kernel_teardown(struct cw_run *run);
 /* Counters for the report's layer list. */
-const char *cw_kernel_layers(void);
+const char *cw_kernel_layers(const struct cw_run *run);
 #endif

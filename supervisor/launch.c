@@ -344,7 +344,8 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		return e;
 	}
 
-	cw_landlock_prepare(run);
+	if (!run->kernel_reads)
+		cw_landlock_prepare(run); /* (with kernel_reads: made already, run.c) */
 	cw_limits_prepare(run);
 	cw_privs_prepare(run, &run->privs);
 	/* The child's copy is the one it uses; this one goes with the call. */
