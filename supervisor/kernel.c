@@ -763,13 +763,22 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	char lp[64], path[PATH_MAX];
 	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
 	ssize_t len = readlink(lp, path, sizeof(path) - 1);
-	if (len <= 0 || path[0] != '/') {
+	if (len < 0 && errno == ENAMETOOLONG) {
+		/* Deeper than PATH_MAX (e113): no name the kernel will give.
+		 * Decided on what names it otherwise: its inode (a secret
+		 * known by name, secret_ids.h: the workspace and home, and
+		 * every secret name the tree made) and its content.
+		 * SECURITY.md. */
+		len = snprintf(path, sizeof(path), "/(a name longer than PATH_MAX)/inode:%u:%u:%llu",
+			       major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
+	} else if (len <= 0 || path[0] != '/') {
 		/* No path to decide on (cannot happen for a file opened by a
 		 * name): fail closed. */
 		k->read_denied++;
-		return run->observe ? FAN_ALLOW : FAN_DENY;
+		return FAN_DENY;
+	} else {
+		path[len] = '\0';
 	}
-	path[len] = '\0';
 
 	struct seccomp_notif req;
 	memset(&req, 0, sizeof(req));
@@ -855,7 +864,13 @@ static void *fan_reader(void *arg)
 				fan_respond(k->fan, m->fd, FAN_DENY);
 				continue;
 			}
-			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM))) {
+			/* Not the tree's (capwatch, a process of the host on a
+			 * bind of a watched mount, a helper capwatch forked):
+			 * answered here, never behind the loop's lock. The
+			 * cgroup test reads only /proc and what is set before
+			 * this thread starts. */
+			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
+			    ((m->mask & FAN_OPEN_PERM) && !cw_kernel_in_tree(run, m->pid))) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}

@@ -87,8 +87,12 @@ int cw_landlock_child(const struct cw_run *run)
 		/* The tree's /dev (made by cw_kernel_child): its devices, and
 		 * not /dev/pts, where another session's terminal is (its
 		 * reads have no fanotify event; e131). Async-signal-safe. */
+		/* And the tree's /proc, mounted over the host's: Landlock does
+		 * not look at the rules of a mount point it walks up through,
+		 * so the host's /proc rule does not reach it. */
 		static const char *const dev[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-						   "/dev/urandom", "/dev/tty", "/dev/shm", "/dev/mqueue" };
+						   "/dev/urandom", "/dev/tty", "/dev/shm", "/dev/mqueue",
+						   "/proc" };
 		for (size_t i = 0; i < CW_ARRAY_SIZE(dev); i++) {
 			int fd = open(dev[i], O_PATH | O_CLOEXEC);
 			if (fd < 0)
@@ -96,7 +100,7 @@ int cw_landlock_child(const struct cw_run *run)
 			struct stat st;
 			struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
 								 .parent_fd = fd };
-			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(dev[i], "/proc") != 0)
 				pb.allowed_access |= L->dir_rights;
 			long r = syscall(SYS_landlock_add_rule, L->fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
 			close(fd);

@@ -20,6 +20,7 @@ ssize_t cw_read_text(const char *path, char *buf, size_t size);
  * -ESRCH: the thread is gone). */
 struct cw_target_status {
 	pid_t tgid;
+	pid_t ns_tgid;                /* its number in its own PID namespace (NStgid's last) */
 	unsigned long uid[4], gid[4]; /* real, effective, saved, filesystem */
 	uint64_t cap_eff;
 	int umask;                    /* -1 when the kernel does not say */

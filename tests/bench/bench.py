@@ -27,6 +27,9 @@ warm-up run of each workload:
   verify-syncwake (only with --modes) verify with cwb_syncwake.so preloaded
            into capwatch: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set on its
            listener, to measure that flag without changing supervisor/
+  verify-kreads (only with --modes) verify with CAPWATCH_KERNEL_READS=1:
+           the kernel back end with read-only opens decided in the kernel
+           (the tree in a PID namespace of its own, fanotify FAN_OPEN_PERM)
   verify-nocolocate (only with --modes) verify with CAPWATCH_COLOCATE=0:
            capwatch and the target are not kept on one CPU during an
            emulated open (supervisor/colocate.h)
@@ -59,7 +62,7 @@ import tempfile
 import time
 
 MODES = ['bare', 'observe', 'verify', 'verify-portable', 'verify-nopreload', 'strace']
-EXTRA_MODES = ['verify-syncwake', 'verify-nocolocate']  # experiments, chosen with --modes
+EXTRA_MODES = ['verify-syncwake', 'verify-nocolocate', 'verify-kreads']  # experiments, chosen with --modes
 
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
@@ -190,7 +193,10 @@ class Bench:
             env['CAPWATCH_PRELOAD'] = 'none'
         if mode == 'verify-nocolocate':
             env['CAPWATCH_COLOCATE'] = '0'
-        if mode in ('verify', 'verify-portable', 'verify-nopreload', 'verify-syncwake', 'verify-nocolocate'):
+        if mode == 'verify-kreads':
+            env['CAPWATCH_KERNEL_READS'] = '1'  # the kernel back end deciding reads in the kernel
+        if mode in ('verify', 'verify-portable', 'verify-nopreload', 'verify-syncwake', 'verify-nocolocate',
+                    'verify-kreads'):
             files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
             # In a private network namespace the proc connector may be out
             # of reach (SECURITY.md): auto, which says which it took.
