@@ -518,8 +518,8 @@ def render_targets(summary, scale):
     def ratio(workload, mode):
         return summary.get(workload, {}).get(mode, {}).get('wall_ratio_rounds')
 
-    def quotient(workload):
-        v, st = ratio(workload, 'verify'), ratio(workload, 'strace')
+    def quotient(workload, mode='verify'):
+        v, st = ratio(workload, mode), ratio(workload, 'strace')
         if v is None or st is None or st <= 1:
             return None
         return (v - 1) / (st - 1)
@@ -535,6 +535,16 @@ def render_targets(summary, scale):
         q = quotient(w)
         rows.append((f'kernel back end, {what}: capwatch overhead ≤ ⅓ of strace\'s', fmt(q, '.2f'),
                      verdict(q, lambda x: x <= 1 / 3)))
+    # The same targets for the kernel back end deciding reads in the
+    # kernel (CAPWATCH_KERNEL_READS=1), when the run measured it.
+    c = ratio('cbuild', 'verify-kreads')
+    if c is not None or ratio('exec', 'verify-kreads') is not None or ratio('open', 'verify-kreads') is not None:
+        rows.append(('kernel back end, reads in the kernel: real C build ≤ 1.03× bare', fmt(c, '.2f', '×'),
+                     verdict(c, lambda x: x <= 1.03)))
+        for w, what in (('open', 'open-heavy'), ('exec', 'exec-heavy')):
+            q = quotient(w, 'verify-kreads')
+            rows.append((f'kernel back end, reads in the kernel, {what}: overhead ≤ ⅓ of strace\'s',
+                         fmt(q, '.2f'), verdict(q, lambda x: x <= 1 / 3)))
     # The portable back end's own bar: no workload above strace's overhead.
     for w in ('exec', 'open', 'cbuild', 'mix'):
         p, st = ratio(w, 'verify-portable'), ratio(w, 'strace')
