@@ -154,6 +154,28 @@ static int connector_here(void)
 		close(s);
 		return e;
 	}
+	/* Since 6.6 a listener may say which events it wants: forks, execs
+	 * and exits only (the machine's comm, uid, sid... changes would be
+	 * read and dropped here, one recv each). Sent after the plain
+	 * request, which an older kernel keeps when it ignores this one
+	 * (its length is not the plain request's). */
+	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
+		struct nlmsghdr h;
+		struct __attribute__((packed)) {
+			struct cn_msg m;
+			struct { uint32_t mcast_op, event_type; } in; /* struct proc_input */
+		} b;
+	} fmsg;
+	memset(&fmsg, 0, sizeof(fmsg));
+	fmsg.h.nlmsg_len = sizeof(fmsg);
+	fmsg.h.nlmsg_type = NLMSG_DONE;
+	fmsg.b.m.id.idx = CN_IDX_PROC;
+	fmsg.b.m.id.val = CN_VAL_PROC;
+	fmsg.b.m.len = sizeof(fmsg.b.in);
+	fmsg.b.in.mcast_op = PROC_CN_MCAST_LISTEN;
+	fmsg.b.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT;
+	if (send(s, &fmsg, sizeof(fmsg), 0) < 0)
+		cw_debug("proc connector event filter: %s", strerror(errno));
 	return s;
 }
 
@@ -870,7 +892,7 @@ static void *fan_reader(void *arg)
 			 * cgroup test reads only /proc and what is set before
 			 * this thread starts. */
 			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
-			    ((m->mask & FAN_OPEN_PERM) && !cw_kernel_in_tree(run, m->pid))) {
+			    !cw_kernel_in_tree(run, m->pid)) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
@@ -902,11 +924,10 @@ static void *fan_decider(void *arg)
 		fq->head = (fq->head + 1) % FANQ;
 		fq->n--;
 		pthread_mutex_unlock(&fq->mu);
-		unsigned response = FAN_ALLOW;
 		cw_loop_lock(run);
 		connector_drain(run);
-		if (cw_kernel_in_tree(run, m.pid))
-			response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
+		/* (a member: fan_reader asked the cgroup) */
+		unsigned response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
 		cw_loop_unlock(run);
 		fan_respond(k->fan, m.fd, response);
 	}
