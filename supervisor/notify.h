@@ -43,6 +43,13 @@ struct cw_answer {
 	int64_t val;         /* VALUE */
 	int fd;              /* FD */
 	bool cloexec;        /* FD: installed close-on-exec */
+	/* FD: what the open leaves until the descriptor is installed, so
+	 * that a call the kernel would fail first (EMFILE: a full table)
+	 * acts on nothing (e144): O_TRUNC's truncation after it is
+	 * installed, and a file the open created removed when it cannot be
+	 * (fs_open.c). */
+	bool trunc_after;
+	bool undo_create;
 	bool twice;          /* a second answer was given (a bug) and dropped */
 	/* Set by the applier. */
 	bool applied;
