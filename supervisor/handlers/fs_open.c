@@ -341,14 +341,15 @@ static int open_file(struct cw_notif *n, struct cw_event *ev, struct open_plan *
 		}
 		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
 		/* O_CREAT with O_EXCL, so that capwatch knows it made the
-		 * file; there already (made meanwhile), it is opened as it is. */
+		 * file; there already (made meanwhile), the open asked for
+		 * runs as asked (the kernel's O_CREAT checks, such as
+		 * fs.protected_regular, apply to it). */
 		bool excl_added = (o->flags & O_CREAT) && !(o->flags & (O_EXCL | CW_O_TMPFILE_BIT));
 		if (excl_added)
 			how.flags |= O_EXCL;
 		fd = cw_openat2_long(ev->op.path, &how);
 		if (fd == -EEXIST && excl_added) {
-			how.flags &= ~(unsigned long long)(O_EXCL | O_CREAT);
-			how.mode = 0; /* (openat2 takes a mode only with O_CREAT) */
+			how.flags &= ~(unsigned long long)O_EXCL;
 			fd = cw_openat2_long(ev->op.path, &how);
 		} else if (fd >= 0 && (o->flags & O_CREAT) && !(o->flags & CW_O_TMPFILE_BIT)) {
 			p->created = true;
