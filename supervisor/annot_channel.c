@@ -299,6 +299,12 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	/* The tid is the sender's claim: accepted only for a thread of the
 	 * kernel-attested process. */
 	pid_t tid = h.tid;
+	if (run->kernel_reads) {
+		/* The tree numbers in its own namespace; the process may be
+		 * gone by now (its number was noted at its fork). */
+		struct cw_proc *pp = cw_tracker_find(run, pid);
+		tid = pp && pp->nspid == tid ? pid : cw_kernel_host_tid(pid, tid);
+	}
 	if (tid != pid) {
 		struct cw_proc *t = cw_tracker_find(run, tid);
 		/* The kernel back end lists processes, not threads: a thread

@@ -22,10 +22,12 @@
 #include "config.h"
 #include <errno.h>
 #include <seccomp.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "supervisor/filter.h"
 #include "supervisor/handlers/handlers.h"
@@ -53,9 +55,24 @@ static struct scmp_arg_cmp low32_eq(unsigned arg, uint32_t v)
 	return SCMP_CMP64(arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, v);
 }
 
+/* The bits of open(2)'s flags that make it more than a read: notified
+ * (with CAPWATCH_KERNEL_READS, the rest is decided at its fanotify event,
+ * kernel.h). O_PATH opens too: they get no fanotify event. */
+#define CW_OPEN_NOTIFY_BITS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_PATH | (O_TMPFILE & ~O_DIRECTORY))
+
 static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const struct cw_syscall *s)
 {
 	int rc = 0;
+	if (run->kernel_reads && (nr == __NR_open || nr == __NR_openat)) {
+		unsigned arg = nr == __NR_open ? 1 : 2;
+		for (int b = 0; b < 32 && rc == 0; b++) {
+			uint32_t bit = 1u << b;
+			if (CW_OPEN_NOTIFY_BITS & bit)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						      SCMP_CMP32(arg, SCMP_CMP_MASKED_EQ, bit, bit));
+		}
+		return rc;
+	}
 	switch (s->rule) {
 	case CW_RULE_ALLOW:
 		return 0;

@@ -16,18 +16,23 @@
 #include <sys/epoll.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
+#include <linux/mount.h>
 #include <sys/prctl.h>
+#include <linux/seccomp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/signalfd.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <unistd.h>
 #include "supervisor/kernel.h"
+#include "path.h"
 #include "supervisor/annot.h"
 #include "supervisor/limits.h"
 #include "supervisor/notify.h"
@@ -36,6 +41,8 @@
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
+#include "supervisor/secret_ids.h"
+#include "supervisor/handlers/keys.h"
 
 /* What fanotify reports on the tree's mounts: every open for exec. (Not
  * reads: fanotify has no permission event for devices, FIFOs, sockets or
@@ -44,6 +51,13 @@
  * notified, decided by fs.c and fs_special.c as with the portable back
  * end. SECURITY.md.) */
 #define CW_FAN_MASK FAN_OPEN_EXEC_PERM
+/* With CAPWATCH_KERNEL_READS=1 the tree lives in a PID namespace of its
+ * own with a /proc of that namespace and a /dev of a few harmless
+ * devices, every other mount nodev (cw_kernel_child): procfs and devices
+ * are then the tree's own or absent, and a read-only open is decided here,
+ * at its FAN_OPEN_PERM event, once per inode (an ignore mark after an
+ * allow; a write to the file clears it), without a notification. */
+#define CW_FAN_READ_MASK (FAN_OPEN_PERM | FAN_ONDIR)
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -63,6 +77,7 @@ struct cw_kernel {
 	bool fan_started;
 	unsigned long marks, mark_failures;
 	unsigned long exec_events, exec_denied, lost;
+	unsigned long read_events, read_denied, read_marked;
 	/* The exec whose interpreter comes next, per process: the device and
 	 * inode of the PT_INTERP of the image allowed last (ld.so is opened
 	 * for exec after the program, in the same execve). */
@@ -139,6 +154,28 @@ static int connector_here(void)
 		close(s);
 		return e;
 	}
+	/* Since 6.6 a listener may say which events it wants: forks, execs
+	 * and exits only (the machine's comm, uid, sid... changes would be
+	 * read and dropped here, one recv each). Sent after the plain
+	 * request, which an older kernel keeps when it ignores this one
+	 * (its length is not the plain request's). */
+	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
+		struct nlmsghdr h;
+		struct __attribute__((packed)) {
+			struct cn_msg m;
+			struct { uint32_t mcast_op, event_type; } in; /* struct proc_input */
+		} b;
+	} fmsg;
+	memset(&fmsg, 0, sizeof(fmsg));
+	fmsg.h.nlmsg_len = sizeof(fmsg);
+	fmsg.h.nlmsg_type = NLMSG_DONE;
+	fmsg.b.m.id.idx = CN_IDX_PROC;
+	fmsg.b.m.id.val = CN_VAL_PROC;
+	fmsg.b.m.len = sizeof(fmsg.b.in);
+	fmsg.b.in.mcast_op = PROC_CN_MCAST_LISTEN;
+	fmsg.b.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT;
+	if (send(s, &fmsg, sizeof(fmsg), 0) < 0)
+		cw_debug("proc connector event filter: %s", strerror(errno));
 	return s;
 }
 
@@ -316,6 +353,8 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 
 /* --- the proc connector --- */
 
+static pid_t ns_tid_of(const char *status);
+
 static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_tgid)
 {
 	if (child != child_tgid)
@@ -347,6 +386,11 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (!c)
 		return;
 	c->ppid = parent;
+	if (run->kernel_reads) {
+		char st[64];
+		snprintf(st, sizeof(st), "/proc/%d/status", (int)child);
+		c->nspid = ns_tid_of(st);
+	}
 	if (pp && pp->exe)
 		c->exe = strdup(pp->exe);
 	cw_tracker_trace_spawn(run, c, "fork");
@@ -721,6 +765,91 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	return FAN_ALLOW;
 }
 
+/* One FAN_OPEN_PERM event of a member (CAPWATCH_KERNEL_READS): a read-only
+ * open the filter passed, or the read side of any other open. Decided
+ * like fs_open.c decides a read, on the file the kernel opened: its name
+ * (a secret by name), its inode (a secret known under another name,
+ * secret_ids.h) and its first bytes (a private key, keys.h); recorded as
+ * an "open" of source "fanotify". An allowed inode gets an ignore mark,
+ * so its next opens pass without an event, unless other names may lead
+ * to it (a hard link: the other name may be a secret's) or it is a
+ * secret (observe); a write to it clears the mark, and so does any name
+ * the tree makes (cw_kernel_names_changed). FAN_ALLOW or FAN_DENY. */
+static unsigned decide_read(struct cw_run *run, const struct fanotify_event_metadata *m)
+{
+	struct cw_kernel *k = run->kernel;
+	k->read_events++;
+	struct stat st;
+	if (m->fd < 0 || fstat(m->fd, &st) < 0)
+		return FAN_DENY;
+	char lp[64], path[PATH_MAX];
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
+	ssize_t len = readlink(lp, path, sizeof(path) - 1);
+	if (len < 0 && errno == ENAMETOOLONG) {
+		/* Deeper than PATH_MAX (e113): no name the kernel will give.
+		 * Decided on what names it otherwise: its inode (a secret
+		 * known by name, secret_ids.h: the workspace and home, and
+		 * every secret name the tree made) and its content.
+		 * SECURITY.md. */
+		len = snprintf(path, sizeof(path), "/(a name longer than PATH_MAX)/inode:%u:%u:%llu",
+			       major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
+	} else if (len <= 0 || path[0] != '/') {
+		/* No path to decide on (cannot happen for a file opened by a
+		 * name): fail closed. */
+		k->read_denied++;
+		return FAN_DENY;
+	} else {
+		path[len] = '\0';
+	}
+
+	struct seccomp_notif req;
+	memset(&req, 0, sizeof(req));
+	req.pid = (uint32_t)m->pid;
+	struct cw_notif n = { .run = run, .req = &req, .tid = m->pid, .tgid = m->pid, .syscall = "open" };
+	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
+	struct cw_event ev;
+	cw_event_init(&ev, "open");
+	ev.source = "fanotify";
+	ev.op.kind = CW_OP_OPEN_READ;
+	ev.op.path = path;
+	ev.checked = true;
+	/* A *.pem or *.key holding no private key (a certificate) is not a
+	 * secret (fs_open.c, note_key_free): this is the very file opened. */
+	if (cw_path_secret_by_key_name(&run->ctx, path))
+		ev.op.key_free = S_ISREG(st.st_mode) && st.st_size <= (off_t)(4u << 20) &&
+				 cw_keys_scan_fd(m->fd, 4u << 20) == 0;
+	bool secret_name = cw_path_is_secret(&run->ctx, path) && !ev.op.key_free;
+	char alias[PATH_MAX + 64];
+	const char *name = secret_name ? NULL : cw_secret_ids_find(run, &st);
+	if (name) {
+		snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
+		ev.op.alias = alias;
+	} else if (!secret_name && S_ISREG(st.st_mode) && cw_keys_worth_scanning(path, st.st_size) &&
+		   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {
+		ev.op.alias = "a file holding a private key";
+	}
+	bool allowed = cw_event_decide(&n, &ev);
+	if (!allowed) {
+		/* What the open fails with: fanotify's FAN_DENY is EPERM
+		 * (kernel_attach: FAN_DENY_ERRNO is for HSM groups only). */
+		ev.err = EPERM;
+		ev.verified = true;
+	}
+	cw_event_record(&n, &ev);
+	if (!allowed) {
+		k->read_denied++;
+		return FAN_DENY;
+	}
+	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias &&
+		     (S_ISDIR(st.st_mode) || st.st_nlink <= 1);
+	if (quiet) {
+		uint64_t mask = S_ISDIR(st.st_mode) ? FAN_OPEN_PERM | FAN_ONDIR : FAN_OPEN_PERM;
+		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORE, mask, m->fd, NULL) == 0)
+			k->read_marked++;
+	}
+	return FAN_ALLOW;
+}
+
 /* Two threads serve the fanotify group. The reader answers capwatch's own
  * events at once and queues the tree's; the decider takes the loop's lock
  * and decides them. Deciding opens files (/proc, the ELF of an image...),
@@ -757,7 +886,13 @@ static void *fan_reader(void *arg)
 				fan_respond(k->fan, m->fd, FAN_DENY);
 				continue;
 			}
-			if (m->pid == self || !(m->mask & FAN_OPEN_EXEC_PERM)) {
+			/* Not the tree's (capwatch, a process of the host on a
+			 * bind of a watched mount, a helper capwatch forked):
+			 * answered here, never behind the loop's lock. The
+			 * cgroup test reads only /proc and what is set before
+			 * this thread starts. */
+			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
+			    !cw_kernel_in_tree(run, m->pid)) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
@@ -789,11 +924,10 @@ static void *fan_decider(void *arg)
 		fq->head = (fq->head + 1) % FANQ;
 		fq->n--;
 		pthread_mutex_unlock(&fq->mu);
-		unsigned response = FAN_ALLOW;
 		cw_loop_lock(run);
 		connector_drain(run);
-		if (cw_kernel_in_tree(run, m.pid))
-			response = decide_exec(run, &m);
+		/* (a member: fan_reader asked the cgroup) */
+		unsigned response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
 		cw_loop_unlock(run);
 		fan_respond(k->fan, m.fd, response);
 	}
@@ -817,7 +951,7 @@ static void unescape(char *s)
 }
 
 /* Mark every mount of the child's mount namespace. */
-static int mark_mounts(struct cw_run *run)
+static int mark_mounts(struct cw_run *run, uint64_t mask)
 {
 	struct cw_kernel *k = run->kernel;
 	char path[64];
@@ -832,7 +966,7 @@ static int mark_mounts(struct cw_run *run)
 	char rootp[64];
 	snprintf(rootp, sizeof(rootp), "/proc/%d/root/", (int)run->child);
 	int root_err = 0;
-	if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, CW_FAN_MASK, AT_FDCWD, rootp) < 0)
+	if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, mask, AT_FDCWD, rootp) < 0)
 		root_err = -errno;
 	else
 		k->marks++;
@@ -848,7 +982,7 @@ static int mark_mounts(struct cw_run *run)
 		int l = snprintf(target, sizeof(target), "/proc/%d/root%s", (int)run->child, tok);
 		if (l < 0 || (size_t)l >= sizeof(target))
 			continue;
-		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, CW_FAN_MASK, AT_FDCWD, target) == 0) {
+		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_MOUNT, mask, AT_FDCWD, target) == 0) {
 			k->marks++;
 		} else {
 			/* Hidden under another mount, or a kind fanotify cannot
@@ -863,10 +997,237 @@ static int mark_mounts(struct cw_run *run)
 	return root_err;
 }
 
-int cw_kernel_child(void)
+/* --- the tree's own PID namespace (CAPWATCH_KERNEL_READS=1) --- */
+
+/* The namespace's init: it only reaps the orphans that come to it, and
+ * ends when capwatch closes QUIT_R (or dies: PDEATHSIG), which kills what
+ * is left of the namespace. Nothing of it can be reached from the tree: it
+ * is not dumpable (no /proc/1/root, fd, environ without CAP_SYS_PTRACE,
+ * which the tree lacks), its root is an empty read-only tmpfs of a mount
+ * namespace of its own, it holds no descriptor but QUIT_R, and the kernel
+ * drops every signal the tree sends it (it has no handler). */
+static __attribute__((noreturn)) void ns_init_main(int quit_r)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("capwatch-init", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+		  "size=4k,mode=0555") < 0 ||
+	    chdir("/tmp") < 0 || chroot(".") < 0)
+		_exit(1); /* the namespace dies with it: the tree never starts */
+	/* It needs no privilege from here on. */
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof(none));
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &h, none) < 0)
+		_exit(1);
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	if (quit_r > 0)
+		syscall(SYS_close_range, 0U, (unsigned)quit_r - 1, 0U);
+	syscall(SYS_close_range, (unsigned)quit_r + 1, ~0U, 0U);
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	for (;;) {
+		struct pollfd p[2] = { { quit_r, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		if (poll(p, sfd >= 0 ? 2 : 1, sfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			_exit(1);
+		if (p[0].revents)
+			_exit(0);
+		struct signalfd_siginfo si;
+		while (sfd >= 0 && read(sfd, &si, sizeof(si)) > 0)
+			;
+		while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+			;
+	}
+}
+
+int cw_kernel_reads_prepare(struct cw_run *run)
+{
+	int own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (own < 0)
+		return -errno;
+	int q[2];
+	if (pipe2(q, O_CLOEXEC) < 0) {
+		int e = -errno;
+		close(own);
+		return e;
+	}
+	if (unshare(CLONE_NEWPID) < 0) {
+		int e = -errno;
+		close(own); close(q[0]); close(q[1]);
+		return e;
+	}
+	pid_t c = fork();
+	if (c == 0) {
+		close(q[1]);
+		ns_init_main(q[0]);
+	}
+	int e = c < 0 ? -errno : 0;
+	close(q[0]);
+	if (e < 0) {
+		if (setns(own, CLONE_NEWPID) < 0)
+			abort(); /* never fork capwatch's own helpers into it */
+		close(own); close(q[1]);
+		return e;
+	}
+	run->ns_init = c;
+	run->ns_init_w = q[1];
+	run->own_pidns_fd = own;
+	run->kernel_reads = true;
+	return 0;
+}
+
+int cw_kernel_reads_forked(struct cw_run *run)
+{
+	if (run->own_pidns_fd < 0)
+		return 0;
+	int r = setns(run->own_pidns_fd, CLONE_NEWPID) < 0 ? -errno : 0;
+	close(run->own_pidns_fd);
+	run->own_pidns_fd = -1;
+	return r;
+}
+
+bool cw_kernel_ns_pid_in_tree(const struct cw_run *run, pid_t pid)
+{
+	/* Every process of the namespace but its init descends from the
+	 * command (capwatch forks only those two into it). */
+	if (pid <= 1 || run->ns_proc_fd < 0)
+		return false;
+	char num[16];
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	struct stat st;
+	return fstatat(run->ns_proc_fd, num, &st, 0) == 0;
+}
+
+/* The last number of the NSpid line of /proc/TASKDIR/status, or -1. */
+static pid_t ns_tid_of(const char *status)
+{
+	char buf[2048];
+	if (cw_read_small(status, buf, sizeof(buf)) < 0)
+		return -1;
+	char *l = strstr(buf, "\nNSpid:");
+	if (!l)
+		return -1;
+	l += 7;
+	char *nl = strchr(l, '\n');
+	if (nl)
+		*nl = '\0';
+	char *last = strrchr(l, '\t');
+	return last ? (pid_t)atoi(last + 1) : (pid_t)atoi(l);
+}
+
+pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid)
+{
+	char p[96];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)tgid);
+	if (ns_tid_of(p) == nstid)
+		return tgid;
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)tgid);
+	DIR *d = opendir(p);
+	if (!d)
+		return -1;
+	pid_t found = -1;
+	struct dirent *e;
+	while (found < 0 && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%.16s/status", (int)tgid, e->d_name);
+		if (ns_tid_of(p) == nstid)
+			found = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+void cw_kernel_names_changed(struct cw_run *run)
+{
+	struct cw_kernel *k = run->kernel;
+	if (!run->kernel_reads || !k || k->fan < 0 || !k->read_marked)
+		return;
+	/* A new name (a rename, a link) may make a marked inode a secret's:
+	 * every inode is decided again at its next open. */
+	if (fanotify_mark(k->fan, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0)
+		cw_debug("fanotify flush: %s", strerror(errno));
+	k->read_marked = 0;
+}
+
+/* The tree's view (in the child, after unshare(CLONE_NEWNS), before it
+ * drops its capabilities; async-signal-safe): a /proc of its PID
+ * namespace, a /dev of its own with the harmless devices of the host's
+ * (the same inodes, so that capwatch's view of them is the tree's), and
+ * the host's /dev/pts, /dev/shm and /dev/mqueue;
+ * every other mount nodev, so that no other device node opens. */
+static int reads_view(void)
+{
+	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+	int fds[CW_ARRAY_SIZE(nodes)], shm, mq, pts;
+	char p[64];
+	for (size_t i = 0; i < CW_ARRAY_SIZE(nodes); i++) {
+		memcpy(p, "/dev/", 5);
+		size_t l = strlen(nodes[i]);
+		memcpy(p + 5, nodes[i], l + 1);
+		fds[i] = (int)syscall(SYS_open_tree, AT_FDCWD, p, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	}
+	shm = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/shm", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	pts = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/pts", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	mq = (int)syscall(SYS_open_tree, AT_FDCWD, "/dev/mqueue", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_NODEV };
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &a, sizeof(a)) < 0)
+		return -errno;
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
+	if (mount("capwatch-dev", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k") < 0)
+		return -errno;
+	for (size_t i = 0; i < CW_ARRAY_SIZE(nodes); i++) {
+		if (fds[i] < 0)
+			continue;
+		memcpy(p, "/dev/", 5);
+		size_t l = strlen(nodes[i]);
+		memcpy(p + 5, nodes[i], l + 1);
+		int f = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (f >= 0)
+			close(f);
+		if (syscall(SYS_move_mount, fds[i], "", AT_FDCWD, p, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return -errno;
+		close(fds[i]);
+	}
+	/* The host's ptys, as capwatch sees them (it performs the tree's
+	 * read-write opens of ptmx and of pty slaves, fs_special.c): reads
+	 * there, another session's terminal, are Landlock's to refuse
+	 * (cw_landlock_child grants reads on the devices above only). */
+	if (pts >= 0 && (mkdir("/dev/pts", 0755) < 0 ||
+			 syscall(SYS_move_mount, pts, "", AT_FDCWD, "/dev/pts", MOVE_MOUNT_F_EMPTY_PATH) < 0 ||
+			 symlink("pts/ptmx", "/dev/ptmx") < 0))
+		return -errno;
+	if (mkdir("/dev/shm", 01777) < 0)
+		return -errno;
+	if (shm >= 0 ? syscall(SYS_move_mount, shm, "", AT_FDCWD, "/dev/shm", MOVE_MOUNT_F_EMPTY_PATH) < 0
+		     : mount("shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=01777") < 0)
+		return -errno;
+	if (mq >= 0 && (mkdir("/dev/mqueue", 0755) < 0 ||
+			syscall(SYS_move_mount, mq, "", AT_FDCWD, "/dev/mqueue", MOVE_MOUNT_F_EMPTY_PATH) < 0))
+		return -errno;
+	if (symlink("/proc/self/fd", "/dev/fd") < 0 || symlink("/proc/self/fd/0", "/dev/stdin") < 0 ||
+	    symlink("/proc/self/fd/1", "/dev/stdout") < 0 || symlink("/proc/self/fd/2", "/dev/stderr") < 0)
+		return -errno;
+	return 0;
+}
+
+int cw_kernel_child(bool reads)
 {
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
+	if (reads) {
+		/* Private: a mount the host makes later would reach the tree
+		 * unwatched and with devices. */
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return -errno;
+		return reads_view();
+	}
 	/* The host's mounts still arrive (slave); none of the tree's leave. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && errno != EINVAL)
 		return -errno; /* EINVAL: a chroot whose "/" is no mount (copies stay peers) */
@@ -876,7 +1237,14 @@ int cw_kernel_child(void)
 int cw_kernel_ready(struct cw_run *run)
 {
 	struct cw_kernel *k = run->kernel;
-	int r = mark_mounts(run);
+	if (run->kernel_reads) {
+		char pp[64];
+		snprintf(pp, sizeof(pp), "/proc/%d/root/proc", (int)run->child);
+		run->ns_proc_fd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (run->ns_proc_fd < 0)
+			return -errno;
+	}
+	int r = mark_mounts(run, run->kernel_reads ? CW_FAN_MASK | CW_FAN_READ_MASK : CW_FAN_MASK);
 	if (r < 0) {
 		cw_err("fanotify cannot watch the command's root mount: %s", strerror(-r));
 		return r;
@@ -948,6 +1316,11 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	if (!c)
 		return -ENOMEM;
 	c->ppid = getpid();
+	if (run->kernel_reads) {
+		char st[64];
+		snprintf(st, sizeof(st), "/proc/%d/status", (int)child);
+		c->nspid = ns_tid_of(st);
+	}
 	if ((r = cw_loop_add_source(run, k->cn, EPOLLIN, on_connector)) < 0 ||
 	    (r = cw_loop_add_source(run, k->cg_events, EPOLLPRI, on_cgroup_events)) < 0)
 		return r;
@@ -1063,11 +1436,19 @@ void cw_kernel_teardown(struct cw_run *run)
 	}
 	if (k->cn >= 0)
 		close(k->cn);
+	if (run->ns_init_w >= 0) {
+		close(run->ns_init_w);
+		run->ns_init_w = -1;
+		if (run->ns_init > 0)
+			waitpid(run->ns_init, NULL, 0);
+	}
 	/* The rest stays until the process ends: the fanotify thread may be
 	 * reading its group, and the loop's sources name these. */
 }
 
-const char *cw_kernel_layers(void)
+const char *cw_kernel_layers(const struct cw_run *run)
 {
+	if (run->kernel_reads)
+		return "cgroup-v2+pidns+fanotify-exec+fanotify-open+proc-connector";
 	return "cgroup-v2+fanotify-exec+proc-connector";
 }

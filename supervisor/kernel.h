@@ -27,7 +27,22 @@ struct cw_run;
 int cw_kernel_probe(struct cw_run *run, char *why, size_t n);
 /* In the child, before it drops its capabilities: a mount namespace of
  * its own whose mounts fanotify watches. 0 or -errno (async-signal-safe). */
-int cw_kernel_child(void);
+int cw_kernel_child(bool reads);
+/* CAPWATCH_KERNEL_READS=1, before the filter is built: the PID namespace
+ * the command is forked into next, and its init. 0 (run->kernel_reads
+ * set) or -errno (nothing changed). */
+int cw_kernel_reads_prepare(struct cw_run *run);
+/* Right after the command's fork: capwatch's next forks are in its own
+ * namespace again. 0 or -errno. */
+int cw_kernel_reads_forked(struct cw_run *run);
+/* PID as a member names it, in its namespace (kernel_reads): a member? */
+bool cw_kernel_ns_pid_in_tree(const struct cw_run *run, pid_t pid);
+/* The thread of process TGID (capwatch's number) that the tree's PID
+ * namespace numbers NSTID: its number for capwatch, or -1. */
+pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid);
+/* The tree made or changed a name (rename, link): reads are decided
+ * anew (the ignore marks go). */
+void cw_kernel_names_changed(struct cw_run *run);
 /* In capwatch once the child is set up (it waits for its last "go"):
  * mark its mounts and start deciding execs. 0 or -errno. */
 int cw_kernel_ready(struct cw_run *run);
@@ -43,5 +58,5 @@ void cw_kernel_kill_cgroup(const struct cw_run *run);
 /* The end of the run: stop the sentinel, remove the cgroup. */
 void cw_kernel_teardown(struct cw_run *run);
 /* Counters for the report's layer list. */
-const char *cw_kernel_layers(void);
+const char *cw_kernel_layers(const struct cw_run *run);
 #endif

@@ -1,5 +1,6 @@
 /* Landlock backstop on the command (see landlock.h). */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -49,7 +50,17 @@ struct cw_landlock {
 	char layer[48];      /* "" when not applied */
 	char note[512];
 	bool fs_open;        /* fs part left out: writes may be allowed anywhere */
+	uint64_t dir_rights; /* the write rights granted beneath /dev */
+	bool reads;          /* READ_FILE handled: granted beneath every entry of
+				"/" but /dev, and (in the child) on the tree's
+				harmless devices: no terminal but the tree's opens
+				for reading (CAPWATCH_KERNEL_READS, kernel.h) */
 };
+
+bool cw_landlock_reads(const struct cw_run *run)
+{
+	return run->landlock && run->landlock->reads;
+}
 
 bool cw_landlock_fs_unbounded(const struct cw_run *run)
 {
@@ -72,6 +83,31 @@ int cw_landlock_child(const struct cw_run *run)
 	const struct cw_landlock *L = run->landlock;
 	if (!L || L->fd < 0)
 		return 0;
+	if (L->reads) {
+		/* The tree's /dev (made by cw_kernel_child): its devices, and
+		 * not /dev/pts, where another session's terminal is (its
+		 * reads have no fanotify event; e131). Async-signal-safe. */
+		/* And the tree's /proc, mounted over the host's: Landlock does
+		 * not look at the rules of a mount point it walks up through,
+		 * so the host's /proc rule does not reach it. */
+		static const char *const dev[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+						   "/dev/urandom", "/dev/tty", "/dev/shm", "/dev/mqueue",
+						   "/proc" };
+		for (size_t i = 0; i < CW_ARRAY_SIZE(dev); i++) {
+			int fd = open(dev[i], O_PATH | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			struct stat st;
+			struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+								 .parent_fd = fd };
+			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && strcmp(dev[i], "/proc") != 0)
+				pb.allowed_access |= L->dir_rights;
+			long r = syscall(SYS_landlock_add_rule, L->fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+			close(fd);
+			if (r < 0)
+				return -errno;
+		}
+	}
 	if (syscall(SYS_landlock_restrict_self, L->fd, 0) < 0)
 		return -errno;
 	close(L->fd);
@@ -232,6 +268,32 @@ static int add_path(int rs, const char *path, uint64_t access, bool file_ok)
 	return 0;
 }
 
+/* READ_FILE beneath every entry of "/" but /dev (CAPWATCH_KERNEL_READS;
+ * the tree's /dev gets its rules in the child). 0 or -errno. */
+static int grant_reads(int rs)
+{
+	DIR *d = opendir("/");
+	if (!d)
+		return -errno;
+	int e = 0;
+	struct dirent *de;
+	while (e == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || strcmp(de->d_name, "dev") == 0)
+			continue;
+		char p[300];
+		snprintf(p, sizeof(p), "/%s", de->d_name);
+		_cleanup_close_ int fd = open(p, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* a dangling symlink ("/lib64" -> nowhere): nothing to read */
+		struct landlock_path_beneath_attr pb = { .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
+							 .parent_fd = fd };
+		if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			e = -errno;
+	}
+	closedir(d);
+	return e;
+}
+
 void cw_landlock_free(struct cw_run *run)
 {
 	struct cw_landlock *L = run->landlock;
@@ -306,7 +368,10 @@ void cw_landlock_prepare(struct cw_run *run)
 			rights |= LANDLOCK_ACCESS_FS_REFER;
 		if (abi >= 3)
 			rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
-		attr.handled_access_fs = rights;
+		if (run->kernel_reads)
+			attr.handled_access_fs = rights | LANDLOCK_ACCESS_FS_READ_FILE;
+		else
+			attr.handled_access_fs = rights;
 		/* Device nodes are handled but allowed nowhere: mknod is
 		 * left to the kernel (CAP_MKNOD), and a block device made in
 		 * the workspace would be a door to any disk. */
@@ -332,6 +397,11 @@ void cw_landlock_prepare(struct cw_run *run)
 			e = add_path(rs, run->scratch, rights, false);
 		if (e == 0)
 			e = add_path(rs, "/dev", rights, false);
+		if (e == 0 && run->kernel_reads) {
+			L->dir_rights = rights;
+			e = grant_reads(rs);
+			L->reads = e == 0;
+		}
 		for (size_t i = 0; i < out.n && e == 0; i++)
 			e = add_path(rs, out.path[i], rights, true);
 		if (e < 0) {

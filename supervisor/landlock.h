@@ -40,5 +40,8 @@ const char *cw_landlock_note(const struct cw_run *run);
  * default, or by a scope such as "**" that can match under "/"); the run
  * notes why. */
 bool cw_landlock_fs_unbounded(const struct cw_run *run);
+/* Does the ruleset handle reads (run->kernel_reads asked for it, and the
+ * fs part applies)? Without it reads cannot be passed in the kernel. */
+bool cw_landlock_reads(const struct cw_run *run);
 
 #endif

@@ -86,7 +86,10 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(st, CW_STEP_PDEATHSIG);
-	if (getppid() != parent) {
+	/* (In the tree's own PID namespace capwatch has no number: 0. An
+	 * orphan there would have its init's, 1.) */
+	pid_t pp = getppid();
+	if (pp != parent && !(run->kernel_reads && pp == 0)) {
 		errno = ESRCH;
 		child_fail(st, CW_STEP_PDEATHSIG);
 	}
@@ -122,7 +125,7 @@ static __attribute__((noreturn)) void child_main(struct cw_run *run, pid_t paren
 	/* The kernel back end watches the mounts of a namespace of the
 	 * tree's own (kernel.h): made while the child may still. */
 	if (run->backend && strcmp(run->backend, "kernel") == 0) {
-		int ke = cw_kernel_child();
+		int ke = cw_kernel_child(run->kernel_reads);
 		if (ke < 0) {
 			errno = -ke;
 			child_fail(st, CW_STEP_MOUNTNS);
@@ -341,7 +344,8 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 		return e;
 	}
 
-	cw_landlock_prepare(run);
+	if (!run->kernel_reads)
+		cw_landlock_prepare(run); /* (with kernel_reads: made already, run.c) */
 	cw_limits_prepare(run);
 	cw_privs_prepare(run, &run->privs);
 	/* The child's copy is the one it uses; this one goes with the call. */
@@ -360,6 +364,11 @@ int cw_launch(struct cw_run *run, const struct sock_fprog *prog, const struct cw
 	}
 	close(go[0]);
 	close(st[1]);
+	if (cw_kernel_reads_forked(run) < 0) {
+		/* capwatch's own forks would land in the tree's namespace */
+		cw_err("cannot return to capwatch's PID namespace: %s", strerror(errno));
+		abort();
+	}
 	_cleanup_close_ int gofd = go[1];
 	_cleanup_close_ int stfd = st[0];
 	run->child = pid;

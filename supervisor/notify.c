@@ -8,6 +8,7 @@
  * for may be waiting for our answer. */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -20,8 +21,11 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include "supervisor/notify.h"
+#include "supervisor/resolve.h"
 #include "supervisor/annot.h"
 #include "supervisor/colocate.h"
 #include "supervisor/approval.h"
@@ -182,6 +186,48 @@ static int send_fd(struct cw_notif *n, int srcfd, bool cloexec)
 /* Apply N's answer, once. EV is the event it answers (NULL: none, or
  * recorded already). Returns false when EV is not to be recorded: an ask
  * an approver now waits on. */
+/* The file EV's open created, named PATH, is still the one FD holds:
+ * removed (its descriptor could not be installed). */
+static void undo_create(int fd, const char *path)
+{
+	struct stat mine, there;
+	char base[NAME_MAX + 1];
+	if (!path || path[0] != '/' || fstat(fd, &mine) < 0)
+		return;
+	_cleanup_close_ int d = cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, base,
+						    sizeof(base));
+	if (d < 0 || fstatat(d, base, &there, AT_SYMLINK_NOFOLLOW) < 0 || there.st_dev != mine.st_dev ||
+	    there.st_ino != mine.st_ino)
+		return;
+	if (unlinkat(d, base, 0) < 0)
+		cw_debug("removing %s after a failed install: %s", path, strerror(errno));
+}
+
+/* A descriptor whose open left an effect to the answer (A->trunc_after,
+ * A->undo_create): installed first (ADDFD without SEND), then the effect,
+ * then the answer; not installable, the effect is not had. The number, or
+ * -errno. */
+static int send_fd_acting(struct cw_notif *n, const struct cw_answer *a, const struct cw_event *ev)
+{
+	struct seccomp_notif_addfd ad = {
+		.id = n->req->id,
+		.flags = 0,
+		.srcfd = (__u32)a->fd,
+		.newfd_flags = a->cloexec ? O_CLOEXEC : 0,
+	};
+	int fd = ioctl(n->run->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &ad);
+	if (fd < 0) {
+		int e = errno;
+		if (a->undo_create && e != ENOENT)
+			undo_create(a->fd, ev ? ev->op.path : NULL);
+		return -e;
+	}
+	if (a->trunc_after && ftruncate(a->fd, 0) < 0)
+		cw_warn("O_TRUNC of a file just installed: %s", strerror(errno));
+	send_resp(n, fd, 0, 0); /* ENOENT: the target died meanwhile */
+	return fd;
+}
+
 static bool apply_answer(struct cw_notif *n, struct cw_event *ev)
 {
 	struct cw_answer *a = &n->answer;
@@ -229,7 +275,7 @@ static bool apply_answer(struct cw_notif *n, struct cw_event *ev)
 		a->result = send_resp(n, a->val, 0, 0);
 		break;
 	case CW_ANSWER_FD:
-		a->result = send_fd(n, a->fd, a->cloexec);
+		a->result = a->trunc_after || a->undo_create ? send_fd_acting(n, a, ev) : send_fd(n, a->fd, a->cloexec);
 		close(a->fd);
 		a->fd = -1;
 		if (a->result < 0 && a->result != -ENOENT) {
@@ -382,7 +428,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	struct cw_trace_op to = {
 		.seq = ++run->seq, .time = t,
 		.pid = n->tgid, .tid = n->tid, .ppid = n->ppid,
-		.source = "seccomp",
+		.source = ev->source ? ev->source : "seccomp",
 		.op = &ev->op,
 		.raw_path = ev->raw_path, .raw_path_len = ev->raw_path_len,
 		.raw_path2 = ev->raw_path2, .raw_path2_len = ev->raw_path2_len,

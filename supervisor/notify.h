@@ -43,6 +43,13 @@ struct cw_answer {
 	int64_t val;         /* VALUE */
 	int fd;              /* FD */
 	bool cloexec;        /* FD: installed close-on-exec */
+	/* FD: what the open leaves until the descriptor is installed, so
+	 * that a call the kernel would fail first (EMFILE: a full table)
+	 * acts on nothing (e144): O_TRUNC's truncation after it is
+	 * installed, and a file the open created removed when it cannot be
+	 * (fs_open.c). */
+	bool trunc_after;
+	bool undo_create;
 	bool twice;          /* a second answer was given (a bug) and dropped */
 	/* Set by the applier. */
 	bool applied;
@@ -159,6 +166,8 @@ struct cw_event {
 			   fast path): cw_event_decide uses it once */
 	bool checked;   /* no ID_VALID needed (the handler checked, or its answer
 			   is the check): cw_event_finish does not ask */
+	const char *source; /* the trace's "source": NULL is "seccomp" (a
+			   fanotify read event of the kernel back end: "fanotify") */
 	bool quiet_if_gone; /* nothing was done that the target did not ask for
 			   (capwatch's open of exactly the bytes it read): when
 			   the answer finds the notification gone, not recorded */

@@ -176,7 +176,7 @@ void cw_outcome_set_enforcement(struct cw_run *run)
 	if (run->tracker_ops == &cw_tracker_ptrace)
 		layers[nl++] = "ptrace";
 	if (run->tracker_ops == &cw_tracker_kernel)
-		layers[nl++] = cw_kernel_layers();
+		layers[nl++] = cw_kernel_layers(run);
 	if (run->child > 0 && run->privs.layer[0])
 		layers[nl++] = run->privs.layer;
 	if (run->child > 0 && run->privs.layer_ns[0])

@@ -45,6 +45,7 @@ struct cw_proc {
 	 * an exec fanotify never saw came through a mount it does not
 	 * watch), and whether the process was killed for such an exec. */
 	struct { dev_t dev; ino_t ino; } fan_ok[4];
+	pid_t nspid; /* its number in the tree's PID namespace (kernel_reads), 0 unknown */
 	unsigned nfan_ok;
 	bool condemned;
 	/* The portable back end: the last notification of this thread that

@@ -750,6 +750,25 @@ static void note_launched(struct cw_run *run)
 /* 5. The filter, the signals, the launch. */
 static enum step launch(struct cw_run *run, struct setup *su)
 {
+	const char *kr = getenv("CAPWATCH_KERNEL_READS");
+	if (run->backend && strcmp(run->backend, "kernel") == 0 && kr && strcmp(kr, "1") == 0) {
+		/* Reads passed in the kernel need Landlock to keep the tree
+		 * from reading a terminal not its own (cw_landlock_reads) and
+		 * a PID namespace of its own (kernel.h); without both they stay
+		 * notified, as with the portable back end. */
+		run->kernel_reads = true;
+		cw_landlock_prepare(run);
+		int e = cw_landlock_reads(run) ? 0 : -ENOTSUP;
+		const char *what = "Landlock cannot handle reads for this profile";
+		if (e == 0 && (e = cw_kernel_reads_prepare(run)) < 0)
+			what = "no PID namespace for the tree";
+		if (e < 0) {
+			run->kernel_reads = false;
+			cw_landlock_prepare(run);
+			cw_record_note(run, 0, "warning", "CAPWATCH_KERNEL_READS: %s (%s): reads stay notified", what,
+				       strerror(-e));
+		}
+	}
 	if (cw_filter_build(run, &su->prog) < 0)
 		return setup_failed(su, "seccomp filter could not be built");
 	if (cw_fs_init(run) < 0)
@@ -849,6 +868,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->t0 = cw_now();
 	run->last_flush = run->t0;
 	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
+	run->ns_init_w = run->own_pidns_fd = run->ns_proc_fd = -1;
 	run->observe = opts->observe;
 	cw_jbuf_init(&run->tj);
 

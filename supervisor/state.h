@@ -109,6 +109,12 @@ struct cw_run {
 	const char *backend;          /* "portable" or "kernel" */
 	char backend_reason[256];     /* why auto chose it */
 	struct cw_kernel *kernel;     /* kernel.c's state, NULL for portable */
+	/* The kernel back end deciding reads in the kernel (kernel.h,
+	 * CAPWATCH_KERNEL_READS=1): the tree in a PID namespace of its own,
+	 * whose init is ns_init; ns_proc_fd is that namespace's /proc. */
+	bool kernel_reads;
+	pid_t ns_init;
+	int ns_init_w, own_pidns_fd, ns_proc_fd;
 	/* --- the state of the infrastructure modules, each made by the
 	 * module's init and freed at its teardown (NULL: not made, or off) --- */
 	struct cw_limits *limits;         /* limits.c */

@@ -20,6 +20,7 @@ ssize_t cw_read_text(const char *path, char *buf, size_t size);
  * -ESRCH: the thread is gone). */
 struct cw_target_status {
 	pid_t tgid;
+	pid_t ns_tgid;                /* its number in its own PID namespace (NStgid's last) */
 	unsigned long uid[4], gid[4]; /* real, effective, saved, filesystem */
 	uint64_t cap_eff;
 	int umask;                    /* -1 when the kernel does not say */
@@ -34,6 +35,12 @@ bool cw_task_in_tree(const struct cw_notif *n, pid_t pid);
 /* Is process group PGID (0: the caller's own) led by a member of the tree?
  * proc.c. */
 bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid);
+/* The same for a pid or group an argument names (proc.c): the tree's own
+ * PID namespace numbers it under CAPWATCH_KERNEL_READS (kernel.h). */
+bool cw_task_named_in_tree(const struct cw_notif *n, pid_t pid);
+bool cw_group_named_in_tree(const struct cw_notif *n, pid_t pgid);
+/* Does anyone answer to the pid (negative: group) an argument names? */
+bool cw_named_exists(const struct cw_notif *n, pid_t pid);
 /* The pid behind the target's pidfd FD ("Pid:" in its fdinfo): -EBADF when
  * FD is not a pidfd, -1 when its process is gone, 0 when it is outside
  * capwatch's pid namespace. proc.c. */

@@ -22,6 +22,7 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_impl.h"
+#include "supervisor/kernel.h"
 #include "supervisor/util.h"
 
 
@@ -255,6 +256,7 @@ static int do_fd_op(struct cw_notif *n)
 		if (p2 < 0)
 			return p2;
 		r = linkat(n->fs->fd, "", p2, b2, AT_EMPTY_PATH);
+		cw_kernel_names_changed(n->run); /* a name for a marked inode */
 		break;
 	}
 	case __NR_utimensat: {

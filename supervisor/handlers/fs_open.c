@@ -252,6 +252,8 @@ struct open_plan {
 	bool reopen_rd;           /* ... through a read-write open, reopened read-only */
 	bool nb_added;            /* O_NONBLOCK is capwatch's, until the type is checked */
 	bool existing;            /* opened without O_CREAT: it was there */
+	bool created;             /* this open made the file (its name is undone when the
+				     descriptor cannot be installed: e144) */
 	struct stat st;           /* what was opened */
 };
 
@@ -299,6 +301,7 @@ static int open_file(struct cw_notif *n, struct cw_event *ev, struct open_plan *
 	 * O_TRUNC). O_ACCMODE 3 has no write mode to truncate through: it
 	 * keeps O_TRUNC in the open. */
 	p->acc = o->flags & O_ACCMODE;
+	p->created = false;
 	p->late_trunc = (o->flags & O_TRUNC) && p->acc != O_ACCMODE;
 	p->reopen_rd = p->late_trunc && p->acc == O_RDONLY;
 	unsigned long long oflags = o->flags;
@@ -337,7 +340,20 @@ static int open_file(struct cw_notif *n, struct cw_event *ev, struct open_plan *
 			}
 		}
 		mode_t saved_umask = um >= 0 ? umask((mode_t)um) : 0;
+		/* O_CREAT with O_EXCL, so that capwatch knows it made the
+		 * file; there already (made meanwhile), the open asked for
+		 * runs as asked (the kernel's O_CREAT checks, such as
+		 * fs.protected_regular, apply to it). */
+		bool excl_added = (o->flags & O_CREAT) && !(o->flags & (O_EXCL | CW_O_TMPFILE_BIT));
+		if (excl_added)
+			how.flags |= O_EXCL;
 		fd = cw_openat2_long(ev->op.path, &how);
+		if (fd == -EEXIST && excl_added) {
+			how.flags &= ~(unsigned long long)O_EXCL;
+			fd = cw_openat2_long(ev->op.path, &how);
+		} else if (fd >= 0 && (o->flags & O_CREAT) && !(o->flags & CW_O_TMPFILE_BIT)) {
+			p->created = true;
+		}
 		int open_errno = fd < 0 ? -fd : 0;
 		if (fd < 0)
 			fd = -1;
@@ -461,10 +477,15 @@ static int finish_write(struct cw_notif *n, struct cw_event *ev, int fd, const s
 	/* An empty file that was missing when resolved was just made (by
 	 * this open, or within microseconds): nothing to cut, and its times
 	 * are now already. */
-	if (p->late_trunc && S_ISREG(st->st_mode) && (n->fs->res1.exists || st->st_size > 0) &&
-	    ftruncate(fd, 0) < 0) {
-		open_failed(n, ev, fd, errno);
-		return -1;
+	if (p->late_trunc && S_ISREG(st->st_mode) && (n->fs->res1.exists || st->st_size > 0)) {
+		/* Through a read-write open reopened read-only: cut now (the
+		 * descriptor installed cannot); else once it is installed, so
+		 * that an open the kernel fails first (EMFILE) cuts nothing
+		 * (e144; the answer's trunc_after). */
+		if (p->reopen_rd && ftruncate(fd, 0) < 0) {
+			open_failed(n, ev, fd, errno);
+			return -1;
+		}
 	}
 	if (p->reopen_rd) {
 		/* The same object, with the access asked for. */
@@ -520,6 +541,9 @@ static void enforce_open(struct cw_notif *n, struct cw_event *ev)
 		return;
 	cw_fs_remember_long_name(n->run->fs_state, ev->op.path, &p.st);
 	answer_with_fd(n, ev, fd);
+	n->answer.trunc_after = write_intent((long long)o->flags) && p.late_trunc && !p.reopen_rd &&
+				S_ISREG(p.st.st_mode) && (n->fs->res1.exists || p.st.st_size > 0);
+	n->answer.undo_create = p.created;
 }
 
 /* Files of /proc/PID that reach into the process itself: its memory,

@@ -17,6 +17,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/fs_impl.h"
 #include "supervisor/state.h"
+#include "supervisor/kernel.h"
 #include "supervisor/changes.h"
 #include "supervisor/record.h"
 #include "supervisor/secret_ids.h"
@@ -251,9 +252,28 @@ static int do_path_op(struct cw_notif *n, const struct cw_event *ev)
  * object (chmod, chown, truncate, utimes, xattrs) act on an O_PATH
  * descriptor of the decided object. Same credentials as the target;
  * creations use its umask. */
+/* A new name for an object (rename, link): under CAPWATCH_KERNEL_READS,
+ * reads the kernel passes without a decision are decided again (kernel.h),
+ * the new name may be a secret's. */
+static void names_changed(struct cw_notif *n)
+{
+	switch (n->req->data.nr) {
+	case __NR_rename:
+	case __NR_renameat:
+	case __NR_renameat2:
+	case __NR_link:
+	case __NR_linkat:
+		cw_kernel_names_changed(n->run);
+		break;
+	default:
+		break;
+	}
+}
+
 static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 {
 	const char *p = ev->op.path;
+	names_changed(n); /* before (--observe: the kernel renames) ... */
 	if (!ev->enforced || p[0] != '/' || (ev->op.path2 && ev->op.kind == CW_OP_RENAME && ev->op.path2[0] != '/')) {
 		enforce_continue(n, ev); /* --observe: see enforce_continue() */
 		return;
@@ -265,6 +285,7 @@ static void enforce_fs(struct cw_notif *n, struct cw_event *ev)
 	}
 	ev->verified = true;
 	ev->err = r < 0 ? -r : 0;
+	names_changed(n); /* ... and after: nothing marked in between stays */
 	if (r < 0)
 		cw_answer_error(n, ev->err);
 	else

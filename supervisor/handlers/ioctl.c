@@ -105,8 +105,8 @@ static void handle_owner(struct cw_notif *n, uint32_t cmd)
 			cw_answer_value(n, 0);
 		return;
 	}
-	bool in_tree = v > 0 ? cw_task_in_tree(n, v) : cw_group_in_tree(n, -v);
-	if (!in_tree && kill(v, 0) < 0 && errno == ESRCH) {
+	bool in_tree = v > 0 ? cw_task_named_in_tree(n, v) : cw_group_named_in_tree(n, -v);
+	if (!in_tree && !cw_named_exists(n, v)) {
 		cw_answer_error(n, ESRCH); /* f_setown() finds nobody either */
 		return;
 	}

@@ -127,6 +127,15 @@ static int translate_control(struct cw_notif *n, struct smsg *m)
 			if (c->cmsg_len != CMSG_LEN(sizeof(uc)))
 				return -EINVAL; /* __scm_send */
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			struct cw_target_status ts;
+			if (n->run->kernel_reads && cw_target_status(n->tid, &ts) == 0) {
+				/* In the tree's own PID namespace it claims its
+				 * number there (capwatch has none there). */
+				if (uc.pid == ts.ns_tgid)
+					uc.pid = n->tgid;
+				else if (uc.pid == n->tgid)
+					uc.pid = 0; /* a number of capwatch's view: not its own */
+			}
 			if (uc.pid == getpid() || !creds_claim_ok(n->tid, n->tgid, &uc))
 				return -EPERM;
 			if (uc.pid == n->tgid)

@@ -3,7 +3,6 @@
  * (or allowed, when the profile grants unrestricted). */
 #include "config.h"
 #include <errno.h>
-#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <signal.h>
@@ -11,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "supervisor/handlers/handlers.h"
@@ -18,6 +18,7 @@
 #include "supervisor/handlers/scratch.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/state.h"
+#include "supervisor/kernel.h"
 #include "supervisor/util.h"
 
 /* The pid behind a pidfd of the target ("Pid:" in fdinfo), or behind a
@@ -71,6 +72,35 @@ bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid)
 	return pgid > 0 && cw_tracker_in_tree(n->run, pgid);
 }
 
+/* The same for a pid or group the caller names in an argument: under the
+ * kernel back end's PID namespace (CAPWATCH_KERNEL_READS, kernel.h) the
+ * number is the namespace's, where every process but its init is ours. */
+bool cw_task_named_in_tree(const struct cw_notif *n, pid_t pid)
+{
+	if (!n->run->kernel_reads)
+		return cw_task_in_tree(n, pid);
+	return cw_kernel_ns_pid_in_tree(n->run, pid);
+}
+
+bool cw_group_named_in_tree(const struct cw_notif *n, pid_t pgid)
+{
+	if (!n->run->kernel_reads || pgid == 0)
+		return cw_group_in_tree(n, pgid);
+	return cw_kernel_ns_pid_in_tree(n->run, pgid); /* its leader */
+}
+
+bool cw_named_exists(const struct cw_notif *n, pid_t pid)
+{
+	if (!n->run->kernel_reads)
+		return !(kill(pid, 0) < 0 && errno == ESRCH);
+	if (pid < -1)
+		return true; /* a group: decided (its leader may be gone) */
+	char num[16];
+	struct stat st;
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	return n->run->ns_proc_fd >= 0 && fstatat(n->run->ns_proc_fd, num, &st, 0) == 0;
+}
+
 /* F_SETOWN_EX: the owner as read once from the target (into the call's
  * scratch, n->call->setown_ex), set on capwatch's duplicate of the
  * descriptor (the same open file description; the owner's credentials
@@ -110,24 +140,24 @@ static bool signal_target(struct cw_notif *n, int nr, int *target, bool *in_tree
 	case __NR_rt_sigqueueinfo:
 		*target = arg_int(n, 0);
 		if (*target > 0) {
-			*in_tree = cw_tracker_in_tree(n->run, *target);
+			*in_tree = cw_task_named_in_tree(n, *target);
 		} else if (*target == 0) {
 			pid_t pg = getpgid(n->tgid);
 			*in_tree = pg > 0 && group_in_tree(n, pg);
 		} else if (*target == -1) {
 			*in_tree = false; /* every process we may signal */
 		} else {
-			*in_tree = group_in_tree(n, -*target);
+			*in_tree = cw_group_named_in_tree(n, -*target);
 		}
 		return true;
 	case __NR_tkill:
 		*target = arg_int(n, 0);
-		*in_tree = cw_tracker_in_tree(n->run, *target);
+		*in_tree = cw_task_named_in_tree(n, *target);
 		return true;
 	case __NR_tgkill:
 	case __NR_rt_tgsigqueueinfo:
 		*target = arg_int(n, 0);
-		*in_tree = cw_tracker_in_tree(n->run, *target) && cw_tracker_in_tree(n->run, arg_int(n, 1));
+		*in_tree = cw_task_named_in_tree(n, *target) && cw_task_named_in_tree(n, arg_int(n, 1));
 		return true;
 	case __NR_pidfd_send_signal:
 		*target = cw_pidfd_target(n, arg_int(n, 0));
@@ -186,7 +216,7 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		cw_answer_continue(n); /* no owner: nobody to signal */
 		return false;
 	}
-	*in_tree = type == F_OWNER_PGRP ? group_in_tree(n, *target) : cw_tracker_in_tree(n->run, *target);
+	*in_tree = type == F_OWNER_PGRP ? cw_group_named_in_tree(n, *target) : cw_task_named_in_tree(n, *target);
 	return true;
 }
 
@@ -208,8 +238,7 @@ void cw_handle_signal(struct cw_notif *n)
 		return;
 	}
 	if (!in_tree && target != -1 && nr != __NR_pidfd_send_signal && nr != __NR_fcntl &&
-	    kill(target, 0) < 0 &&
-	    errno == ESRCH) {
+	    !cw_named_exists(n, target)) {
 		/* Nobody to signal: answer as the kernel would, without a
 		 * decision (a pid created meanwhile is not reached either, as
 		 * the call does not go ahead). */
@@ -232,16 +261,19 @@ void cw_handle_proc(struct cw_notif *n)
 	struct cw_event ev;
 	int nr = n->req->data.nr;
 	int target;
+	bool named = true; /* an argument's pid, not one capwatch found */
 
 	cw_event_init(&ev, n->syscall);
 	switch (nr) {
 	case __NR_ptrace:
 		/* PTRACE_TRACEME names the parent as the tracer. */
-		target = arg_u64(n, 0) == PTRACE_TRACEME ? n->ppid : arg_int(n, 1);
+		named = arg_u64(n, 0) != PTRACE_TRACEME;
+		target = named ? arg_int(n, 1) : n->ppid;
 		ev.flags = (long long)arg_u64(n, 0);
 		ev.has_flags = true;
 		break;
 	case __NR_pidfd_getfd:
+		named = false;
 		target = cw_pidfd_target(n, arg_int(n, 0));
 		if (target < 0) {
 			cw_answer_error(n, -target);
@@ -263,7 +295,7 @@ void cw_handle_proc(struct cw_notif *n)
 		break;
 	}
 	ev.op.target_pid = target;
-	ev.op.target_in_tree = cw_tracker_in_tree(n->run, target);
+	ev.op.target_in_tree = named ? cw_task_named_in_tree(n, target) : cw_tracker_in_tree(n->run, target);
 	if (nr == __NR_process_vm_writev && ev.op.target_in_tree) {
 		/* Writing a sibling's memory defeats every check that read it
 		 * (kernel-notes K11): an escape, not process control. */
@@ -340,7 +372,7 @@ static bool aim_pid_arg(struct cw_notif *n, int nr, struct pid_aim *a)
 		cw_answer_error(n, a->target == -1 && nr == __NR_prlimit64 ? ESRCH : EINVAL);
 		return false; /* what the kernel answers; nobody is reached */
 	}
-	a->in_tree = cw_task_in_tree(n, a->target);
+	a->in_tree = cw_task_named_in_tree(n, a->target);
 	return true;
 }
 
@@ -362,9 +394,15 @@ static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
 			return false;
 		}
 		a->target = who;
-		a->in_tree = cw_task_in_tree(n, who);
+		a->in_tree = cw_task_named_in_tree(n, who);
 		return true;
 	case 1: /* PRIO_PGRP, IOPRIO_WHO_PGRP */
+		if (who == 0 && n->run->kernel_reads) {
+			a->group = true;
+			a->target = 0;
+			a->in_tree = cw_group_in_tree(n, 0); /* the caller's, found by capwatch */
+			return true;
+		}
 		if (who == 0)
 			who = getpgid(n->tgid);
 		if (who <= 0) {
@@ -373,7 +411,7 @@ static bool aim_priority(struct cw_notif *n, int nr, struct pid_aim *a)
 		}
 		a->group = true;
 		a->target = -who;
-		a->in_tree = cw_group_in_tree(n, who);
+		a->in_tree = cw_group_named_in_tree(n, who);
 		return true;
 	case 2: /* PRIO_USER, IOPRIO_WHO_USER */
 		a->target = -1;
@@ -394,7 +432,7 @@ static bool aim_kcmp(struct cw_notif *n, struct pid_aim *a)
 		cw_answer_error(n, ESRCH); /* kcmp takes no pid 0 */
 		return false;
 	}
-	bool in1 = cw_task_in_tree(n, p1), in2 = cw_task_in_tree(n, p2);
+	bool in1 = cw_task_named_in_tree(n, p1), in2 = cw_task_named_in_tree(n, p2);
 	a->target = in1 ? p2 : p1;
 	a->in_tree = in1 && in2;
 	return true;
@@ -454,11 +492,11 @@ void cw_handle_pid_call(struct cw_notif *n)
 	if (!go)
 		return;
 	if (!a.in_tree && a.target > 0 && nr != __NR_process_madvise && nr != __NR_process_mrelease &&
-	    kill(a.target, 0) < 0 && errno == ESRCH) {
+	    !cw_named_exists(n, a.target)) {
 		cw_answer_error(n, ESRCH); /* nobody there: as the kernel answers */
 		return;
 	}
-	if (!a.in_tree && a.group && a.target < -1 && kill(a.target, 0) < 0 && errno == ESRCH) {
+	if (!a.in_tree && a.group && a.target < -1 && !cw_named_exists(n, a.target)) {
 		cw_answer_error(n, ESRCH);
 		return;
 	}

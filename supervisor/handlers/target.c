@@ -77,6 +77,16 @@ int cw_target_status(pid_t tid, struct cw_target_status *st)
 	if (!t || !c || !ids_of(buf, "\nUid:", st->uid) || !ids_of(buf, "\nGid:", st->gid))
 		return -EIO;
 	st->tgid = (pid_t)strtol(t + 6, NULL, 10);
+	st->ns_tgid = st->tgid;
+	const char *ns = strstr(buf, "\nNStgid:");
+	if (ns) {
+		const char *e = strchr(ns + 8, '\n');
+		const char *last = ns + 8;
+		for (const char *q = ns + 8; *q && (!e || q < e); q++)
+			if (*q == '\t' || *q == ' ')
+				last = q + 1;
+		st->ns_tgid = (pid_t)strtol(last, NULL, 10);
+	}
 	st->cap_eff = strtoull(c + 8, NULL, 16);
 	st->umask = u ? (int)(strtoul(u + 7, NULL, 8) & 0777) : -1;
 	return 0;

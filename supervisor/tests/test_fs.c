@@ -269,6 +269,35 @@ static void test_trunc_after_alias_check(void **state)
 	assert_int_equal(fcntl(seen.fd, F_GETFL) & O_ACCMODE, O_RDONLY);
 }
 
+/* What an open does to the file waits for its descriptor to be
+ * installed (e144: a full table fails the call first, bare): O_TRUNC cuts
+ * once it is installed, and a file the open made is marked to be removed
+ * if it cannot be (notify.c send_fd_acting; e144 runs the EMFILE case). */
+static void test_open_effects_wait_for_install(void **state)
+{
+	(void)state;
+	struct stat st;
+	make_file("full", "keep me", 0644);
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("full"), O_WRONLY | O_TRUNC, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_FD);
+	assert_true(seen.trunc_after); /* cut by the install (here: settle) */
+	assert_false(seen.undo_create);
+	assert_int_equal(stat("full", &st), 0);
+	assert_int_equal(st.st_size, 0);
+
+	assert_int_equal(stat("fresh", &st), -1);
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("fresh"),
+				       O_WRONLY | O_CREAT | O_TRUNC, 0644, 0, 0));
+	assert_int_equal(seen.kind, ANS_FD);
+	assert_true(seen.undo_create);
+	assert_false(seen.trunc_after); /* nothing to cut in what it made */
+
+	/* There already: nothing of it is undone. */
+	dispatch(cw_handle_open, notify(__NR_openat, "openat", (uint64_t)AT_FDCWD, ptr("fresh"), O_WRONLY | O_CREAT, 0644, 0, 0));
+	assert_int_equal(seen.kind, ANS_FD);
+	assert_false(seen.undo_create);
+}
+
 /* A secret by its name (.env) is denied for reading, in the workspace
  * too, and nothing is installed. */
 static void test_secret_read_denied(void **state)
@@ -497,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_open_write_creates_in_workspace),
 		cmocka_unit_test(test_open_write_outside_denied),
 		cmocka_unit_test(test_trunc_after_alias_check),
+		cmocka_unit_test(test_open_effects_wait_for_install),
 		cmocka_unit_test(test_secret_read_denied),
 		cmocka_unit_test(test_unreadable_path),
 		cmocka_unit_test(test_unlink_inside_and_outside),

@@ -27,6 +27,9 @@ warm-up run of each workload:
   verify-syncwake (only with --modes) verify with cwb_syncwake.so preloaded
            into capwatch: SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP set on its
            listener, to measure that flag without changing supervisor/
+  verify-kreads (only with --modes) verify with CAPWATCH_KERNEL_READS=1:
+           the kernel back end with read-only opens decided in the kernel
+           (the tree in a PID namespace of its own, fanotify FAN_OPEN_PERM)
   verify-nocolocate (only with --modes) verify with CAPWATCH_COLOCATE=0:
            capwatch and the target are not kept on one CPU during an
            emulated open (supervisor/colocate.h)
@@ -59,7 +62,7 @@ import tempfile
 import time
 
 MODES = ['bare', 'observe', 'verify', 'verify-portable', 'verify-nopreload', 'strace']
-EXTRA_MODES = ['verify-syncwake', 'verify-nocolocate']  # experiments, chosen with --modes
+EXTRA_MODES = ['verify-syncwake', 'verify-nocolocate', 'verify-kreads']  # experiments, chosen with --modes
 
 SIZES = {
     'full': {'exec': 2000, 'open': 100000, 'cbuild': 40, 'mix': 60,
@@ -190,7 +193,10 @@ class Bench:
             env['CAPWATCH_PRELOAD'] = 'none'
         if mode == 'verify-nocolocate':
             env['CAPWATCH_COLOCATE'] = '0'
-        if mode in ('verify', 'verify-portable', 'verify-nopreload', 'verify-syncwake', 'verify-nocolocate'):
+        if mode == 'verify-kreads':
+            env['CAPWATCH_KERNEL_READS'] = '1'  # the kernel back end deciding reads in the kernel
+        if mode in ('verify', 'verify-portable', 'verify-nopreload', 'verify-syncwake', 'verify-nocolocate',
+                    'verify-kreads'):
             files['trace'] = os.path.join(self.tmp, f'{tag}.trace.jsonl')
             # In a private network namespace the proc connector may be out
             # of reach (SECURITY.md): auto, which says which it took.
@@ -512,8 +518,8 @@ def render_targets(summary, scale):
     def ratio(workload, mode):
         return summary.get(workload, {}).get(mode, {}).get('wall_ratio_rounds')
 
-    def quotient(workload):
-        v, st = ratio(workload, 'verify'), ratio(workload, 'strace')
+    def quotient(workload, mode='verify'):
+        v, st = ratio(workload, mode), ratio(workload, 'strace')
         if v is None or st is None or st <= 1:
             return None
         return (v - 1) / (st - 1)
@@ -529,6 +535,16 @@ def render_targets(summary, scale):
         q = quotient(w)
         rows.append((f'kernel back end, {what}: capwatch overhead ≤ ⅓ of strace\'s', fmt(q, '.2f'),
                      verdict(q, lambda x: x <= 1 / 3)))
+    # The same targets for the kernel back end deciding reads in the
+    # kernel (CAPWATCH_KERNEL_READS=1), when the run measured it.
+    c = ratio('cbuild', 'verify-kreads')
+    if c is not None or ratio('exec', 'verify-kreads') is not None or ratio('open', 'verify-kreads') is not None:
+        rows.append(('kernel back end, reads in the kernel: real C build ≤ 1.03× bare', fmt(c, '.2f', '×'),
+                     verdict(c, lambda x: x <= 1.03)))
+        for w, what in (('open', 'open-heavy'), ('exec', 'exec-heavy')):
+            q = quotient(w, 'verify-kreads')
+            rows.append((f'kernel back end, reads in the kernel, {what}: overhead ≤ ⅓ of strace\'s',
+                         fmt(q, '.2f'), verdict(q, lambda x: x <= 1 / 3)))
     # The portable back end's own bar: no workload above strace's overhead.
     for w in ('exec', 'open', 'cbuild', 'mix'):
         p, st = ratio(w, 'verify-portable'), ratio(w, 'strace')

@@ -12,6 +12,9 @@
 # and the trace records each as allowed with errno EMFILE. The errno is
 # the kernel's (held); the effect of a call that failed is the finding.
 # Seen at 2766b13 and at 2766b13^ (not new with the answer rework).
+# Fixed: capwatch creates with O_EXCL (it knows what it made), installs the
+# descriptor without answering, and only then cuts (O_TRUNC); when the
+# install fails the file it made is removed (notify.c send_fd_acting).
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 cat >"$T/emfile.py" <<'PY'

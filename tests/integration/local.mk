@@ -5,7 +5,7 @@ INTEGRATION_TESTS = \
 	tests/integration/exitcodes.sh \
 	tests/integration/eintr.sh \
 	tests/integration/setid.sh \
-	tests/integration/privs.sh tests/integration/backend.sh \
+	tests/integration/privs.sh tests/integration/backend.sh tests/integration/kernel_reads.sh \
 	tests/integration/secret_content.sh \
 	tests/integration/denial_summary.sh \
 	tests/integration/signals_leftover.sh \
