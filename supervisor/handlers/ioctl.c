@@ -59,7 +59,10 @@ static int set_owner(struct cw_notif *n)
 	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
 	if (d < 0)
 		return d;
-	int v = n->call->owner_val;
+	/* The kernel reads the number in capwatch's namespace (e147b). */
+	int v = cw_named_owner(n, n->call->owner_val, false);
+	if (v == INT_MIN)
+		return -ESRCH;
 	return ioctl(d, (unsigned long)(uint32_t)arg_u64(n, 1), &v) < 0 ? -errno : 0;
 }
 

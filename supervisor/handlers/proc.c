@@ -3,6 +3,7 @@
  * (or allowed, when the profile grants unrestricted). */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <signal.h>
@@ -89,6 +90,16 @@ bool cw_group_named_in_tree(const struct cw_notif *n, pid_t pgid)
 	return cw_kernel_ns_pid_in_tree(n->run, pgid); /* its leader */
 }
 
+int cw_named_owner(const struct cw_notif *n, int owner, bool thread)
+{
+	if (!n->run->kernel_reads || owner == 0)
+		return owner;
+	pid_t h = cw_kernel_ns_pid_to_host(n->run, owner < 0 ? -owner : owner, thread);
+	if (h <= 0)
+		return INT_MIN; /* nobody capwatch can name (ESRCH) */
+	return owner < 0 ? -h : h;
+}
+
 bool cw_named_exists(const struct cw_notif *n, pid_t pid)
 {
 	if (!n->run->kernel_reads)
@@ -111,6 +122,11 @@ static int do_setown_ex(struct cw_notif *n)
 	if (d < 0)
 		return d;
 	struct f_owner_ex ox = n->call->setown_ex;
+	/* The kernel reads the number in capwatch's namespace (e147b). */
+	int h = cw_named_owner(n, ox.type == F_OWNER_PGRP ? -ox.pid : ox.pid, ox.type == F_OWNER_TID);
+	if (h == INT_MIN)
+		return -ESRCH;
+	ox.pid = h < 0 ? -h : h;
 	return fcntl(d, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
 }
 

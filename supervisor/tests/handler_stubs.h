@@ -238,6 +238,13 @@ void cw_kernel_names_changed(struct cw_run *run)
 	(void)run;
 }
 
+pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
+{
+	(void)run;
+	(void)thread;
+	return nspid; /* never asked: run->kernel_reads is false */
+}
+
 /* ---- what the tracker (ptrace.c) calls in the run ---- */
 
 #ifndef HANDLER_STUBS_NO_TRACKER
