@@ -801,6 +801,15 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	} else {
 		path[len] = '\0';
 	}
+	/* The name now, not the one the tree opened: removed or renamed
+	 * over since (e151), it reads "NAME (deleted)". Decided as NAME,
+	 * and on identity whatever the links. */
+	bool unsure = st.st_nlink == 0 || strncmp(path, "/(a name longer", 15) == 0;
+	size_t pl = strlen(path);
+	if (pl > 10 && strcmp(path + pl - 10, " (deleted)") == 0) {
+		path[pl - 10] = '\0';
+		unsure = true;
+	}
 
 	struct seccomp_notif req;
 	memset(&req, 0, sizeof(req));
@@ -820,7 +829,8 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 				 cw_keys_scan_fd(m->fd, 4u << 20) == 0;
 	bool secret_name = cw_path_is_secret(&run->ctx, path) && !ev.op.key_free;
 	char alias[PATH_MAX + 64];
-	const char *name = secret_name ? NULL : cw_secret_ids_find(run, &st);
+	const char *name = secret_name ? NULL
+				       : unsure ? cw_secret_ids_find_any(run, &st) : cw_secret_ids_find(run, &st);
 	if (name) {
 		snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
 		ev.op.alias = alias;
@@ -840,8 +850,8 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 		k->read_denied++;
 		return FAN_DENY;
 	}
-	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias &&
-		     (S_ISDIR(st.st_mode) || st.st_nlink <= 1);
+	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias && !unsure &&
+		     (S_ISDIR(st.st_mode) || st.st_nlink == 1);
 	if (quiet) {
 		uint64_t mask = S_ISDIR(st.st_mode) ? FAN_OPEN_PERM | FAN_ONDIR : FAN_OPEN_PERM;
 		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORE, mask, m->fd, NULL) == 0)
@@ -1222,6 +1232,13 @@ static int reads_view(void)
 			 syscall(SYS_move_mount, pts, "", AT_FDCWD, "/dev/pts", MOVE_MOUNT_F_EMPTY_PATH) < 0 ||
 			 symlink("pts/ptmx", "/dev/ptmx") < 0))
 		return -errno;
+	/* Cloned before the nodev above: no device node may open there
+	 * either (red team e155). */
+	struct mount_attr nd = { .attr_set = MOUNT_ATTR_NODEV };
+	if (shm >= 0 && syscall(SYS_mount_setattr, shm, "", AT_EMPTY_PATH, &nd, sizeof(nd)) < 0)
+		return -errno;
+	if (mq >= 0 && syscall(SYS_mount_setattr, mq, "", AT_EMPTY_PATH, &nd, sizeof(nd)) < 0)
+		return -errno;
 	if (mkdir("/dev/shm", 01777) < 0)
 		return -errno;
 	if (shm >= 0 ? syscall(SYS_move_mount, shm, "", AT_FDCWD, "/dev/shm", MOVE_MOUNT_F_EMPTY_PATH) < 0
@@ -1245,7 +1262,16 @@ int cw_kernel_child(bool reads)
 		 * unwatched and with devices. */
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 			return -errno;
-		return reads_view();
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		int r = reads_view();
+		if (r < 0)
+			return r;
+		/* A cwd under /dev or /proc stayed on the covered mount,
+		 * which fanotify does not watch (red team e152): entered
+		 * again by its name, in the new view. */
+		return chdir(cwd) < 0 ? -errno : 0;
 	}
 	/* The host's mounts still arrive (slave); none of the tree's leave. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 && errno != EINVAL)

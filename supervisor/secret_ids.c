@@ -101,6 +101,15 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st)
 	return e->name;
 }
 
+const char *cw_secret_ids_find_any(struct cw_run *run, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return NULL;
+	cw_secret_ids_start(run);
+	struct id_val *e = lookup(run->secret_ids, st->st_dev, st->st_ino);
+	return e ? e->name : NULL;
+}
+
 void cw_secret_ids_unlinking(struct cw_run *run, const char *path)
 {
 	struct cw_secret_ids *S = run->secret_ids;

@@ -40,6 +40,11 @@ void cw_secret_ids_note(struct cw_run *run, const char *path);
  * looked up only when the tree removed another name of a secret that had
  * several: a secret's inode number may be reused once it is gone. */
 const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st);
+/* The same for a file whose name capwatch cannot trust to say what it
+ * is (the kernel back end's read events: a name longer than PATH_MAX, a
+ * name removed since the open, kernel.c decide_read): any known secret,
+ * whatever its number of links (the scan first). */
+const char *cw_secret_ids_find_any(struct cw_run *run, const struct stat *st);
 /* The tree is about to remove the name PATH (unlink, or a rename over
  * it): a known secret with other names stays one under them; one with no
  * other name is forgotten. */
