@@ -305,3 +305,195 @@ esc_with_approver() {
 	wait "$_ap" 2>/dev/null
 	asks=$(wc -l <"$O/$_n.log" 2>/dev/null | tr -d ' ')
 }
+
+# ---- the tree's own PID namespace (CAPWATCH_KERNEL_READS=1) ----
+# With reads decided in the kernel, the tree runs in a PID namespace of its
+# own (SECURITY.md): capwatch, its sentinel and every host process have no
+# number there, so a call naming one fails ESRCH (not recorded) where the
+# other back ends refuse it EPERM as process_control, and getppid() is 0
+# (a call on pid 0 acts on the caller). A test keeps its assertions for
+# the other back ends and, under the namespace, checks what holds there:
+# the target untouched (seen from outside), the errno of the namespace,
+# and no allow recorded for the target.
+
+# esc_pidns: true when the last run (report $R) had the layer "pidns".
+esc_pidns() {
+	[ -s "$R" ] && "$CW_PY" - "$R" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+layers = ((d.get("outcome") or {}).get("enforcement") or {}).get("layers") or []
+sys.exit(0 if any("pidns" in str(l).split("+") for l in layers) else 1)
+PY
+}
+
+# esc_none_allowed WHAT...: nothing the last run recorded as allowed names
+# any WHAT (a pid, or a path): no allowed op in the trace with it as its
+# scope or resolved path (or, for process_control, an argument; an exec's
+# argv may carry the number the test passed), no capabilitiesUsed entry
+# with it as scope. A pid matches as a whole number ("123", "pid:123").
+esc_none_allowed() {
+	"$CW_PY" - "$R" "$TR" "$@" <<'PY' || { cat "$OUT" >&2; fail "an allow was recorded for $*"; }
+import json, re, sys
+rep, tr, whats = sys.argv[1], sys.argv[2], sys.argv[3:]
+def names(v, w):
+    if isinstance(v, dict):
+        return any(names(x, w) for x in v.values())
+    if isinstance(v, list):
+        return any(names(x, w) for x in v)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return w.isdigit() and abs(int(v)) == int(w)
+    if isinstance(v, str):
+        if w.isdigit():
+            return re.search(r"(?<![0-9])%s(?![0-9])" % w, v) is not None
+        return v == w
+    return False
+bad = []
+d = json.load(open(rep))
+for e in d.get("capabilitiesUsed") or []:
+    if e.get("decision", "allow") == "allow" and any(names(e.get("scope"), w) for w in whats):
+        bad.append(e)
+try:
+    lines = open(tr).read().splitlines()
+except OSError:
+    lines = []
+for l in lines:
+    e = json.loads(l)
+    if e.get("type") != "op" or e.get("decision") != "allow":
+        continue
+    keys = ("scope", "resolved", "args") if e.get("capability") == "process_control" else ("scope", "resolved")
+    if any(names(e.get(k), w) for k in keys for w in whats):
+        bad.append({k: e.get(k) for k in ("seq", "syscall", "capability", "scope", "args")})
+for b in bad[:5]:
+    print("allowed:", json.dumps(b)[:400], file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# Capwatch's own pid, for an attack that aims at it: under the namespace
+# getppid() is 0, so the test hands the command capwatch's host number
+# (an attacker who guessed it). under_cwpid PROFILE [OPTS] -- CMD... is
+# under() where each argument @CWPID@ of CMD becomes capwatch's pid, also
+# in ESC_CW_PID: the shell that writes it execs capwatch (tests/cw-backend
+# execs too), so the number is capwatch's before it starts.
+esc_cw_start() {
+	_prof=$1; shift
+	N=$((N + 1))
+	R=$O/report$N.json TR=$O/trace$N.jsonl OUT=$O/cw$N.out
+	_opts=
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do _opts="$_opts $1"; shift; done
+	[ "${1:-}" = "--" ] && shift
+	rm -f "$T/cwpid" "$T/go.0" "$T/go.1"
+	# shellcheck disable=SC2086
+	timeout -k 5 "${ESC_TIMEOUT:-120}" sh -c '
+		f=$1; shift
+		for a; do shift; [ "$a" = @CWPID@ ] && a=$$; set -- "$@" "$a"; done
+		echo $$ >"$f.tmp" && mv "$f.tmp" "$f" && exec "$@"' sh "$T/cwpid" \
+		"$CAPWATCH" --profile "$_prof" --report "$R" --trace "$TR" $_opts -- "$@" >"$OUT" 2>&1 &
+	ESC_CW_JOB=$!
+	esc_bg_started $ESC_CW_JOB
+	_i=0
+	while [ ! -s "$T/cwpid" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 200 ] && fail "capwatch did not start"
+		sleep 0.02
+	done
+	ESC_CW_PID=$(cat "$T/cwpid")
+}
+# esc_cw_wait: the run started by esc_cw_start ends; its status in $rc.
+esc_cw_wait() {
+	wait "$ESC_CW_JOB"
+	rc=$?
+	_l=
+	for p in $ESC_PIDS; do [ "$p" = "$ESC_CW_JOB" ] || _l="$_l $p"; done
+	ESC_PIDS=$_l
+}
+under_cwpid() {
+	esc_cw_start "$@"
+	esc_cw_wait
+	[ "$rc" = 124 ] && [ ! -s "$R" ] && { cat "$OUT" >&2; fail "capwatch did not finish within the time limit"; }
+	[ -s "$R" ] || { cat "$OUT" >&2; fail "capwatch wrote no report (exit $rc)"; }
+	return 0
+}
+
+# A run that parks around its attack, so the test can look at capwatch
+# itself from outside while it still runs (its /proc/PID/limits, nice...):
+# under_held PROFILE [OPTS] -- PROG ARGS... runs PROG (a child of a small
+# python, in the tree) between two stops. esc_held_at 0 waits for the
+# stop before the attack, esc_held_at 1 for the one after it; esc_held_go
+# N lets the command go on from stop N; esc_held_end waits for the end
+# (rc). capwatch's pid is ESC_CW_PID (and @CWPID@ in ARGS, as above).
+under_held() {
+	_hp=$1; shift
+	_ho=
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do _ho="$_ho $1"; shift; done
+	[ "${1:-}" = "--" ] && shift
+	cat >"$T/held.py" <<'PY'
+import os, subprocess, sys, time
+go = sys.argv[1]
+def stop(n):
+    print("ESC-STOP", n, flush=True)
+    end = time.time() + 60
+    while not os.path.exists("%s.%d" % (go, n)) and time.time() < end:
+        time.sleep(0.02)
+stop(0)
+r = subprocess.call(sys.argv[2:])
+stop(1)
+sys.exit(r)
+PY
+	# shellcheck disable=SC2086
+	esc_cw_start "$_hp" $_ho -- "$CW_PY" "$T/held.py" "$T/go" "$@"
+}
+esc_held_at() {
+	_i=0
+	while ! grep -q "^ESC-STOP $1\$" "$OUT" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -gt 1500 ] && { cat "$OUT" >&2; fail "the command did not reach its stop $1"; }
+		kill -0 "$ESC_CW_JOB" 2>/dev/null || { cat "$OUT" >&2; fail "capwatch ended before stop $1 (report $R)"; }
+		sleep 0.02
+	done
+}
+esc_held_go() { : >"$T/go.$1"; }
+esc_held_end() {
+	esc_held_go 0
+	esc_held_go 1
+	esc_cw_wait
+	[ -s "$R" ] || { cat "$OUT" >&2; fail "capwatch wrote no report (exit $rc)"; }
+	return 0
+}
+# esc_cw_state: what an attack on capwatch would change, from outside:
+# its limits, nice, policy, CPUs and I/O priority.
+esc_cw_state() {
+	_s=$(sed 's/.*) //' "/proc/$ESC_CW_PID/stat")
+	echo "nice=$(echo "$_s" | cut -d' ' -f17) policy=$(echo "$_s" | cut -d' ' -f39)" \
+		"$(grep '^Cpus_allowed_list' "/proc/$ESC_CW_PID/status")" \
+		"$(ionice -p "$ESC_CW_PID" 2>/dev/null)"
+	cat "/proc/$ESC_CW_PID/limits"
+}
+# esc_cw_untouched PROFILE [OPTS] -- PROG ARGS...: under_held, with
+# capwatch's state read from outside before and after the attack: any
+# change is a bypass. R, TR, OUT, rc as under().
+esc_cw_untouched() {
+	under_held "$@"
+	esc_held_at 0
+	[ "$(cat "/proc/$ESC_CW_PID/comm" 2>/dev/null)" = capwatch ] || fail "pid $ESC_CW_PID is not capwatch"
+	_was=$(esc_cw_state)
+	esc_held_go 0
+	esc_held_at 1
+	_now=$(esc_cw_state)
+	esc_held_end
+	[ -n "$_was" ] && [ "$_now" = "$_was" ] || esc_bypass "the attack changed capwatch ($ESC_CW_PID): $_was -> $_now"
+}
+# esc_outside_refused PID ERRNO [decided]: under the namespace, the call
+# naming PID (outside the tree) failed with ERRNO (a number): ESRCH, as
+# for no process at all, and no allow naming PID. With "decided" (the
+# calls of cw_handle_proc: pidfd_open, ptrace, process_vm_*, which do not
+# look in the namespace first) EPERM with a process_control denial
+# naming PID is the other answer that holds.
+esc_outside_refused() {
+	if [ "${3:-}" = decided ] && [ "$2" = 1 ]; then
+		report_has "denials('process_control', '$1')"
+		return 0
+	fi
+	[ "$2" = 3 ] || { cat "$OUT" >&2; esc_bypass "the call naming $1 outside the tree failed with errno ${2:-none}, not ESRCH, in its PID namespace"; }
+	esc_none_allowed "$1"
+}
