@@ -35,10 +35,28 @@ for mode in kill tgkill sigqueue pidfd; do
 	under readonly -- "$PY" "$T/sig.py" $mode "$VICTIM_PID"
 	sleep 0.2
 	victim_alive || esc_bypass "$mode: a process outside the tree was killed under --profile readonly"
-	expect_denied process_control
+	if esc_pidns; then
+		# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): the
+		# victim has no number there: ESRCH, as for no process at all.
+		# (pidfd: pidfd_open is decided on the number, EPERM.)
+		e=$(sed -n "s/^$mode failed \[Errno \([0-9]*\)\].*/\1/p" "$OUT")
+		esc_outside_refused "$VICTIM_PID" "$e" $( [ $mode = pidfd ] && echo decided)
+	else
+		expect_denied process_control
+	fi
 	esc_kill "$VICTIM_PID"
 done
 # capwatch itself: the report must still be written (under() fails otherwise).
 under readonly -- "$PY" "$T/sig.py" kill PARENT
 grep -q 'kill sent' "$OUT" && esc_bypass "the command sent SIGKILL to capwatch"
+if esc_pidns; then
+	# getppid() is 0 in the namespace: kill(0) is the command's own
+	# process group (it leads its session there), it dies and capwatch
+	# writes the report. capwatch's host pid, handed in, names nobody.
+	under_cwpid readonly -- "$PY" "$T/sig.py" kill @CWPID@
+	grep -q 'kill sent' "$OUT" && esc_bypass "the command sent SIGKILL to capwatch ($ESC_CW_PID)"
+	grep -q '^kill failed \[Errno 3\]' "$OUT" || esc_bypass "kill of capwatch's pid $ESC_CW_PID was not ESRCH in the tree's PID namespace: $(cat "$OUT")"
+	esc_none_allowed "$ESC_CW_PID"
+	exit 0
+fi
 expect_denied process_control

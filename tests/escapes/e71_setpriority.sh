@@ -21,6 +21,14 @@ esc_kill "$VICTIM_PID"
 victim_start sleep 60
 under readonly -- "$PY" -c "$cmd" "$VICTIM_PID"
 [ "$(nice_of "$VICTIM_PID")" = 0 ] || esc_bypass "setpriority reniced a process outside the tree to $(nice_of "$VICTIM_PID") under --profile readonly"
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): the
+	# victim has no number there: ESRCH, and no allow recorded for it.
+	grep -q 'renice failed 3$' "$OUT" || esc_bypass "setpriority on $VICTIM_PID outside the tree was not ESRCH in its PID namespace: $(cat "$OUT")"
+	esc_none_allowed "$VICTIM_PID"
+	esc_kill "$VICTIM_PID"
+	exit 0
+fi
 grep -q 'renice failed 1$' "$OUT" || esc_bypass "setpriority on an outside pid was not refused EPERM: $(cat "$OUT")"
 expect_denied process_control
 esc_kill "$VICTIM_PID"

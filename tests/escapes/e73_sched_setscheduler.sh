@@ -20,6 +20,14 @@ esc_kill "$VICTIM_PID"
 victim_start sleep 60
 under readonly -- "$PY" -c "$cmd" "$VICTIM_PID"
 [ "$(pol_of "$VICTIM_PID")" = 0 ] || esc_bypass "sched_setscheduler changed an outside process's policy to $(pol_of "$VICTIM_PID") under --profile readonly"
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): the
+	# victim has no number there: ESRCH, and no allow recorded for it.
+	grep -q 'sched failed 3$' "$OUT" || esc_bypass "sched_setscheduler on $VICTIM_PID outside the tree was not ESRCH in its PID namespace: $(cat "$OUT")"
+	esc_none_allowed "$VICTIM_PID"
+	esc_kill "$VICTIM_PID"
+	exit 0
+fi
 grep -q 'sched failed 1$' "$OUT" || esc_bypass "sched_setscheduler on an outside pid was not refused EPERM: $(cat "$OUT")"
 expect_denied process_control
 esc_kill "$VICTIM_PID"

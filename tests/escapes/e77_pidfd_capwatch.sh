@@ -19,6 +19,16 @@ grep -q 'pidfd ok' "$O/bare.out" || esc_control_failed "bare pidfd_open of an ou
 esc_kill "$VICTIM_PID"
 under readonly -- "$PY" -c "$cmd" PARENT
 grep -q 'pidfd ok' "$OUT" && esc_bypass "pidfd_open of capwatch's own pid succeeded under --profile readonly"
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): getppid()
+	# is 0 there (EINVAL), and capwatch's host pid, handed in, is
+	# refused: ESRCH with no allow, or EPERM with the denial recorded.
+	grep -q 'pidfd failed 22$' "$OUT" || fail "getppid() in the namespace: $(cat "$OUT")"
+	under_cwpid readonly -- "$PY" -c "$cmd" @CWPID@
+	grep -q 'pidfd ok' "$OUT" && esc_bypass "pidfd_open of capwatch's pid $ESC_CW_PID succeeded under --profile readonly"
+	esc_outside_refused "$ESC_CW_PID" "$(sed -n 's/^pidfd failed \([0-9]*\)$/\1/p' "$OUT")" decided
+	exit 0
+fi
 grep -q 'pidfd failed 1$' "$OUT" || esc_bypass "pidfd_open of capwatch was not refused EPERM: $(cat "$OUT")"
 expect_denied process_control
 exit 0
