@@ -33,6 +33,20 @@ grep -q 'prlimit ok' "$O/bare.out" && grep -q '^Max file size *262144 *262144 ' 
 	esc_control_failed "bare prlimit of an outside process did not take: $(cat "$O/bare.out")"
 esc_kill "$VICTIM_PID"
 under_any readonly -- "$PY" "$T/pl.py" PARENT
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): getppid()
+	# is 0 there, so the call above capped the command's own file size.
+	# The attack proper hands in capwatch's host pid, which names nobody
+	# there: ESRCH, and capwatch's limits, read from outside while it
+	# runs, unchanged; the report (and trace) complete.
+	report_ok || { cat "$OUT" >&2; esc_bypass "no valid report after prlimit(0) (exit $rc)"; }
+	esc_cw_untouched readonly -- "$PY" "$T/pl.py" @CWPID@
+	grep -q 'prlimit failed 3$' "$OUT" || esc_bypass "prlimit64 of capwatch's pid $ESC_CW_PID was not ESRCH in the tree's PID namespace: $(cat "$OUT")"
+	report_ok || { cat "$OUT" >&2; esc_bypass "no valid report after the prlimit attack (exit $rc)"; }
+	trace_has 'summary.get("type") == "summary"'
+	esc_none_allowed "$ESC_CW_PID"
+	exit 0
+fi
 tsize=$(wc -c <"$TR" 2>/dev/null || echo 0)
 grep -q 'prlimit ok' "$OUT" && esc_bypass "prlimit64 capped capwatch's file size at 256 KiB (capwatch exit $rc, trace $tsize bytes, report $(report_ok && echo valid || echo MISSING))"
 report_ok || { cat "$OUT" >&2; esc_bypass "no valid report (exit $rc)"; }

@@ -48,6 +48,25 @@ denied() {
 	report_has 'outcome["kind"] == "enforcement_denied"' \
 		"[e for e in d['denials'] if e.get('syscall') == '$1' and (e.get('capability') or {}).get('kind') == 'process_control' and (e.get('capability') or {}).get('scope') == '$2']"
 }
+# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): a process
+# outside the tree, capwatch included, has no number there. esrch SYSCALL
+# PID: the call failed ESRCH (exit 4) and no allow names PID.
+# (pidfd_open is decided on the number: EPERM, recorded, holds too.)
+esrch() {
+	if [ "$1" = pidfd_open ] && [ "$rc" = 3 ]; then
+		denied "$1" "$2"
+		return 0
+	fi
+	[ "$rc" = 4 ] && grep -q 'err=ESRCH' "$OUT" || { cat "$OUT" >&2; esc_bypass "$1 aimed at $2 outside the tree was not ESRCH in its PID namespace (exit $rc)"; }
+	esc_none_allowed "$2"
+}
+# at_capwatch MODE: MODE aimed at capwatch under the namespace, where
+# getppid() is 0: its host pid handed in, and its state (limits, nice,
+# policy, CPUs, I/O priority) read from outside before and after.
+at_capwatch() {
+	esc_cw_untouched readonly -- "$P" "$1" @CWPID@
+	esrch "$(syscall_of "$1")" "$ESC_CW_PID"
+}
 # allowed: the call worked (or the kernel lacks it, as the bare run showed)
 # and nothing was refused as process_control.
 allowed() {
@@ -77,7 +96,7 @@ for mode in prlimit_set setpriority setpriority_pgrp ioprio ioprio_pgrp sched_se
 	under readonly -- "$P" $mode "$VICTIM_PID"
 	scope=$VICTIM_PID
 	case $mode in *_pgrp) scope=-$VICTIM_PID ;; esac
-	denied "$sc" "$scope"
+	if esc_pidns; then esrch "$sc" "$VICTIM_PID"; else denied "$sc" "$scope"; fi
 	[ "$(victim_state)" = "$before" ] || esc_bypass "$mode changed the victim: $before -> $(victim_state)"
 	esc_kill "$VICTIM_PID"
 
@@ -85,12 +104,16 @@ for mode in prlimit_set setpriority setpriority_pgrp ioprio ioprio_pgrp sched_se
 	case $mode in
 	*_pgrp) ;;
 	*)
-		m=$mode
-		[ $mode = prlimit_set ] && m=prlimit_get
-		under readonly -- "$P" $m CAPWATCH
-		grep -q 'no capwatch ancestor' "$OUT" && fail "the program found no capwatch ancestor"
-		cpid=$(sed -n "s/^$m \([0-9]*\) .*/\1/p" "$OUT")
-		denied "$sc" "$cpid"
+		if esc_pidns; then
+			at_capwatch $mode
+		else
+			m=$mode
+			[ $mode = prlimit_set ] && m=prlimit_get
+			under readonly -- "$P" $m CAPWATCH
+			grep -q 'no capwatch ancestor' "$OUT" && fail "the program found no capwatch ancestor"
+			cpid=$(sed -n "s/^$m \([0-9]*\) .*/\1/p" "$OUT")
+			denied "$sc" "$cpid"
+		fi
 		;;
 	esac
 
@@ -111,9 +134,13 @@ for mode in setpriority_user ioprio_user; do
 done
 
 # pidfd_open of capwatch (E31): outside the tree.
-under readonly -- "$P" pidfd_open CAPWATCH
-cpid=$(sed -n 's/^pidfd_open \([0-9]*\) .*/\1/p' "$OUT")
-denied pidfd_open "$cpid"
+if esc_pidns; then
+	at_capwatch pidfd_open
+else
+	under readonly -- "$P" pidfd_open CAPWATCH
+	cpid=$(sed -n 's/^pidfd_open \([0-9]*\) .*/\1/p' "$OUT")
+	denied pidfd_open "$cpid"
+fi
 
 # The pidfd calls. The tree has no way to a pidfd of an outside process
 # (pidfd_open is decided), so the test hands one in as stdin.

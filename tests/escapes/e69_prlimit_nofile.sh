@@ -35,6 +35,20 @@ esc_kill "$VICTIM_PID"
 canary_make "$H/.bashrc"
 under_any verify -- "$PY" "$T/pl.py" PARENT "$H/.bashrc"
 canary_intact "$H/.bashrc" || esc_bypass "the outside file $H/.bashrc was written after lowering capwatch's RLIMIT_NOFILE ($(cat "$OUT"))"
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): getppid()
+	# is 0 there, so the call above lowered the command's own limit. The
+	# attack proper hands in capwatch's host pid, which names nobody
+	# there: ESRCH, and capwatch's limits, read from outside while it
+	# runs, unchanged; the outside file unwritten, the report valid.
+	report_ok || { cat "$OUT" >&2; esc_bypass "no valid report after prlimit(0) (exit $rc)"; }
+	esc_cw_untouched verify -- "$PY" "$T/pl.py" @CWPID@ "$H/.bashrc"
+	canary_intact "$H/.bashrc" || esc_bypass "the outside file $H/.bashrc was written ($(cat "$OUT"))"
+	grep -q 'prlimit failed 3$' "$OUT" || esc_bypass "prlimit64 of capwatch's pid $ESC_CW_PID was not ESRCH in the tree's PID namespace: $(cat "$OUT")"
+	report_ok || { cat "$OUT" >&2; esc_bypass "no valid report after the prlimit attack (exit $rc)"; }
+	esc_none_allowed "$ESC_CW_PID"
+	exit 0
+fi
 grep -q 'prlimit ok' "$OUT" && esc_bypass "prlimit64 lowered capwatch's own RLIMIT_NOFILE under --profile verify (exit $rc)"
 report_ok || { cat "$OUT" >&2; esc_bypass "no valid report after the prlimit attack (exit $rc)"; }
 expect_denied process_control

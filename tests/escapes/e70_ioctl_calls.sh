@@ -36,6 +36,13 @@ denied() {
 	report_has 'outcome["kind"] == "enforcement_denied"' \
 		"[e for e in d['denials'] if e.get('syscall') == 'ioctl' and (e.get('capability') or {}).get('kind') == '$1' and (e.get('capability') or {}).get('scope') == '$2']"
 }
+# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): a process
+# outside the tree, capwatch included, has no number there. esrch PID:
+# the owner it names is refused ESRCH (exit 4) and no allow names it.
+esrch() {
+	[ "$rc" = 4 ] && grep -q 'err=ESRCH' "$OUT" || { cat "$OUT" >&2; esc_bypass "ioctl naming $1 outside the tree was not ESRCH in its PID namespace (exit $rc)"; }
+	esc_none_allowed "${1#-}"
+}
 no_denial() {
 	[ "$rc" = 0 ] || { cat "$OUT" >&2; fail "the ioctl failed under capwatch (exit $rc)"; }
 	report_has "not d['denials']"
@@ -49,10 +56,15 @@ for mode in setown setown_pgrp siocspgrp; do
 	bare "$P" $mode "$VICTIM_PID"
 	[ "$rc" = 0 ] && grep -q "owner=$v ok" "$O/bare.out" || esc_control_failed "$mode: $(cat "$O/bare.out")"
 	under readonly -- "$P" $mode "$VICTIM_PID"
-	denied process_control "$v"
+	if esc_pidns; then esrch "$v"; else denied process_control "$v"; fi
 	grep -q "owner=0 " "$OUT" || esc_bypass "$mode: the owner was set: $(cat "$OUT")"
 	esc_kill "$VICTIM_PID"
-	if [ $mode != setown_pgrp ]; then
+	if [ $mode != setown_pgrp ] && esc_pidns; then
+		# getppid() is 0 in the namespace: capwatch's host pid, handed in.
+		under_cwpid readonly -- "$P" $mode @CWPID@
+		esrch "$ESC_CW_PID"
+		grep -q "owner=0 " "$OUT" || esc_bypass "$mode: capwatch ($ESC_CW_PID) became the owner: $(cat "$OUT")"
+	elif [ $mode != setown_pgrp ]; then
 		under readonly -- "$P" $mode CAPWATCH
 		cpid=$(sed -n "s/^$mode \([0-9]*\) .*/\1/p" "$OUT")
 		[ -n "$cpid" ] || { cat "$OUT" >&2; fail "no capwatch pid"; }
