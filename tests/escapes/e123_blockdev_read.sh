@@ -37,6 +37,12 @@ for prof in readonly verify; do
 	HOME=$H under $prof -- grep -a -o "$key" "$LOOP"
 	if grep -q "$key" "$OUT"; then
 		bad="$bad; ($prof) the key read from $LOOP (outcome $(json_get "$R" 'd["outcome"]["kind"]'))"
+	elif esc_pidns; then
+		# The tree's own /dev (CAPWATCH_KERNEL_READS=1) has no block
+		# device, and every other mount is nodev: ENOENT, no allow.
+		grep -q "$LOOP: No such file or directory" "$OUT" ||
+			{ cat "$OUT" >&2; fail "($prof) $LOOP was not absent from the tree's /dev"; }
+		esc_none_allowed "$LOOP"
 	else
 		# Decided on the object (S_ISBLK), not the name: unrestricted.
 		expect_denied unrestricted "'$LOOP'"

@@ -72,6 +72,17 @@ for prof in readonly verify; do
 	grep -q "READ b'$secret" "$_o" && bad="$bad; ($prof) read the keystrokes typed into $pts, a terminal outside the tree: $(grep READ "$_o")"
 	grep -q "FAKE-PROMPT-$prof" "$T/term.log" && bad="$bad; ($prof) a fake password prompt written to $pts"
 	[ -n "$bad" ] && esc_log "$prof: outcome $(json_get "$R" 'd["outcome"]["kind"]')"
+	# Under the tree's own PID namespace (CAPWATCH_KERNEL_READS=1) reads
+	# are not notified and Landlock refuses READ_FILE under /dev/pts:
+	# EACCES, not recorded; the write open is still capwatch's (EPERM,
+	# process_control). Nothing allowed on that terminal.
+	if [ -z "$bad" ] && esc_pidns; then
+		expect_denied process_control
+		grep -q "read open:.*Permission denied" "$_o" && grep -q "write open:.*Operation not permitted" "$_o" ||
+			fail "($prof) the opens were not refused with EACCES (Landlock) and EPERM: $(cat "$_o")"
+		esc_none_allowed "$pts"
+		continue
+	fi
 	# Both opens are process_control (another session's terminal),
 	# decided on the opened object: EPERM for each.
 	[ -n "$bad" ] || { expect_denied process_control
