@@ -70,6 +70,69 @@ victim_start sleep 60
 bare "$CW_PY" "$T/disarm.py" "$VICTIM_PID"
 victim_alive && esc_control_failed "bare: the victim survived: $(cat "$O/bare.out")"
 
+R=$O/probe.json
+if esc_pidns; then
+	# The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): the
+	# sentinel has no number there, so the tree cannot find it (getppid()
+	# is 0, /proc lists the tree only). The attack is handed the host
+	# pid, which the test finds from outside (capwatch's child named
+	# capwatch-sentin...): each try must fail ESRCH (ENOENT for the
+	# /proc/PID directory, EPERM for pidfd_open, decided on the number;
+	# capwatch is killed before it writes a report), the sentinel, seen from outside, must run on,
+	# and no member may outlive capwatch.
+	cat >"$T/wait.py" <<'PY'
+import os, sys, time
+end = time.time() + 30
+while not os.path.exists(sys.argv[1]) and time.time() < end:
+    time.sleep(0.05)
+pid = open(sys.argv[1]).read().strip()
+os.execv(sys.executable, [sys.executable] + sys.argv[2:3] + [pid] + sys.argv[3:])
+PY
+	R=$O/report.json OUT=$O/cw.out
+	"$CAPWATCH" --profile verify --backend kernel --report "$R" -- "$CW_PY" "$T/wait.py" "$T/sentinel" "$T/disarm.py" "$W/LATE" >"$OUT" 2>&1 &
+	CWP=$!
+	esc_bg_started $CWP
+	i=0 S=
+	while [ -z "$S" ]; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && { cat "$OUT" >&2; fail "no sentinel found under capwatch $CWP"; }
+		sleep 0.05
+		S=$("$CW_PY" - "$CWP" <<'PY'
+import os, sys
+for d in os.listdir("/proc"):
+    if not d.isdigit():
+        continue
+    try:
+        st = open("/proc/%s/stat" % d).read()
+    except OSError:
+        continue
+    comm = st[st.index("(") + 1:st.rindex(")")]
+    if st[st.rindex(")") + 2:].split()[1] == sys.argv[1] and comm.startswith("capwatch-sentin"):
+        print(d)
+PY
+)
+	done
+	echo "$S" >"$T/sentinel.tmp" && mv "$T/sentinel.tmp" "$T/sentinel"
+	i=0
+	while ! grep -q '^READY' "$OUT"; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && { cat "$OUT" >&2; fail "the attack did not get ready"; }
+		kill -0 $CWP 2>/dev/null || { cat "$OUT" >&2; fail "capwatch ended early"; }
+		sleep 0.05
+	done
+	esc_log "sentinel $S: $(grep -E '^(TRY|STATE)' "$OUT" | tr '\n' ' ')"
+	[ "$(grep -c '^TRY ' "$OUT")" = 6 ] || { cat "$OUT" >&2; fail "the attack did not make its six tries"; }
+	grep '^TRY ' "$OUT" | grep -v -e ' No such process$' -e '^TRY procdir_pidfd No such file or directory$' \
+		-e '^TRY pidfd Operation not permitted$' &&
+		esc_bypass "a try on the sentinel $S did not fail ESRCH (ENOENT for its /proc directory) in the tree's PID namespace"
+	st=$(sed 's/.*) //' "/proc/$S/stat" 2>/dev/null | cut -d' ' -f1)
+	case $st in R|S|D) ;; *) esc_bypass "the sentinel $S was stopped or killed by the tree (state ${st:-gone})" ;; esac
+	esc_kill $CWP
+	sleep 5
+	[ -e "$W/LATE" ] && esc_bypass "a member of the tree acted after capwatch was SIGKILLed (sentinel disarmed?)"
+	exit 0
+fi
+
 R=$O/report.json OUT=$O/cw.out
 "$CAPWATCH" --profile verify --backend kernel --report "$R" -- "$CW_PY" "$T/disarm.py" find "$W/LATE" >"$OUT" 2>&1 &
 CWP=$!
