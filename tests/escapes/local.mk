@@ -180,7 +180,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e143_ask_flip_denial.sh \
 	tests/escapes/e145_ask_flip_allow.sh \
 	tests/escapes/e146_self_approval.sh \
-	tests/escapes/e144_emfile_effect.sh
+	tests/escapes/e144_emfile_effect.sh \
+	tests/escapes/e148_setown_ns_pid.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh
