@@ -181,7 +181,13 @@ ESCAPES_TESTS = \
 	tests/escapes/e145_ask_flip_allow.sh \
 	tests/escapes/e146_self_approval.sh \
 	tests/escapes/e144_emfile_effect.sh \
-	tests/escapes/e148_setown_ns_pid.sh
+	tests/escapes/e148_setown_ns_pid.sh \
+	tests/escapes/e150_kreads_deep_secret.sh \
+	tests/escapes/e151_kreads_deleted_name.sh \
+	tests/escapes/e152_kreads_hidden_cwd.sh \
+	tests/escapes/e153_kreads_hidden_cwd_exec.sh \
+	tests/escapes/e154_kreads_ns_init.sh \
+	tests/escapes/e155_kreads_shm_device.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh
