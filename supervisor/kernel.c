@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,32 @@ static int cgroup2_root(char *mnt, size_t nm, char *own, size_t no)
 	return cw_limits_own_cgroup(NULL, own, no);
 }
 
+/* Send the proc connector request BODY (LEN bytes: the operation, or
+ * the operation and an event mask) on S. 0 or -1 (errno set). */
+static int connector_request(int s, const void *body, uint32_t len)
+{
+	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
+		struct nlmsghdr h;
+		struct __attribute__((packed)) {
+			struct cn_msg m;
+			unsigned char body[8];
+		} b;
+	} msg;
+	if (len > sizeof(msg.b.body)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&msg, 0, sizeof(msg));
+	size_t total = offsetof(__typeof__(msg), b.body) + len;
+	msg.h.nlmsg_len = (uint32_t)total;
+	msg.h.nlmsg_type = NLMSG_DONE;
+	msg.b.m.id.idx = CN_IDX_PROC;
+	msg.b.m.id.val = CN_VAL_PROC;
+	msg.b.m.len = (uint16_t)len;
+	memcpy(msg.b.body, body, len);
+	return send(s, &msg, total, 0) < 0 ? -1 : 0;
+}
+
 /* A proc connector socket in the current network namespace, listening.
  * -errno; -ECONNREFUSED where the namespace has no connector. */
 static int connector_here(void)
@@ -135,21 +162,8 @@ static int connector_here(void)
 	int big = 8 << 20;
 	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
-		struct nlmsghdr h;
-		struct __attribute__((packed)) {
-			struct cn_msg m;
-			enum proc_cn_mcast_op op;
-		} b;
-	} msg;
-	memset(&msg, 0, sizeof(msg));
-	msg.h.nlmsg_len = sizeof(msg);
-	msg.h.nlmsg_type = NLMSG_DONE;
-	msg.b.m.id.idx = CN_IDX_PROC;
-	msg.b.m.id.val = CN_VAL_PROC;
-	msg.b.m.len = sizeof(enum proc_cn_mcast_op);
-	msg.b.op = PROC_CN_MCAST_LISTEN;
-	if (send(s, &msg, sizeof(msg), 0) < 0) {
+	uint32_t plain = PROC_CN_MCAST_LISTEN;
+	if (connector_request(s, &plain, sizeof(plain)) < 0) {
 		int e = -errno;
 		close(s);
 		return e;
@@ -159,22 +173,8 @@ static int connector_here(void)
 	 * read and dropped here, one recv each). Sent after the plain
 	 * request, which an older kernel keeps when it ignores this one
 	 * (its length is not the plain request's). */
-	struct __attribute__((aligned(NLMSG_ALIGNTO))) {
-		struct nlmsghdr h;
-		struct __attribute__((packed)) {
-			struct cn_msg m;
-			struct { uint32_t mcast_op, event_type; } in; /* struct proc_input */
-		} b;
-	} fmsg;
-	memset(&fmsg, 0, sizeof(fmsg));
-	fmsg.h.nlmsg_len = sizeof(fmsg);
-	fmsg.h.nlmsg_type = NLMSG_DONE;
-	fmsg.b.m.id.idx = CN_IDX_PROC;
-	fmsg.b.m.id.val = CN_VAL_PROC;
-	fmsg.b.m.len = sizeof(fmsg.b.in);
-	fmsg.b.in.mcast_op = PROC_CN_MCAST_LISTEN;
-	fmsg.b.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT;
-	if (send(s, &fmsg, sizeof(fmsg), 0) < 0)
+	uint32_t in[2] = { PROC_CN_MCAST_LISTEN, PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT };
+	if (connector_request(s, in, sizeof(in)) < 0) /* struct proc_input */
 		cw_debug("proc connector event filter: %s", strerror(errno));
 	return s;
 }
