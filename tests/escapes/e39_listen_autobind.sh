@@ -38,6 +38,8 @@ client() {
 	while ! grep -q '^PORT [0-9][0-9]*$\|listen failed' "$1" 2>/dev/null && [ $i -lt 600 ] &&
 		running "$2"; do sleep 0.1; i=$((i + 1)); done
 	port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$1")
+	# (the line may land just after the loop saw the listener's state)
+	[ -n "$port" ] || { sleep 0.5; port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$1"); }
 	[ -n "$port" ] || { echo "no port"; return 0; }
 	peer "$PY" -c "import socket,sys; socket.create_connection(('$VETH_ADDR', $port), 2); print('hit')" 2>/dev/null || echo miss
 	# A listener that was not reachable from outside (capwatch bound it on
