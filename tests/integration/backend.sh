@@ -95,7 +95,10 @@ report_assert "$O/i.json" "outcome['kind'] == 'enforcement_denied'" "denials('pr
 
 # 7. capwatch killed outright: the sentinel ends the tree (setsid'd too).
 rm -f pids
-"$CAPWATCH" --backend kernel --profile verify -- sh -c 'setsid sleep 300 & echo "$$ $!" > pids; wait' \
+# (Found by a token in their command lines, not by the pids they print:
+# under CAPWATCH_KERNEL_READS those are their own PID namespace's.)
+tok=cw-backend-tree-$$
+"$CAPWATCH" --backend kernel --profile verify -- sh -c 'setsid sh -c "sleep 300; : $1" & echo "$$ $!" > pids; wait; : $1' sh "$tok" \
 	</dev/null >/dev/null 2>&1 &
 cwpid=$!
 i=0
@@ -107,13 +110,13 @@ i=0
 gone=no
 while [ $i -lt 200 ]; do
 	alive=0
-	for p in $(cat pids); do kill -0 "$p" 2>/dev/null && alive=1; done
+	pgrep -f -- "$tok" >/dev/null && alive=1
 	[ $alive = 0 ] && { gone=yes; break; }
 	sleep 0.05
 	i=$((i + 1))
 done
 if [ $gone = no ]; then
-	for p in $(cat pids); do kill -9 "$p" 2>/dev/null; done
+	for p in $(pgrep -f -- "$tok"); do kill -9 "$p" 2>/dev/null; done
 	fail "the tree outlived its killed supervisor"
 fi
 exit 0
