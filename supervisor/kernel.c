@@ -850,8 +850,11 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 		k->read_denied++;
 		return FAN_DENY;
 	}
+	/* Other names of a file with several may be a secret's, decided by
+	 * name: no mark, but for the package-managed /usr, whose files an
+	 * image often hard-links (every open of libc would be an event). */
 	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias && !unsure &&
-		     (S_ISDIR(st.st_mode) || st.st_nlink == 1);
+		     (S_ISDIR(st.st_mode) || st.st_nlink == 1 || strncmp(path, "/usr/", 5) == 0);
 	if (quiet) {
 		uint64_t mask = S_ISDIR(st.st_mode) ? FAN_OPEN_PERM | FAN_ONDIR : FAN_OPEN_PERM;
 		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORE, mask, m->fd, NULL) == 0)
