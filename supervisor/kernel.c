@@ -687,6 +687,15 @@ static void fan_ok(struct cw_proc *p, const struct stat *st)
 	p->nfan_ok++;
 }
 
+/* The name the kernel gives the file of a fanotify event's descriptor FD,
+ * into PATH (N bytes, not terminated): its length, or -1 (errno set). */
+static ssize_t event_name(int fd, char *path, size_t n)
+{
+	char lp[64];
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	return readlink(lp, path, n - 1);
+}
+
 /* One FAN_OPEN_EXEC_PERM event of a member: FAN_ALLOW or FAN_DENY. No
  * ignore marks: every exec must reach check_image's list (an allowed
  * program's inode with a mark also hid which loader its exec opened). */
@@ -698,9 +707,8 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
 		return FAN_DENY;
-	char lp[64], path[PATH_MAX];
-	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
-	ssize_t len = readlink(lp, path, sizeof(path) - 1);
+	char path[PATH_MAX];
+	ssize_t len = event_name(m->fd, path, sizeof(path));
 	path[len > 0 ? len : 0] = '\0';
 	struct stat ns;
 	bool named = len > 0 && path[0] == '/' && stat(path, &ns) == 0 && ns.st_dev == st.st_dev &&
@@ -782,9 +790,8 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
 		return FAN_DENY;
-	char lp[64], path[PATH_MAX];
-	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", m->fd);
-	ssize_t len = readlink(lp, path, sizeof(path) - 1);
+	char path[PATH_MAX];
+	ssize_t len = event_name(m->fd, path, sizeof(path));
 	if (len < 0 && errno == ENAMETOOLONG) {
 		/* Deeper than PATH_MAX (e113): no name the kernel will give.
 		 * Decided on what names it otherwise: its inode (a secret
