@@ -267,6 +267,8 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 	cw_jbuf_kv_int(j, "tid", e->tid);
 	cw_jbuf_kv_int(j, "ppid", e->ppid);
 	cw_jbuf_kv_str(j, "source", e->source);
+	if (e->via)
+		cw_jbuf_kv_str(j, "via", e->via);
 	cw_jbuf_kv_str(j, "syscall", op ? op->syscall : NULL);
 	cw_jbuf_kv_str(j, "op", op ? cw_op_name(op->kind) : NULL);
 

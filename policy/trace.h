@@ -60,6 +60,8 @@ struct cw_trace_op {
 	uint64_t seq; double time;
 	int pid, tid, ppid;
 	const char *source;             /* "seccomp", "ptrace", "preload" */
+	const char *via;                /* NULL, or "fanotify": decided at the kernel
+					   back end's permission event, not a notification */
 	const struct cw_op *op;         /* syscall, op kind, resolved paths/address */
 	/* raw arguments as the target gave them (NULL/-1 when not applicable) */
 	const char *raw_path; size_t raw_path_len;

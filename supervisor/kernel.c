@@ -778,7 +778,7 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
  * like fs_open.c decides a read, on the file the kernel opened: its name
  * (a secret by name), its inode (a secret known under another name,
  * secret_ids.h) and its first bytes (a private key, keys.h); recorded as
- * an "open" of source "fanotify". An allowed inode gets an ignore mark,
+ * an "open" with "via": "fanotify". An allowed inode gets an ignore mark,
  * so its next opens pass without an event, unless other names may lead
  * to it (a hard link: the other name may be a secret's) or it is a
  * secret (observe); a write to it clears the mark, and so does any name
@@ -825,7 +825,7 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
 	struct cw_event ev;
 	cw_event_init(&ev, "open");
-	ev.source = "fanotify";
+	ev.via = "fanotify";
 	ev.op.kind = CW_OP_OPEN_READ;
 	ev.op.path = path;
 	ev.checked = true;

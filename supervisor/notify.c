@@ -428,7 +428,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 	struct cw_trace_op to = {
 		.seq = ++run->seq, .time = t,
 		.pid = n->tgid, .tid = n->tid, .ppid = n->ppid,
-		.source = ev->source ? ev->source : "seccomp",
+		.source = "seccomp", .via = ev->via,
 		.op = &ev->op,
 		.raw_path = ev->raw_path, .raw_path_len = ev->raw_path_len,
 		.raw_path2 = ev->raw_path2, .raw_path2_len = ev->raw_path2_len,

@@ -166,8 +166,9 @@ struct cw_event {
 			   fast path): cw_event_decide uses it once */
 	bool checked;   /* no ID_VALID needed (the handler checked, or its answer
 			   is the check): cw_event_finish does not ask */
-	const char *source; /* the trace's "source": NULL is "seccomp" (a
-			   fanotify read event of the kernel back end: "fanotify") */
+	const char *via; /* the trace's "via": NULL, or "fanotify" for a read
+			   decided at the kernel back end's fanotify event (its
+			   "source" stays "seccomp": contract section 5) */
 	bool quiet_if_gone; /* nothing was done that the target did not ask for
 			   (capwatch's open of exactly the bytes it read): when
 			   the answer finds the notification gone, not recorded */
