@@ -50,6 +50,16 @@ int cw_pidfd_target(const struct cw_notif *n, int fd)
 	struct stat st;
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -EBADF;
+	struct stat ps;
+	if (n->run->kernel_reads && n->run->ns_proc_fd >= 0 && fstat(n->run->ns_proc_fd, &ps) == 0 &&
+	    ps.st_dev == st.st_dev) {
+		/* The tree's /proc (CAPWATCH_KERNEL_READS): the namespace's
+		 * number. Its init is not the tree's: process_control. */
+		if (pid == 1)
+			return n->run->ns_init > 0 ? n->run->ns_init : -ESRCH;
+		pid_t h = cw_kernel_ns_pid_to_host(n->run, (pid_t)pid, false);
+		return h > 0 ? (int)h : -ESRCH;
+	}
 	return (int)pid;
 }
 

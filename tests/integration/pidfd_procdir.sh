@@ -43,6 +43,30 @@ cw --profile verify --report "$O/r.json" -- "$CW_PY" "$T/p.py" $$ >"$O/out" 2>"$
 cat "$O/out" >&2
 grep -q '^fd0 errno 9$' "$O/out" || fail "fd 0 (not a pidfd) did not get EBADF"
 grep -q '^self ok$' "$O/out" || fail "pidfd_send_signal on a /proc/PID directory of the command itself failed"
+if grep -q fanotify-open "$O/r.json"; then
+	# The tree in a PID namespace of its own (CAPWATCH_KERNEL_READS=1):
+	# its /proc has no directory of a process outside; its own
+	# directory's number is the namespace's (translated by capwatch).
+	grep -q '^outside open errno 2$' "$O/out" || fail "a process outside the tree has a /proc directory in the tree's /proc"
+	report_assert "$O/r.json" "len(d['denials']) == 0"
+	# Its init's directory exists there: a signal through it is
+	# process_control (the init is capwatch's, not the command's).
+	cat >"$T/init.py" <<'EOF2'
+import os, signal
+fd = os.open("/proc/1", os.O_DIRECTORY)
+try:
+    signal.pidfd_send_signal(fd, 0)
+    print("init sent")
+except OSError as e:
+    print("init errno", e.errno)
+EOF2
+	cw --profile verify --report "$O/i.json" -- "$CW_PY" "$T/init.py" >"$O/i.out" 2>"$O/i.err"
+	cat "$O/i.out" >&2
+	grep -q '^init errno 1$' "$O/i.out" || fail "a signal through the init's /proc directory was not refused with EPERM"
+	report_assert "$O/i.json" \
+		"any(x['syscall'] == 'pidfd_send_signal' and x['capability']['kind'] == 'process_control' for x in d['denials'])"
+	exit 0
+fi
 grep -q '^outside open errno 1$' "$O/out" || fail "the /proc/PID directory of a process outside the tree was not refused with EPERM"
 report_assert "$O/r.json" \
 	"any(x['syscall'] == 'openat' and x['capability']['kind'] == 'process_control' and x['capability']['scope'] == '$$' for x in d['denials'])" \
