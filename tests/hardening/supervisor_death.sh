@@ -9,7 +9,7 @@ cw_require_binary
 cw_workdir
 cat > "$T/writer.py" <<'PY'
 import os, sys, time, subprocess
-c = subprocess.Popen(["sleep", "300"])
+c = subprocess.Popen(["sleep", "300." + sys.argv[1]])
 open("canary.pid", "w").write("%d\n" % c.pid)
 open("writer.pid", "w").write("%d\n" % os.getpid())
 i = 0
@@ -23,12 +23,22 @@ while True:
         r = "err %d" % e.errno
     os.write(2, ("%s %.6f\n" % (r, time.time())).encode())
 PY
-"$CAPWATCH" --report "$O/r.json" -- "$CW_PY" "$T/writer.py" 2> "$O/log.txt" &
+"$CAPWATCH" --report "$O/r.json" -- "$CW_PY" "$T/writer.py" $$ 2> "$O/log.txt" &
 cwpid=$!
 for i in $(seq 100); do [ -s canary.pid ] && [ -s writer.pid ] && break; sleep 0.1; done
 [ -s canary.pid ] || { kill -9 $cwpid; fail "the command did not start: $(tail -3 "$O/log.txt")"; }
 sleep 0.5
-canary=$(cat canary.pid) writer=$(cat writer.pid)
+# Their pids in this test's numbering, found by their command lines (the
+# numbers they wrote are their own PID namespace's under
+# CAPWATCH_KERNEL_READS=1).
+by_cmdline() { # EXACT-CMDLINE (arguments joined by spaces)
+	for f in /proc/[0-9]*/cmdline; do
+		[ "$(tr '\0' ' ' <"$f" 2>/dev/null)" = "$1 " ] && { p=${f#/proc/}; echo "${p%/cmdline}"; return 0; }
+	done
+	return 1
+}
+canary=$(by_cmdline "sleep 300.$$") || fail "no canary found: it never started"
+writer=$(by_cmdline "$CW_PY $T/writer.py $$") || fail "no writer found"
 kill -0 "$canary" || fail "canary not running"
 kill -KILL $cwpid
 death=$(date +%s.%N)
