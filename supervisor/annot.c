@@ -183,6 +183,23 @@ int cw_annot_setup(struct cw_run *run)
 	    env_set(&run->envp, CW_ANNOT_ENV_FD, v, false) < 0 ||
 	    env_set(&run->envp, "ASAN_OPTIONS", "verify_asan_link_order=0", true) < 0)
 		goto oom;
+	/* Whether reads are decided in the kernel (run->kernel_reads) is
+	 * known only at the launch, after this: the entry is made with the
+	 * preload's ":k" (proto.h) and cut at its ':', which the child puts
+	 * back when it is so (cw_annot_child: no allocation after fork). */
+	for (char **e = run->envp; *e; e++) {
+		size_t nl = sizeof(CW_ANNOT_ENV_FD) - 1;
+		if (strncmp(*e, CW_ANNOT_ENV_FD "=", nl + 1) == 0) {
+			char *ne = realloc(*e, strlen(*e) + 3);
+			if (!ne)
+				goto oom;
+			*e = ne;
+			an->env_kflag = ne + strlen(ne);
+			memcpy(an->env_kflag, ":k", 3);
+			*an->env_kflag = '\0';
+			break;
+		}
+	}
 	an->enabled = true;
 	cw_debug("preload %s, channel fd %d", an->lib_path, CW_ANNOT_FD);
 	return 0;
@@ -200,6 +217,10 @@ void cw_annot_child(const struct cw_run *run)
 		fcntl(an->child_fd, F_SETFD, 0);
 	else
 		dup2(an->child_fd, CW_ANNOT_FD); /* the copy is not close-on-exec */
+	/* Read-only opens are not notified: the preload sends no
+	 * annotation for them (proto.h, ":k"). The child's copy. */
+	if (run->kernel_reads && an->env_kflag)
+		*an->env_kflag = ':';
 }
 
 int cw_annot_fd(struct cw_run *run)

@@ -82,6 +82,8 @@ struct cw_annot {
 	int child_fd;              /* the command's end, until the launch is over */
 	unsigned long child_ino;
 	bool enabled;              /* the preload was offered to the command */
+	char *env_kflag;           /* in CAPWATCH_ANNOT_FD's entry: the ':' of its
+				    * ":k" suffix, cut until the launch (annot.c) */
 	char lib_path[PATH_MAX];
 	struct cw_annot_stats stats;
 	struct ann *ring;          /* RING recent call annotations */
