@@ -94,6 +94,8 @@ struct cw_annot {
 	struct cw_hash_key hkey;   /* the key of the maps here (buckets, the interp cache) */
 	struct interp_ent interp_cache[INTERP_CACHE];
 
+	/* annot_channel.c: a drain is under way (its buffers below in use) */
+	bool draining;
 	/* annot_channel.c: notes about bad senders, a few per run */
 	bool noted_unattributed;
 	unsigned notes_written, flood_notes;
