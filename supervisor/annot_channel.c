@@ -353,7 +353,15 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		tid = 0;
 	an->stats.accepted++;
 	struct cw_proc *p = cw_tracker_find(run, pid);
-	if (p && (!p->preload || strcmp(p->preload, "unknown") == 0))
+	bool awaited = p && (!p->preload || strcmp(p->preload, "unknown") == 0);
+	if (h.type == CW_ANNOT_HELLO && p && !(awaited && p->execed))
+		/* Not this image's: it said hello already ("present"), has no
+		 * library ("absent"), or is its parent's until its exec is
+		 * read (a fork inherits the library, it says no hello). The
+		 * next image's, whose exec is still to be read (with reads in
+		 * the kernel, nothing notified holds a new image back). */
+		b->hello_ahead = true;
+	else if (awaited)
 		p->preload = "present"; /* the library runs in this image */
 	if (h.type != CW_ANNOT_HELLO)
 		store(an, &h, buf, pid, tid, now);

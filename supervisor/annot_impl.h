@@ -59,6 +59,10 @@ struct bucket {
 	double tokens, last;
 	unsigned long long dropped;
 	bool noted_flood, noted_bad;
+	/* A hello the process's current image cannot have sent (it said one
+	 * already, has none to say, or is not exec'd yet): the next image's,
+	 * read before its exec was (cw_annot_exec). */
+	bool hello_ahead;
 };
 
 /* Whether an executable has an interpreter, by its identity (annot.c). */
