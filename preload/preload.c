@@ -82,7 +82,12 @@ static int chan_fd = -1;          /* the channel, -1: annotations off */
 static unsigned long chan_ino;    /* its inode: the socket capwatch made */
 static atomic_int init_state;     /* 0 not yet, 1 running, 2 done */
 static char preload_env[4200];    /* "LD_PRELOAD=<our value>" for re-injection */
-static char fd_env[64];           /* "CAPWATCH_ANNOT_FD=1000" */
+static char fd_env[64];           /* "CAPWATCH_ANNOT_FD=1000:INODE[:k]" */
+/* ":k": capwatch decides read-only opens in the kernel (its fanotify
+ * event, CAPWATCH_KERNEL_READS): they are never notified, so nothing
+ * would drain their annotations before the queue fills, and a read
+ * decided there has no raw path to match one to. Not sent. */
+static bool reads_in_kernel;
 static const char *our_path;      /* points into preload_env */
 static size_t our_path_len;
 
@@ -192,7 +197,12 @@ static void channel_setup(void)
 	if (!s || !*s)
 		return;
 	const char *q = s;
-	if (!parse_dec(&q, 65535, &fd) || fd < 3 || *q++ != ':' || !parse_dec(&q, ~0ul, &ino) || *q)
+	if (!parse_dec(&q, 65535, &fd) || fd < 3 || *q++ != ':' || !parse_dec(&q, ~0ul, &ino))
+		return;
+	bool kr = q[0] == ':' && q[1] == 'k' && !q[2];
+	if (kr)
+		q += 2;
+	if (*q)
 		return;
 	size_t sl = (size_t)(q - s), nl = sizeof(CW_ANNOT_ENV_FD) - 1;
 	if (nl + 1 + sl + 1 > sizeof(fd_env))
@@ -202,6 +212,7 @@ static void channel_setup(void)
 	memcpy(fd_env + nl + 1, s, sl + 1);
 	chan_fd = (int)fd;
 	chan_ino = ino;
+	reads_in_kernel = kr;
 	if (!channel_ok())
 		chan_fd = -1;
 }
@@ -1016,6 +1027,20 @@ static bool takes_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* An open capwatch does not notify when it decides reads in the kernel
+ * (supervisor/filter.c, CW_OPEN_NOTIFY_BITS: the same bits). */
+static bool kernel_read(int flags)
+{
+	return reads_in_kernel &&
+	       !(flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_PATH | (O_TMPFILE & ~O_DIRECTORY)));
+}
+
+/* The same for fopen's MODE: "r" without "+" opens O_RDONLY. */
+static bool kernel_read_mode(const char *mode)
+{
+	return reads_in_kernel && mode && mode[0] == 'r' && !strchr(mode, '+');
+}
+
 #define OPEN_WRAPPER(name, func) \
 	EXPORT int name(const char *path, int flags, ...) \
 	{ \
@@ -1031,7 +1056,7 @@ static bool takes_mode(int flags)
 			errno = ENOSYS; \
 			return -1; \
 		} \
-		if (enter()) \
+		if (enter() && !kernel_read(flags)) \
 			annotate_file(path, func, __builtin_return_address(0)); \
 		return real_##name(path, flags, mode); \
 	}
@@ -1051,7 +1076,7 @@ static bool takes_mode(int flags)
 			errno = ENOSYS; \
 			return -1; \
 		} \
-		if (enter()) \
+		if (enter() && !kernel_read(flags)) \
 			annotate_file(path, func, __builtin_return_address(0)); \
 		return real_##name(dirfd, path, flags, mode); \
 	}
@@ -1070,7 +1095,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 	}
 	/* The call site only, as for open: file calls are frequent, and a
 	 * full unwind here measured +40% on an open-heavy loop. */
-	if (enter())
+	if (enter() && !kernel_read_mode(mode))
 		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0));
 	return real_fopen(path, mode);
 }
@@ -1082,7 +1107,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 		errno = ENOSYS;
 		return NULL;
 	}
-	if (enter())
+	if (enter() && !kernel_read_mode(mode))
 		annotate_file(path, CW_AF_FOPEN, __builtin_return_address(0));
 	return real_fopen64(path, mode);
 }

@@ -37,6 +37,8 @@
 
 #define CW_ANNOT_MAGIC 0x31415743u /* "CWA1" read as little-endian bytes */
 #define CW_ANNOT_FD 1000
+/* Its value: FD:INODE, or FD:INODE:k when capwatch decides read-only opens
+ * in the kernel (CAPWATCH_KERNEL_READS): those are then not annotated. */
 #define CW_ANNOT_ENV_FD "CAPWATCH_ANNOT_FD"
 #define CW_ANNOT_MAX_FRAMES 24
 #define CW_ANNOT_MAX_ADDRS 8

@@ -18,6 +18,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/annot_impl.h"
 #include "supervisor/state.h"
+#include "supervisor/ptrace.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
@@ -183,6 +184,23 @@ int cw_annot_setup(struct cw_run *run)
 	    env_set(&run->envp, CW_ANNOT_ENV_FD, v, false) < 0 ||
 	    env_set(&run->envp, "ASAN_OPTIONS", "verify_asan_link_order=0", true) < 0)
 		goto oom;
+	/* Whether reads are decided in the kernel (run->kernel_reads) is
+	 * known only at the launch, after this: the entry is made with the
+	 * preload's ":k" (proto.h) and cut at its ':', which the child puts
+	 * back when it is so (cw_annot_child: no allocation after fork). */
+	for (char **e = run->envp; *e; e++) {
+		size_t nl = sizeof(CW_ANNOT_ENV_FD) - 1;
+		if (strncmp(*e, CW_ANNOT_ENV_FD "=", nl + 1) == 0) {
+			char *ne = realloc(*e, strlen(*e) + 3);
+			if (!ne)
+				goto oom;
+			*e = ne;
+			an->env_kflag = ne + strlen(ne);
+			memcpy(an->env_kflag, ":k", 3);
+			*an->env_kflag = '\0';
+			break;
+		}
+	}
 	an->enabled = true;
 	cw_debug("preload %s, channel fd %d", an->lib_path, CW_ANNOT_FD);
 	return 0;
@@ -200,6 +218,10 @@ void cw_annot_child(const struct cw_run *run)
 		fcntl(an->child_fd, F_SETFD, 0);
 	else
 		dup2(an->child_fd, CW_ANNOT_FD); /* the copy is not close-on-exec */
+	/* Read-only opens are not notified: the preload sends no
+	 * annotation for them (proto.h, ":k"). The child's copy. */
+	if (run->kernel_reads && an->env_kflag)
+		*an->env_kflag = ':';
 }
 
 int cw_annot_fd(struct cw_run *run)
@@ -238,13 +260,15 @@ void cw_annot_free(struct cw_run *run)
 
 /* ---- exec ---- */
 
-static bool env_has_preload(struct cw_annot *an, pid_t pid)
+/* 1 when PID's environment holds our LD_PRELOAD, 0 when not, -1 when it
+ * cannot be read (the process is gone). */
+static int env_has_preload(struct cw_annot *an, pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -1;
 	/* The environment can be large: scan it in chunks for our entry,
 	 * keeping a tail so an entry split across reads is still seen. */
 	char want[PATH_MAX + 16];
@@ -334,12 +358,21 @@ const char *cw_annot_exec(struct cw_run *run, pid_t pid)
 	struct cw_annot *an = run->annot;
 	if (!an || !an->enabled)
 		return "absent";
-	/* What the old image sent before its exec belongs to it. */
+	/* What the old image sent before its exec belongs to it. A fork's
+	 * image says no hello: one read now is the new image's. */
+	struct cw_proc *p = cw_tracker_find(run, pid);
+	bool forked = p && !p->preload;
 	cw_annot_drain(run);
 	cw_annot_maps_cache_drop(an, pid); /* its maps are gone with it */
+	/* Its hello may have been read first (annot_channel.c). */
+	struct bucket *b = cw_hmap_find(&an->buckets, &pid, sizeof(pid));
+	bool hello = (b && b->hello_ahead) || (forked && p->preload && strcmp(p->preload, "present") == 0);
+	if (b)
+		b->hello_ahead = false;
 	if (has_interp(an, pid) == 0)
 		return "absent"; /* static: no loader, no LD_PRELOAD */
-	if (!env_has_preload(an, pid))
+	/* Gone already (-1: its exec was read late), nothing says absent. */
+	if (env_has_preload(an, pid) == 0)
 		return "absent"; /* LD_PRELOAD cleared by a raw execve */
-	return "unknown";    /* expected; "present" once it says hello */
+	return hello ? "present" : "unknown"; /* "present" once it says hello */
 }

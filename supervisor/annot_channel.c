@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,24 @@ static void store(struct cw_annot *an, const struct cw_annot_hdr *h, const unsig
 
 /* ---- receiving ---- */
 
+/* Under reads in the kernel, CLAIM (a number in the tree's namespace) is
+ * no live thread of PID: is it a thread that has exited since it sent?
+ * Not when it is 1 (the namespace's init) or below, nor when a live
+ * process of the tree other than PID has that number (a claim for
+ * another process). Threads are not listed: a claim naming a live thread
+ * of another process passes as gone, and then is used for nothing (tid 0). */
+static bool ns_thread_gone(struct cw_run *run, pid_t pid, pid_t claim)
+{
+	if (claim <= 1)
+		return false;
+	for (size_t i = 0; i < cw_tracker_count(run); i++) {
+		const struct cw_proc *p = cw_tracker_at(run, i);
+		if (p->alive && p->nspid == claim && p->pid != pid)
+			return false;
+	}
+	return true;
+}
+
 static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len, bool trunc,
 			const struct ucred *cred)
 {
@@ -299,27 +318,50 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 	/* The tid is the sender's claim: accepted only for a thread of the
 	 * kernel-attested process. */
 	pid_t tid = h.tid;
+	bool gone = false;
 	if (run->kernel_reads) {
 		/* The tree numbers in its own namespace; the process may be
 		 * gone by now (its number was noted at its fork). */
 		struct cw_proc *pp = cw_tracker_find(run, pid);
-		tid = pp && pp->nspid == tid ? pid : cw_kernel_host_tid(pid, tid);
+		pid_t claim = tid;
+		tid = pp && pp->nspid == claim ? pid : cw_kernel_host_tid(pid, claim);
+		gone = tid < 0 && ns_thread_gone(run, pid, claim);
 	}
-	if (tid != pid) {
+	if (tid != pid && !gone) {
 		struct cw_proc *t = cw_tracker_find(run, tid);
 		/* The kernel back end lists processes, not threads: a thread
 		 * of PID is one of its /proc/PID/task entries. */
 		char tp[64];
 		snprintf(tp, sizeof(tp), "/proc/%d/task/%d", (int)pid, (int)tid);
 		bool thread_of = t ? t->tgid == pid : run->kernel && tid > 0 && access(tp, F_OK) == 0;
-		if (!thread_of) {
+		/* Or one that has exited since it sent (a thread that resolved
+		 * a name and ended; and under reads in the kernel, one whose
+		 * calls were not notified): no task has that number now. */
+		if (!thread_of && !t && run->kernel && !run->kernel_reads && tid > 1 && kill(tid, 0) < 0 &&
+		    errno == ESRCH)
+			gone = true;
+		if (!thread_of && !gone) {
 			flag_bad(run, pid, b, "claims a thread of another process");
 			return;
 		}
 	}
+	/* A thread no longer there: the process's message, no thread's (tid
+	 * 0 matches no event of a thread, annot_match.c; the names it
+	 * resolved and the spawns it asked for are the process's). Such a
+	 * claim cannot be checked, and it cannot be used either. */
+	if (gone)
+		tid = 0;
 	an->stats.accepted++;
 	struct cw_proc *p = cw_tracker_find(run, pid);
-	if (p && (!p->preload || strcmp(p->preload, "unknown") == 0))
+	bool awaited = p && (!p->preload || strcmp(p->preload, "unknown") == 0);
+	if (h.type == CW_ANNOT_HELLO && p && !(awaited && p->execed))
+		/* Not this image's: it said hello already ("present"), has no
+		 * library ("absent"), or is its parent's until its exec is
+		 * read (a fork inherits the library, it says no hello). The
+		 * next image's, whose exec is still to be read (with reads in
+		 * the kernel, nothing notified holds a new image back). */
+		b->hello_ahead = true;
+	else if (awaited)
 		p->preload = "present"; /* the library runs in this image */
 	if (h.type != CW_ANNOT_HELLO)
 		store(an, &h, buf, pid, tid, now);
@@ -329,14 +371,32 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
  * that finds the queue empty, or holding fewer than that, costs one
  * syscall (a recvmsg loop cost one per message plus the one answered
  * EAGAIN). */
+static void drain(struct cw_run *run);
+
 void cw_annot_drain(struct cw_run *run)
+{
+	struct cw_annot *an = run->annot;
+	if (!an || an->sup_fd < 0)
+		return;
+	/* A message can bring a drain back here: receive_one reads the
+	 * kernel back end's connector first, whose exec events call
+	 * cw_annot_exec, which drains. The buffers are this call's: an
+	 * inner recvmmsg would overwrite the messages not yet read out of
+	 * them (honest ones then failed the length check, "malformed", and
+	 * descriptors passed with one were closed twice). The outer drain
+	 * goes on reading the queue. */
+	if (an->draining)
+		return;
+	an->draining = true;
+	drain(run);
+	an->draining = false;
+}
+
+static void drain(struct cw_run *run)
 {
 	struct cw_annot *an = run->annot;
 	struct mmsghdr mm[DRAIN_BATCH];
 	struct iovec iov[DRAIN_BATCH];
-
-	if (!an || an->sup_fd < 0)
-		return;
 	/* The buffers are the context's (annot_impl.h): filled and used
 	 * within this call, under run_lock. */
 	for (int done = 0; done < DRAIN_MAX;) {

@@ -59,6 +59,10 @@ struct bucket {
 	double tokens, last;
 	unsigned long long dropped;
 	bool noted_flood, noted_bad;
+	/* A hello the process's current image cannot have sent (it said one
+	 * already, has none to say, or is not exec'd yet): the next image's,
+	 * read before its exec was (cw_annot_exec). */
+	bool hello_ahead;
 };
 
 /* Whether an executable has an interpreter, by its identity (annot.c). */
@@ -82,6 +86,8 @@ struct cw_annot {
 	int child_fd;              /* the command's end, until the launch is over */
 	unsigned long child_ino;
 	bool enabled;              /* the preload was offered to the command */
+	char *env_kflag;           /* in CAPWATCH_ANNOT_FD's entry: the ':' of its
+				    * ":k" suffix, cut until the launch (annot.c) */
 	char lib_path[PATH_MAX];
 	struct cw_annot_stats stats;
 	struct ann *ring;          /* RING recent call annotations */
@@ -92,6 +98,8 @@ struct cw_annot {
 	struct cw_hash_key hkey;   /* the key of the maps here (buckets, the interp cache) */
 	struct interp_ent interp_cache[INTERP_CACHE];
 
+	/* annot_channel.c: a drain is under way (its buffers below in use) */
+	bool draining;
 	/* annot_channel.c: notes about bad senders, a few per run */
 	bool noted_unattributed;
 	unsigned notes_written, flood_notes;

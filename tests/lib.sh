@@ -92,3 +92,18 @@ trace_assert() {
 snapshot() {
 	"$CW_PY" "$CWCHECK" snapshot "$1"
 }
+
+# cw_kernel_reads_run REPORT: true when that run decided read-only opens
+# in the kernel (CAPWATCH_KERNEL_READS=1, SECURITY.md): the layer
+# "fanotify-open" is in its outcome.enforcement.layers. Such reads are not
+# notified (no trace op, or one with "via": "fanotify" and no raw
+# arguments, once per inode), a denied one fails EPERM, and the tree sees
+# pids of its own namespace.
+cw_kernel_reads_run() {
+	[ -s "$1" ] && "$CW_PY" - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+layers = ((d.get("outcome") or {}).get("enforcement") or {}).get("layers") or []
+sys.exit(0 if any("fanotify-open" in str(l).split("+") for l in layers) else 1)
+PY
+}

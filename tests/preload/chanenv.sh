@@ -39,9 +39,12 @@ def want(value, n):
         bad.append(f"CAPWATCH_ANNOT_FD={value!r}: {got} hello(s), want {n}")
 
 want(f"1000:{ino}", 1)
+# ":k": capwatch decides read-only opens in the kernel (proto.h).
+want(f"1000:{ino}:k", 1)
 for v in [None, "", "1000", "1000:", f"1000:{ino + 1}", f"1000:{ino}x", f" 1000:{ino}",
           f"+1000:{ino}", f"1000: {ino}", f"2:{ino}", f"65536:{ino}", f"99999999999999999999:{ino}",
-          "1000:99999999999999999999999", f"1000:{ino}:1", f"-1000:{ino}", f"01000x:{ino}"]:
+          "1000:99999999999999999999999", f"1000:{ino}:1", f"-1000:{ino}", f"01000x:{ino}",
+          f"1000:{ino}:", f"1000:{ino}:K", f"1000:{ino}:kk", f"1000:{ino}:k:", f"1000:{ino}k"]:
     want(v, 0)
 # Leading zeros are still the same number.
 want(f"01000:{ino}", 1)

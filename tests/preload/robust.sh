@@ -22,6 +22,37 @@ grep -q 'popen: popen-out' "$O/cw.out" || fail "pl_robust did not run to the end
 cw --report "$O/envu.json" -- env -u LD_PRELOAD -u CAPWATCH_ANNOT_FD /bin/true
 expect_rc 0 "env -u LD_PRELOAD /bin/true"
 
+# A thread that resolved a name and ended before capwatch read its
+# message (nothing it did after the lookup was notified): an honest
+# message, not malformed, and the name is the process's, for its connect.
+cat >"$T/thr.py" <<'EOF2'
+import socket, threading, time
+t = threading.Thread(target=lambda: socket.getaddrinfo("localhost", 9, socket.AF_INET))
+t.start()
+t.join()
+time.sleep(0.2)
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 9))
+except OSError:
+    pass
+print("thr-done")
+EOF2
+cw --profile verify --report "$O/thr.json" --trace "$O/thr.jsonl" -- "$CW_PY" "$T/thr.py" >"$O/thr.out" 2>&1
+expect_rc 0 "a name resolved in a thread: $(cat "$O/thr.out")"
+grep -qx thr-done "$O/thr.out" || fail "thr.py: $(cat "$O/thr.out")"
+report_assert "$O/thr.json" "d['stats']['annotations']['malformed'] == 0"
+trace_assert "$O/thr.jsonl" "[e for e in ops(syscall='connect') if e.get('scope') == '127.0.0.1:9' and e.get('host') == 'localhost']"
+
+# Execs in four parallel loops: a message whose sender's exec is still
+# queued on the kernel back end's connector has that exec read first,
+# which drains the channel again (cw_annot_exec) while the first drain
+# holds unread messages in its buffers. Nothing honest is malformed.
+cw --report "$O/par.json" -- sh -c 'for j in 1 2 3 4; do ( i=0; while [ $i -lt 150 ]; do /bin/true; sh -c "exec /bin/true"; i=$((i+1)); done ) & done; wait'
+expect_rc 0 "parallel exec loops"
+report_assert "$O/par.json" "d['stats']['annotations']['malformed'] == 0" \
+	"d['stats']['annotations']['accepted'] >= 4 * 150 * 3"
+
 "$CW_PY" - "$O" "$PL_BIN/pl_robust" <<'PYEOF' || fail "report checks"
 import json, os, sys
 O, prog = sys.argv[1], os.path.realpath(sys.argv[2])

@@ -91,9 +91,10 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(procs, 0, sizeof(procs));
-	procs[0] = (struct cw_proc){ .pid = 100, .tgid = 100 };
+	/* 100 and 200 run an image whose exec was read (a hello is theirs). */
+	procs[0] = (struct cw_proc){ .pid = 100, .tgid = 100, .execed = true };
 	procs[1] = (struct cw_proc){ .pid = 101, .tgid = 100, .is_thread = true };
-	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200 };
+	procs[2] = (struct cw_proc){ .pid = 200, .tgid = 200, .execed = true };
 	/* A fresh state: zero counters, empty rings and caches. */
 	run.annot = cw_annot_new();
 	if (!run.annot)
@@ -202,6 +203,20 @@ static void test_attribution_is_the_kernels(void **state)
 	assert_string_equal(procs[2].preload, "absent");
 	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
 	assert_string_equal(procs[0].preload, "present");
+	/* A second hello is not this image's: the next one's, read before
+	 * its exec (kept for cw_annot_exec), and so is one from a process
+	 * whose exec was never read (a fork says no hello). */
+	struct bucket *b = cw_hmap_find(&run.annot->buckets, &(pid_t){ 100 }, sizeof(pid_t));
+	assert_non_null(b);
+	assert_false(b->hello_ahead);
+	deliver(build(CW_ANNOT_HELLO, 100, NULL, 0, NULL, NULL, NULL, 0), 100, false);
+	assert_true(b->hello_ahead);
+	procs[3] = (struct cw_proc){ .pid = 300, .tgid = 300 };
+	deliver(build(CW_ANNOT_HELLO, 300, NULL, 0, NULL, NULL, NULL, 0), 300, false);
+	assert_null(procs[3].preload);
+	b = cw_hmap_find(&run.annot->buckets, &(pid_t){ 300 }, sizeof(pid_t));
+	assert_non_null(b);
+	assert_true(b->hello_ahead);
 }
 
 static void test_rate_limit(void **state)
