@@ -863,9 +863,16 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias && !unsure &&
 		     (S_ISDIR(st.st_mode) || st.st_nlink == 1 || strncmp(path, "/usr/", 5) == 0);
 	if (quiet) {
-		uint64_t mask = S_ISDIR(st.st_mode) ? FAN_OPEN_PERM | FAN_ONDIR : FAN_OPEN_PERM;
-		if (fanotify_mark(k->fan, FAN_MARK_ADD | FAN_MARK_IGNORE, mask, m->fd, NULL) == 0)
+		/* A directory's ignore mark must survive modification (the
+		 * kernel refuses it otherwise: EISDIR): a new entry changes
+		 * no name of the directory's own, and renames flush. */
+		bool dir = S_ISDIR(st.st_mode);
+		uint64_t mask = dir ? FAN_OPEN_PERM | FAN_ONDIR : FAN_OPEN_PERM;
+		unsigned flags = FAN_MARK_ADD | FAN_MARK_IGNORE | (dir ? FAN_MARK_IGNORED_SURV_MODIFY : 0);
+		if (fanotify_mark(k->fan, flags, mask, m->fd, NULL) == 0)
 			k->read_marked++;
+		else
+			cw_debug("fanotify ignore mark: %s", strerror(errno));
 	}
 	return FAN_ALLOW;
 }
