@@ -190,7 +190,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e155_kreads_shm_device.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e142_connect_alarm.sh
+	tests/escapes/e142_connect_alarm.sh \
+	tests/escapes/e156_kreads_fifo_secret.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
