@@ -736,7 +736,9 @@ static int add_sources(struct cw_run *run, struct loop_set *L, int sigfd)
 	 * allowed open's time (tests/bench/RESULTS.md, session 2). It is
 	 * drained after each notification is answered (the queue holds only
 	 * max_dgram_qlen datagrams, and nearly every annotated call is a
-	 * notified one), by the lookups that need it, and when idle. */
+	 * notified one; under reads decided in the kernel the preload
+	 * annotates no read-only open, preload.c kernel_read), by the
+	 * lookups that need it, and when idle. */
 	if (cw_approval_fd(run) >= 0 && (r = loop_add(L, cw_approval_fd(run), EPOLLIN, false, on_approval, 0)) < 0)
 		return r;
 	int wfd = run->listener >= 0 ? cw_colocate_init(run) : -1;
