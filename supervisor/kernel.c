@@ -220,7 +220,7 @@ int cw_kernel_probe(struct cw_run *run, char *why, size_t n)
 		snprintf(why, n, "the cgroup v2 group %s is not writable (%s)", probe, strerror(errno));
 		return -EACCES;
 	}
-	int f = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC);
+	int f = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_REPORT_TID, O_RDONLY | O_CLOEXEC);
 	if (f < 0) {
 		int e = errno;
 		snprintf(why, n, "fanotify permission events unavailable (%s)", strerror(e));
@@ -702,7 +702,8 @@ static ssize_t event_name(int fd, char *path, size_t n)
 static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_metadata *m)
 {
 	struct cw_kernel *k = run->kernel;
-	pid_t tgid = m->pid;
+	pid_t tgid, ppid;
+	cw_tracker_ids(run, m->pid, &tgid, &ppid); /* m->pid: the thread (FAN_REPORT_TID) */
 	k->exec_events++;
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
@@ -821,6 +822,7 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	struct seccomp_notif req;
 	memset(&req, 0, sizeof(req));
 	req.pid = (uint32_t)m->pid;
+	/* m->pid is the thread (FAN_REPORT_TID); its process from the table or /proc. */
 	struct cw_notif n = { .run = run, .req = &req, .tid = m->pid, .tgid = m->pid, .syscall = "open" };
 	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
 	struct cw_event ev;
@@ -892,6 +894,16 @@ static void fan_respond(int fan, int fd, unsigned response)
 	close(fd);
 }
 
+/* TID (an event's, FAN_REPORT_TID) is one of capwatch's own threads:
+ * /proc/self/task lists only this thread group's (procfs has no
+ * permission events, so the lookup makes none). */
+static bool own_thread(pid_t tid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/task/%d", (int)tid);
+	return access(p, F_OK) == 0;
+}
+
 static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
@@ -918,7 +930,7 @@ static void *fan_reader(void *arg)
 			 * answered here, never behind the loop's lock. The
 			 * cgroup test reads only /proc and what is set before
 			 * this thread starts. */
-			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
+			if (m->pid == self || own_thread(m->pid) || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
 			    !cw_kernel_in_tree(run, m->pid)) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
@@ -1367,7 +1379,10 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	/* (FAN_DENY_ERRNO would let a denial say EACCES, as under the
 	 * portable back end, but the kernel takes it only from HSM groups
 	 * and only for EIO, EAGAIN, ENOSPC, EDQUOT: a denial is EPERM.) */
-	k->fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	/* FAN_REPORT_TID: an event names the thread that opened, as the
+	 * trace's tid does under the portable back end (fan_reader tells
+	 * capwatch's own threads, decide_* take the process from it). */
+	k->fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_REPORT_TID, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (k->fan < 0)
 		return -errno;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)

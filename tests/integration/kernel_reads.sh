@@ -124,4 +124,21 @@ print("ok", os.ttyname(s))' >"$O/6.out" 2>&1
 expect_rc 0 "a pty: $(cat "$O/6.out")"
 grep -q '^ok /dev/pts/' "$O/6.out" || fail "a pty: $(cat "$O/6.out")"
 report_assert "$O/6.json" "not d['denials']"
+
+# 7. A read is recorded with the thread that opened (FAN_REPORT_TID), as
+# under the portable back end: a second thread's read has a tid of its
+# own, the main thread's is its process's.
+printf 'a\n' >"$W/by-thread.txt"
+printf 'b\n' >"$W/by-main.txt"
+cw --backend kernel --profile verify --report "$O/7.json" --trace "$O/7.jsonl" -- "$PYTHON3" -c '
+import threading
+t = threading.Thread(target=lambda: open("by-thread.txt").read()); t.start(); t.join()
+open("by-main.txt").read()
+print("ok")' >"$O/7.out" 2>&1
+expect_rc 0 "reads by two threads: $(cat "$O/7.out")"
+trace_assert "$O/7.jsonl" \
+	"len(ops(resolved=real('$W/by-thread.txt'))) == 1" \
+	"all(e['tid'] != e['pid'] for e in ops(resolved=real('$W/by-thread.txt')))" \
+	"len(ops(resolved=real('$W/by-main.txt'))) == 1" \
+	"all(e['tid'] == e['pid'] and e.get('via') == 'fanotify' for e in ops(resolved=real('$W/by-main.txt')))"
 exit 0
