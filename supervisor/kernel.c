@@ -840,8 +840,14 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	char alias[PATH_MAX + 64];
 	const char *name = secret_name ? NULL
 				       : unsure ? cw_secret_ids_find_any(run, &st) : cw_secret_ids_find(run, &st);
+	const char *linked = secret_name || name ? NULL : cw_secret_ids_linked(run, path);
 	if (name) {
 		snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
+		ev.op.alias = alias;
+	} else if (linked) {
+		/* A home's secret place reached through a symbolic link: the
+		 * kernel names its target (e157). */
+		snprintf(alias, sizeof(alias), "the secret %s, through a symbolic link", linked);
 		ev.op.alias = alias;
 	} else if (!secret_name && S_ISREG(st.st_mode) && cw_keys_worth_scanning(path, st.st_size) &&
 		   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {

@@ -244,8 +244,148 @@ void cw_secret_ids_start(struct cw_run *run)
 	cw_debug("secret scan: %zu secrets, %ld entries left", S->ids_ready ? cw_hmap_count(&S->ids) : 0, budget);
 }
 
+/* ---- home secrets reached through symbolic links (cw_secret_ids_linked) ---- */
+
+#define LINKS_MAX 64
+#define LINKS_PER_DIR 32
+#define LINKED_HOMES_MAX 32
+
+struct cw_secret_links {
+	size_t n;
+	struct {
+		char *real, *lex; /* what the kernel names, the name the policy knows */
+	} p[LINKS_MAX];
+	char buf[PATH_MAX];
+};
+
+static void link_add(struct cw_secret_links *L, const char *lex)
+{
+	if (L->n == LINKS_MAX || !lex || lex[0] != '/')
+		return;
+	char *r = realpath(lex, NULL);
+	/* "/" would make every path a secret's: a link that names the root
+	 * is not where anybody keeps credentials. */
+	if (!r || strcmp(r, lex) == 0 || strcmp(r, "/") == 0) {
+		free(r);
+		return;
+	}
+	for (size_t i = 0; i < L->n; i++)
+		if (strcmp(L->p[i].real, r) == 0 && strcmp(L->p[i].lex, lex) == 0) {
+			free(r);
+			return;
+		}
+	char *l = strdup(lex);
+	if (!l) {
+		free(r);
+		return;
+	}
+	L->p[L->n].real = r;
+	L->p[L->n].lex = l;
+	L->n++;
+}
+
+/* HOME itself, each of its secret places, and the links directly in its
+ * secret directories (~/.ssh/config -> a dotfiles repository). */
+static void links_of_home(struct cw_secret_links *L, const char *home)
+{
+	static const char *const dirs[] = { ".ssh", ".aws", ".gnupg" };
+	static const char *const files[] = {
+		".netrc", ".docker", ".docker/config.json", ".kube", ".kube/config", ".git-credentials",
+	};
+	char path[PATH_MAX];
+	if (!home || home[0] != '/' || strlen(home) > PATH_MAX - 64)
+		return;
+	link_add(L, home);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, files[i]);
+		link_add(L, path);
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, dirs[i]);
+		link_add(L, path);
+		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			continue;
+		}
+		struct dirent *de;
+		for (int k = 0; k < LINKS_PER_DIR && (de = readdir(d));) {
+			struct stat st;
+			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+				continue;
+			k++;
+			if (de->d_type != DT_LNK &&
+			    (de->d_type != DT_UNKNOWN || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			     !S_ISLNK(st.st_mode)))
+				continue;
+			char ep[PATH_MAX];
+			if ((size_t)snprintf(ep, sizeof(ep), "%s/%s", path, de->d_name) < sizeof(ep))
+				link_add(L, ep);
+		}
+		closedir(d);
+	}
+}
+
+static struct cw_secret_links *links_get(struct cw_run *run)
+{
+	if (run->secret_links)
+		return run->secret_links;
+	struct cw_secret_links *L = calloc(1, sizeof(*L));
+	if (!L)
+		return NULL;
+	run->secret_links = L;
+	links_of_home(L, run->ctx.home);
+	links_of_home(L, "/root");
+	/* /home/X for any X (path.c secret_by_home): /home itself may be a
+	 * link (/home -> /var/home), and so may each home in it. */
+	link_add(L, "/home");
+	DIR *d = opendir("/home");
+	if (d) {
+		struct dirent *de;
+		for (int k = 0; k < LINKED_HOMES_MAX && (de = readdir(d));) {
+			if (de->d_name[0] == '.')
+				continue;
+			k++;
+			char hp[PATH_MAX];
+			if ((size_t)snprintf(hp, sizeof(hp), "/home/%s", de->d_name) < sizeof(hp))
+				links_of_home(L, hp);
+		}
+		closedir(d);
+	}
+	return L;
+}
+
+const char *cw_secret_ids_linked(struct cw_run *run, const char *path)
+{
+	if (!path || path[0] != '/')
+		return NULL;
+	struct cw_secret_links *L = links_get(run);
+	if (!L)
+		return NULL;
+	for (size_t i = 0; i < L->n; i++) {
+		size_t rl = strlen(L->p[i].real);
+		if (strncmp(path, L->p[i].real, rl) != 0 || (path[rl] != '\0' && path[rl] != '/'))
+			continue;
+		int w = snprintf(L->buf, sizeof(L->buf), "%s%s", L->p[i].lex, path + rl);
+		if (w > 0 && (size_t)w < sizeof(L->buf) && cw_path_is_secret(&run->ctx, L->buf))
+			return L->buf;
+	}
+	return NULL;
+}
+
 void cw_secret_ids_free(struct cw_run *run)
 {
+	struct cw_secret_links *L = run->secret_links;
+	if (L) {
+		for (size_t i = 0; i < L->n; i++) {
+			free(L->p[i].real);
+			free(L->p[i].lex);
+		}
+		free(L);
+		run->secret_links = NULL;
+	}
 	struct cw_secret_ids *S = run->secret_ids;
 	if (!S)
 		return;

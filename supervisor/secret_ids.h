@@ -49,6 +49,18 @@ const char *cw_secret_ids_find_any(struct cw_run *run, const struct stat *st);
  * it): a known secret with other names stays one under them; one with no
  * other name is forgotten. */
 void cw_secret_ids_unlinking(struct cw_run *run, const char *path);
+/* The secret place of a home that PATH (absolute, resolved) is, reached
+ * through a symbolic link, or NULL. The policy's home secrets (~/.ssh,
+ * ~/.aws, ~/.gnupg, ~/.netrc, ~/.kube/config...) are names below $HOME,
+ * /root and /home/X, but every back end decides on the resolved path (the
+ * kernel's name under CAPWATCH_KERNEL_READS): a dotfile manager's ~/.aws
+ * -> ~/dotfiles/aws, a $HOME reached through a link, /home -> /var/home,
+ * or a link in ~/.ssh read as their targets, which are no secrets by name
+ * (red team e157). Made once per run, at the first call: the resolved
+ * form of each of those places that differs from its name. Returns the
+ * place's name for PATH (a buffer of the module's, valid until the next
+ * call). */
+const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
 /* Free the module's state (run->secret_ids, made by the scan). */
 void cw_secret_ids_free(struct cw_run *run);
 

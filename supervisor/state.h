@@ -24,6 +24,7 @@ struct cw_kernel;
 struct cw_limits;
 struct cw_landlock;
 struct cw_secret_ids;
+struct cw_secret_links;
 struct cw_colocate;
 struct cw_annot;
 struct cw_approval;
@@ -120,6 +121,7 @@ struct cw_run {
 	struct cw_limits *limits;         /* limits.c */
 	struct cw_landlock *landlock;     /* landlock.c */
 	struct cw_secret_ids *secret_ids; /* secret_ids.c */
+	struct cw_secret_links *secret_links; /* secret_ids.c (cw_secret_ids_linked) */
 	struct cw_colocate *colocate;     /* colocate.c */
 	struct cw_annot *annot;           /* annot*.c */
 	struct cw_approval *approval;     /* approval.c */

@@ -50,13 +50,23 @@ static void prepare_open(struct cw_notif *n, struct cw_event *ev)
 /* The file just opened for reading (ST) is the same inode as a secret
  * capwatch knows under another name (secret_ids.h): a hard link made
  * before the run, or the one name left of a secret whose name the tree
- * removed. Returns the text for op.alias, or NULL. */
+ * removed; or its path is where a home's secret place leads through a
+ * symbolic link (cw_secret_ids_linked). Returns the text for op.alias,
+ * or NULL. */
 static const char *secret_alias(struct cw_notif *n, const struct cw_event *ev, const struct stat *st)
 {
-	const char *name = cw_secret_ids_find(n->run, st);
-	if (!name || cw_path_is_secret(&n->run->ctx, ev->op.path))
+	if (cw_path_is_secret(&n->run->ctx, ev->op.path))
 		return NULL;
-	snprintf(n->fs->secret_alias, sizeof(n->fs->secret_alias), "the same file as the secret %s", name);
+	const char *name = cw_secret_ids_find(n->run, st);
+	if (name) {
+		snprintf(n->fs->secret_alias, sizeof(n->fs->secret_alias), "the same file as the secret %s", name);
+		return n->fs->secret_alias;
+	}
+	/* A home's secret place reached through a symbolic link (e157). */
+	name = cw_secret_ids_linked(n->run, ev->op.path);
+	if (!name)
+		return NULL;
+	snprintf(n->fs->secret_alias, sizeof(n->fs->secret_alias), "the secret %s, through a symbolic link", name);
 	return n->fs->secret_alias;
 }
 

@@ -813,11 +813,16 @@ static bool decide_on_object(struct cw_notif *n, struct cw_event *ev, int tflags
 			return false;
 	}
 	const char *secret = (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_find(n->run, st) : NULL;
-	if (secret && !cw_path_is_secret(&n->run->ctx, path)) {
+	const char *linked = !secret && (tflags & O_ACCMODE) != O_WRONLY ? cw_secret_ids_linked(n->run, path) : NULL;
+	if ((secret || linked) && !cw_path_is_secret(&n->run->ctx, path)) {
 		/* The same inode as a secret known under another name
-		 * (secret_ids.h): a secret read, as in fs_open.c. */
+		 * (secret_ids.h), or a home's secret place through a link
+		 * (e157): a secret read, as in fs_open.c. */
 		char *text = n->fs->secret_alias;
-		snprintf(text, sizeof(n->fs->secret_alias), "the same file as the secret %s", secret);
+		if (secret)
+			snprintf(text, sizeof(n->fs->secret_alias), "the same file as the secret %s", secret);
+		else
+			snprintf(text, sizeof(n->fs->secret_alias), "the secret %s, through a symbolic link", linked);
 		cw_op_kind kind = ev->op.kind;
 		ev->op.kind = CW_OP_OPEN_READ;
 		ev->op.alias = text;

@@ -187,7 +187,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e152_kreads_hidden_cwd.sh \
 	tests/escapes/e153_kreads_hidden_cwd_exec.sh \
 	tests/escapes/e154_kreads_ns_init.sh \
-	tests/escapes/e155_kreads_shm_device.sh
+	tests/escapes/e155_kreads_shm_device.sh \
+	tests/escapes/e157_home_secret_symlink.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
