@@ -243,18 +243,19 @@ cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path)
 
 /* ---- secrets ------------------------------------------------------------- */
 
+const char *const cw_home_secret_dirs[] = { "/.ssh", "/.aws", "/.gnupg", NULL };
+const char *const cw_home_secret_files[] = {
+	"/.netrc", "/.docker/config.json", "/.kube/config", "/.git-credentials", NULL,
+};
+
 /* Below a home directory: REL starts with '/'. */
 static bool home_relative_secret(const char *rel)
 {
-	static const char *const dirs[] = { "/.ssh", "/.aws", "/.gnupg" };
-	static const char *const files[] = {
-		"/.netrc", "/.docker/config.json", "/.kube/config", "/.git-credentials",
-	};
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		if (cw_path_is_under(rel, dirs[i]))
+	for (size_t i = 0; cw_home_secret_dirs[i]; i++)
+		if (cw_path_is_under(rel, cw_home_secret_dirs[i]))
 			return true;
-	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-		if (strcmp(rel, files[i]) == 0)
+	for (size_t i = 0; cw_home_secret_files[i]; i++)
+		if (strcmp(rel, cw_home_secret_files[i]) == 0)
 			return true;
 	return false;
 }
@@ -374,12 +375,6 @@ bool cw_path_secret_by_key_name(const struct cw_context *ctx, const char *path)
 
 /* ---- secrets under another name (rename, link) ---------------------------- */
 
-/* The secret locations of a home directory, relative to it. */
-static const char *const home_secret_locations[] = {
-	"/.ssh", "/.aws", "/.gnupg", "/.netrc", "/.docker/config.json", "/.kube/config",
-	"/.git-credentials",
-};
-
 /* Is PATH HOME itself, an ancestor of it, or an ancestor-or-self of one of
  * its secret locations? */
 static bool holds_home_secrets(const char *path, const char *home)
@@ -392,8 +387,11 @@ static bool holds_home_secrets(const char *path, const char *home)
 	if (strncmp(path, home, hl) != 0 || path[hl] != '/')
 		return false;
 	const char *rel = path + hl;
-	for (size_t i = 0; i < sizeof home_secret_locations / sizeof home_secret_locations[0]; i++)
-		if (cw_path_is_under(home_secret_locations[i], rel))
+	for (size_t i = 0; cw_home_secret_dirs[i]; i++)
+		if (cw_path_is_under(cw_home_secret_dirs[i], rel))
+			return true;
+	for (size_t i = 0; cw_home_secret_files[i]; i++)
+		if (cw_path_is_under(cw_home_secret_files[i], rel))
 			return true;
 	return false;
 }
@@ -426,7 +424,6 @@ static bool holds_any_home_secrets(const struct cw_context *ctx, const char *pat
  * ~/.aws or ~/.gnupg of a home)? */
 static bool whole_tree_secret(const struct cw_context *ctx, const char *path)
 {
-	static const char *const dirs[] = { "/.ssh", "/.aws", "/.gnupg" };
 	const char *homes[2] = { ctx ? ctx->home : NULL, "/root" };
 	char slash_home[4096];
 	if (strncmp(path, "/home/", 6) == 0) {
@@ -447,8 +444,8 @@ static bool whole_tree_secret(const struct cw_context *ctx, const char *path)
 		size_t hl = root_len(home);
 		if (strncmp(path, home, hl) != 0 || path[hl] != '/')
 			continue;
-		for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-			if (cw_path_is_under(path + hl, dirs[i]))
+		for (size_t i = 0; cw_home_secret_dirs[i]; i++)
+			if (cw_path_is_under(path + hl, cw_home_secret_dirs[i]))
 				return true;
 	}
 	return false;

@@ -31,6 +31,14 @@ typedef enum cw_path_class {
  * pseudo-device, protected, scratch, workspace, outside. */
 cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path);
 
+/* A home directory's secret places, relative to it and with a leading
+ * '/' (contract section 2), each list ending with NULL: the directories,
+ * whose whole tree is secret (/.ssh, /.aws, /.gnupg), and the credential
+ * files (/.netrc, /.docker/config.json, ...). The one list the policy and
+ * the supervisor's secret scan use. */
+extern const char *const cw_home_secret_dirs[];
+extern const char *const cw_home_secret_files[];
+
 /* True when a normalized absolute path looks like a secret (contract section 2:
  * ~/.ssh, ~/.aws, ~/.gnupg, ~/.netrc, .env, .env.*, *.pem, id_* keys,
  * ~/.docker/config.json, ~/.kube/config, ~/.git-credentials). "~" is

@@ -204,6 +204,8 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 		cw_debug("secret scan: entry budget spent in %s", root);
 }
 
+static struct cw_secret_links *links_get(struct cw_run *run);
+
 void cw_secret_ids_start(struct cw_run *run)
 {
 	if (run->secret_ids)
@@ -217,18 +219,14 @@ void cw_secret_ids_start(struct cw_run *run)
 	const char *home = run->ctx.home;
 	char path[PATH_MAX];
 	if (home && home[0] == '/') {
-		static const char *const dirs[] = { ".ssh", ".aws", ".gnupg" };
-		static const char *const files[] = {
-			".netrc", ".docker/config.json", ".kube/config", ".git-credentials",
-		};
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		for (size_t i = 0; cw_home_secret_files[i]; i++) {
 			struct stat st;
-			snprintf(path, sizeof(path), "%s/%s", home, files[i]);
+			snprintf(path, sizeof(path), "%s%s", home, cw_home_secret_files[i]);
 			if (lstat(path, &st) == 0)
 				add(run, &st, path);
 		}
-		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && budget > 0; i++) {
-			snprintf(path, sizeof(path), "%s/%s", home, dirs[i]);
+		for (size_t i = 0; cw_home_secret_dirs[i] && budget > 0; i++) {
+			snprintf(path, sizeof(path), "%s%s", home, cw_home_secret_dirs[i]);
 			walk(run, path, &budget);
 		}
 	}
@@ -242,6 +240,9 @@ void cw_secret_ids_start(struct cw_run *run)
 			    CW_SECRET_SCAN_ENTRIES);
 	struct cw_secret_ids *S = run->secret_ids;
 	cw_debug("secret scan: %zu secrets, %ld entries left", S->ids_ready ? cw_hmap_count(&S->ids) : 0, budget);
+	/* The homes' links too, before the command runs: what they named
+	 * then is what the run protects, and no decision waits on a walk. */
+	(void)links_get(run);
 }
 
 /* ---- home secrets reached through symbolic links (cw_secret_ids_linked) ---- */
@@ -288,20 +289,22 @@ static void link_add(struct cw_secret_links *L, const char *lex)
  * secret directories (~/.ssh/config -> a dotfiles repository). */
 static void links_of_home(struct cw_secret_links *L, const char *home)
 {
-	static const char *const dirs[] = { ".ssh", ".aws", ".gnupg" };
-	static const char *const files[] = {
-		".netrc", ".docker", ".docker/config.json", ".kube", ".kube/config", ".git-credentials",
-	};
 	char path[PATH_MAX];
 	if (!home || home[0] != '/' || strlen(home) > PATH_MAX - 64)
 		return;
 	link_add(L, home);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", home, files[i]);
+	for (size_t i = 0; cw_home_secret_files[i]; i++) {
+		/* the file, and the directory that holds it (~/.kube) */
+		const char *f = cw_home_secret_files[i], *sub = strchr(f + 1, '/');
+		if (sub) {
+			snprintf(path, sizeof(path), "%s%.*s", home, (int)(sub - f), f);
+			link_add(L, path);
+		}
+		snprintf(path, sizeof(path), "%s%s", home, f);
 		link_add(L, path);
 	}
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", home, dirs[i]);
+	for (size_t i = 0; cw_home_secret_dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s%s", home, cw_home_secret_dirs[i]);
 		link_add(L, path);
 		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
 		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
