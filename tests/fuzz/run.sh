@@ -76,7 +76,10 @@ command -v unshare >/dev/null || { say "unshare(1) missing"; exit 77; }
 unshare -n true 2>/dev/null || { say "cannot make a network namespace (unshare -n), not fuzzing"; exit 77; }
 have_setsid=; command -v setsid >/dev/null && have_setsid=setsid
 schema_check=$srcdir/tests/unit/schema_check.py
-python3 -c 'import jsonschema' 2>/dev/null || schema_check=
+# make check's interpreter (configure resolved it: a pyenv shim is a bash
+# script that takes a second a call under load)
+py=${PYTHON3:-python3}
+"$py" -c 'import jsonschema' 2>/dev/null || schema_check=
 
 # ASan: abort on the first error, with a report on stderr; UBSan: print the
 # stack and stop (-fno-sanitize-recover). detect_leaks off: the supervisor
@@ -123,11 +126,11 @@ while :; do
 		why="exit status $rc (the target exits 0)"
 	elif [ ! -s "$d/report.json" ]; then
 		why="no report"
-	elif ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$d/report.json" 2>"$d/json.err"; then
+	elif ! "$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$d/report.json" 2>"$d/json.err"; then
 		why="report is not JSON"
-	elif [ -n "$schema_check" ] && ! python3 "$schema_check" --report "$d/report.json" >"$d/schema.err" 2>&1; then
+	elif [ -n "$schema_check" ] && ! "$py" "$schema_check" --report "$d/report.json" >"$d/schema.err" 2>&1; then
 		why="report does not match the schema"
-	elif ! python3 -c '
+	elif ! "$py" -c '
 import json, sys
 names = {}
 for l in open(sys.argv[1], "rb"):

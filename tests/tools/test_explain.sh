@@ -47,7 +47,7 @@ fi
 
 # a hostile path cannot reach the terminal as control characters
 "$GEN" script verify >"$T/s.jsonl"
-python3 - "$T/s.jsonl" <<'P'
+"$PYTHON3" - "$T/s.jsonl" <<'P'
 import sys
 p = sys.argv[1]
 lines = open(p).read().splitlines()
