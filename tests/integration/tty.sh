@@ -7,13 +7,16 @@ cw_require_binary
 cw_workdir
 
 cat > "$O/drive.py" <<'PY'
-import os, pty, select, sys, time
+import os, pty, select, signal, sys, time
 # drive.py SEND_CTRL_C OUT -- ARGV...: run ARGV on a new pty, collect its
 # output (30 s at most); with SEND_CTRL_C=1 type ^C once "ready" shows up.
 ctrl_c, out = sys.argv[1] == "1", sys.argv[2]
 argv = sys.argv[4:]
 pid, fd = pty.fork()
 if pid == 0:
+	# A terminal's session starts with Ctrl-C not ignored, whatever the
+	# test's launcher did (a background job of a shell ignores SIGINT)
+	signal.signal(signal.SIGINT, signal.SIG_DFL)
 	os.execv(argv[0], argv)
 buf, sent, deadline = b"", False, time.time() + 30
 while time.time() < deadline:
