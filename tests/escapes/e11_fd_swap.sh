@@ -1,7 +1,7 @@
 #!/bin/sh
-# E11: fd-table swap: utimensat(5, NULL, times) while another thread
-# dup2()s a workspace file and a file outside onto fd 5. A check on
-# /proc/TID/fd/5 followed by CONTINUE acts on whatever fd 5 is then.
+# E11: fd-table swap: utimensat(50, NULL, times) while another thread
+# dup2()s a workspace file and a file outside onto fd 50. A check on
+# /proc/TID/fd/50 followed by CONTINUE acts on whatever fd 50 is then.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 esc_need_prog e11_fd_swap
@@ -15,4 +15,4 @@ bare "$ESC_BIN/e11_fd_swap" "$(race_bare_secs)" "$W/ok.txt" "$H/.bashrc"
 esc_log "bare: $(race_line "$O/bare.out")"
 canary_make "$H/.bashrc"
 under verify -- "$ESC_BIN/e11_fd_swap" "$RACE" "$W/ok.txt" "$H/.bashrc"
-race_verdict "$H/.bashrc" "utimensat(fd 5) with fd 5 swapped by dup2 changed $H/.bashrc's mtime under --profile verify"
+race_verdict "$H/.bashrc" "utimensat(fd 50) with fd 50 swapped by dup2 changed $H/.bashrc's mtime under --profile verify"
