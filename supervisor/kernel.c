@@ -900,16 +900,6 @@ static void fan_respond(int fan, int fd, unsigned response)
 	close(fd);
 }
 
-/* TID (an event's, FAN_REPORT_TID) is one of capwatch's own threads:
- * /proc/self/task lists only this thread group's (procfs has no
- * permission events, so the lookup makes none). */
-static bool own_thread(pid_t tid)
-{
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/task/%d", (int)tid);
-	return access(p, F_OK) == 0;
-}
-
 static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
@@ -936,7 +926,7 @@ static void *fan_reader(void *arg)
 			 * answered here, never behind the loop's lock. The
 			 * cgroup test reads only /proc and what is set before
 			 * this thread starts. */
-			if (m->pid == self || own_thread(m->pid) || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
+			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
 			    !cw_kernel_in_tree(run, m->pid)) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
@@ -1386,8 +1376,10 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	 * portable back end, but the kernel takes it only from HSM groups
 	 * and only for EIO, EAGAIN, ENOSPC, EDQUOT: a denial is EPERM.) */
 	/* FAN_REPORT_TID: an event names the thread that opened, as the
-	 * trace's tid does under the portable back end (fan_reader tells
-	 * capwatch's own threads, decide_* take the process from it). */
+	 * trace's tid does under the portable back end (decide_* take the
+	 * process from it). capwatch's main thread is told by its pid, its
+	 * other threads by the cgroup test like any process outside the
+	 * tree: capwatch is never in the tree's group. */
 	k->fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_REPORT_TID, O_RDONLY | O_LARGEFILE | O_CLOEXEC);
 	if (k->fan < 0)
 		return -errno;
