@@ -252,7 +252,7 @@ void cw_secret_ids_start(struct cw_run *run)
 #define LINKED_HOMES_MAX 32
 
 struct cw_secret_links {
-	size_t n;
+	size_t n, dropped; /* dropped: links past LINKS_MAX, not followed */
 	struct {
 		char *real, *lex; /* what the kernel names, the name the policy knows */
 	} p[LINKS_MAX];
@@ -261,7 +261,7 @@ struct cw_secret_links {
 
 static void link_add(struct cw_secret_links *L, const char *lex)
 {
-	if (L->n == LINKS_MAX || !lex || lex[0] != '/')
+	if (!lex || lex[0] != '/')
 		return;
 	char *r = realpath(lex, NULL);
 	/* "/" would make every path a secret's: a link that names the root
@@ -275,8 +275,9 @@ static void link_add(struct cw_secret_links *L, const char *lex)
 			free(r);
 			return;
 		}
-	char *l = strdup(lex);
+	char *l = L->n < LINKS_MAX ? strdup(lex) : NULL;
 	if (!l) {
+		L->dropped++;
 		free(r);
 		return;
 	}
@@ -357,6 +358,11 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 		}
 		closedir(d);
 	}
+	if (L->dropped)
+		cw_record_note(run, 0, "warning",
+			       "%zu symbolic links to homes' secret places past the first %d are not followed: what "
+			       "they lead to is a secret only by its own name",
+			       L->dropped, LINKS_MAX);
 	return L;
 }
 
