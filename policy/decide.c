@@ -253,8 +253,9 @@ static int decide_rename(const cw_profile *p, const struct cw_context *ctx, cons
 	 * RENAME_EXCHANGE each end moves to the other's name. The stricter
 	 * decision stands; on a tie the secret read is what the record shows,
 	 * unless it is the write that is flagged. */
-	const char *src = cw_path_secret_moved(ctx, from, to) ? from :
-			  op->exchange && cw_path_secret_moved(ctx, to, from) ? to : NULL;
+	const char *src = cw_path_secret_moved(ctx, op->secret_src ? op->secret_src : from, to) ? from :
+			  op->exchange && cw_path_secret_moved(ctx, op->secret_dst ? op->secret_dst : to, from) ? to
+														 : NULL;
 	if (src) {
 		struct cw_decision sec;
 		memset(&sec, 0, sizeof sec);

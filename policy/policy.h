@@ -84,6 +84,11 @@ struct cw_op {
 					a secret known under another name (the text says
 					which): decided as a secret read */
 	bool exchange;               /* RENAME: RENAME_EXCHANGE, both ends move */
+	const char *secret_src;      /* RENAME (rename, link): the name of a home's secret place
+					that the source (path) is, or holds, reached through a
+					symbolic link (the supervisor's cw_secret_ids_linked):
+					moving or linking it is a secret read of the source */
+	const char *secret_dst;      /* the same for path2 (RENAME_EXCHANGE) */
 	bool netlink_route_unprivileged; /* BIND/CONNECT/SEND of AF_NETLINK: on a
 					NETLINK_ROUTE socket of a command without
 					CAP_NET_ADMIN, which the kernel lets only read

@@ -154,6 +154,8 @@ static void push(struct queue *q, const char *path)
  * still to be looked at (shared by every walk of the scan). Only the
  * regular files whose names the policy classes as secrets are stat'ed;
  * symlinks are not followed. */
+const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
+
 static void walk(struct cw_run *run, const char *root, long *budget)
 {
 	struct queue q = { 0 };
@@ -180,7 +182,9 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 				continue;
 			unsigned char type = de->d_type;
 			struct stat st;
-			bool secret = cw_path_is_secret(&run->ctx, path);
+			/* a file where a home's secret place leads through a
+			 * link is one too (its hard links read as it: e158) */
+			bool secret = cw_path_is_secret(&run->ctx, path) || cw_secret_ids_linked(run, path);
 			if (type == DT_UNKNOWN || (type == DT_REG && secret)) {
 				if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 					continue;
@@ -205,6 +209,7 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 }
 
 static struct cw_secret_links *links_get(struct cw_run *run);
+static void walk_link_targets(struct cw_run *run, struct cw_secret_links *L, long *budget);
 
 void cw_secret_ids_start(struct cw_run *run)
 {
@@ -241,18 +246,24 @@ void cw_secret_ids_start(struct cw_run *run)
 	struct cw_secret_ids *S = run->secret_ids;
 	cw_debug("secret scan: %zu secrets, %ld entries left", S->ids_ready ? cw_hmap_count(&S->ids) : 0, budget);
 	/* The homes' links too, before the command runs: what they named
-	 * then is what the run protects, and no decision waits on a walk. */
-	(void)links_get(run);
+	 * then is what the run protects, and no decision waits on a walk.
+	 * What they lead to is scanned like the places themselves, so that
+	 * a hard link to it reads as the secret (red team e158). */
+	walk_link_targets(run, links_get(run), &budget);
 }
 
 /* ---- home secrets reached through symbolic links (cw_secret_ids_linked) ---- */
 
 #define LINKS_MAX 64
-#define LINKS_PER_DIR 32
+#define LINKS_WALK_ENTRIES 2048 /* entries looked at below one home's secret directories */
+#define LINKS_WALK_DIRS 256
 #define LINKED_HOMES_MAX 32
 
 struct cw_secret_links {
 	size_t n, dropped; /* dropped: links past LINKS_MAX, not followed */
+	size_t holding;    /* links not followed: their target holds a workspace root */
+	bool walk_spent;   /* a home's secret directories had more than LINKS_WALK_ENTRIES entries */
+	const struct cw_context *ctx;
 	struct {
 		char *real, *lex; /* what the kernel names, the name the policy knows */
 	} p[LINKS_MAX];
@@ -267,6 +278,24 @@ static void link_add(struct cw_secret_links *L, const char *lex)
 	/* "/" would make every path a secret's: a link that names the root
 	 * is not where anybody keeps credentials. */
 	if (!r || strcmp(r, lex) == 0 || strcmp(r, "/") == 0) {
+		free(r);
+		return;
+	}
+	/* A target that holds a workspace root (or the scratch directory)
+	 * with the root a secret by the link's name (~/.ssh/sockets -> /tmp)
+	 * would make the command's own files secrets: not followed (e160).
+	 * A target below the workspace stays a secret. */
+	size_t rl = strlen(r);
+	const struct cw_context *ctx = L->ctx;
+	for (size_t i = 0; ctx && i <= ctx->nroots; i++) {
+		const char *root = i < ctx->nroots ? ctx->roots[i] : ctx->scratch;
+		char m[PATH_MAX];
+		if (!root || strncmp(root, r, rl) != 0 || (root[rl] != '\0' && root[rl] != '/'))
+			continue;
+		if ((size_t)snprintf(m, sizeof(m), "%s%s", lex, root + rl) < sizeof(m) && !cw_path_is_secret(ctx, m))
+			continue;
+		L->holding++;
+		cw_debug("secret links: %s -> %s holds %s: not followed", lex, r, root);
 		free(r);
 		return;
 	}
@@ -304,32 +333,81 @@ static void links_of_home(struct cw_secret_links *L, const char *home)
 		snprintf(path, sizeof(path), "%s%s", home, f);
 		link_add(L, path);
 	}
+	/* The secret directories breadth first, through their links (a
+	 * link in ~/.ssh/keys, in the directory ~/.gnupg links to: e159):
+	 * every link met is followed; directories are told by what they
+	 * lead to, each looked at once (by device and inode). */
+	char *q[LINKS_WALK_DIRS];
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} seen[LINKS_WALK_DIRS];
+	size_t qh = 0, qt = 0, ns = 0;
+	long budget = LINKS_WALK_ENTRIES;
 	for (size_t i = 0; cw_home_secret_dirs[i]; i++) {
 		snprintf(path, sizeof(path), "%s%s", home, cw_home_secret_dirs[i]);
 		link_add(L, path);
-		int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
-		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (qt < LINKS_WALK_DIRS && (q[qt] = strdup(path)))
+			qt++;
+	}
+	while (qh < qt) {
+		char *dir = q[qh++];
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+		struct stat ds;
+		bool again = false;
+		if (dfd >= 0 && fstat(dfd, &ds) == 0) {
+			for (size_t j = 0; j < ns; j++)
+				again |= seen[j].dev == ds.st_dev && seen[j].ino == ds.st_ino;
+			if (!again && ns < LINKS_WALK_DIRS) {
+				seen[ns].dev = ds.st_dev;
+				seen[ns].ino = ds.st_ino;
+				ns++;
+			}
+		}
+		DIR *d = dfd >= 0 && !again ? fdopendir(dfd) : NULL;
 		if (!d) {
 			if (dfd >= 0)
 				close(dfd);
+			free(dir);
 			continue;
 		}
 		struct dirent *de;
-		for (int k = 0; k < LINKS_PER_DIR && (de = readdir(d));) {
+		while ((de = readdir(d))) {
 			struct stat st;
 			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 				continue;
-			k++;
-			if (de->d_type != DT_LNK &&
-			    (de->d_type != DT_UNKNOWN || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			     !S_ISLNK(st.st_mode)))
+			if (budget-- <= 0) {
+				L->walk_spent = true;
+				break;
+			}
+			if (de->d_type != DT_LNK && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 				continue;
 			char ep[PATH_MAX];
-			if ((size_t)snprintf(ep, sizeof(ep), "%s/%s", path, de->d_name) < sizeof(ep))
+			if ((size_t)snprintf(ep, sizeof(ep), "%s/%s", dir, de->d_name) >= sizeof(ep))
+				continue;
+			bool lnk = de->d_type == DT_LNK;
+			if (de->d_type == DT_UNKNOWN) {
+				if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+					continue;
+				lnk = S_ISLNK(st.st_mode);
+				if (!lnk && !S_ISDIR(st.st_mode))
+					continue;
+			}
+			if (lnk)
 				link_add(L, ep);
+			if ((!lnk || (fstatat(dfd, de->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode))) &&
+			    strcmp(de->d_name, ".git") != 0) {
+				if (qt < LINKS_WALK_DIRS && (q[qt] = strdup(ep)))
+					qt++;
+				else
+					L->walk_spent = true;
+			}
 		}
 		closedir(d);
+		free(dir);
 	}
+	while (qh < qt)
+		free(q[qh++]);
 }
 
 static struct cw_secret_links *links_get(struct cw_run *run)
@@ -340,6 +418,7 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 	if (!L)
 		return NULL;
 	run->secret_links = L;
+	L->ctx = &run->ctx;
 	links_of_home(L, run->ctx.home);
 	links_of_home(L, "/root");
 	/* /home/X for any X (path.c secret_by_home): /home itself may be a
@@ -358,12 +437,37 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 		}
 		closedir(d);
 	}
+	if (L->walk_spent)
+		cw_record_note(run, 0, "warning",
+			       "a home's secret directories hold more than %d entries or %d directories: symbolic "
+			       "links below that are not followed, what they lead to is a secret only by its own name",
+			       LINKS_WALK_ENTRIES, LINKS_WALK_DIRS);
+	if (L->holding)
+		cw_record_note(run, 0, "warning",
+			       "%zu symbolic links in homes' secret places lead to a directory holding a workspace "
+			       "root or the scratch directory: not followed (the workspace is not a secret)",
+			       L->holding);
 	if (L->dropped)
 		cw_record_note(run, 0, "warning",
 			       "%zu symbolic links to homes' secret places past the first %d are not followed: what "
 			       "they lead to is a secret only by its own name",
 			       L->dropped, LINKS_MAX);
 	return L;
+}
+
+static void walk_link_targets(struct cw_run *run, struct cw_secret_links *L, long *budget)
+{
+	for (size_t i = 0; L && i < L->n && *budget > 0; i++) {
+		struct stat st;
+		/* (a home that is a link: its secret places have entries of
+		 * their own) */
+		if (!cw_path_is_secret(&run->ctx, L->p[i].lex) || lstat(L->p[i].real, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk(run, L->p[i].real, budget);
+		else if (S_ISREG(st.st_mode) && cw_secret_ids_linked(run, L->p[i].real))
+			add(run, &st, L->p[i].real);
+	}
 }
 
 const char *cw_secret_ids_linked(struct cw_run *run, const char *path)
@@ -409,4 +513,20 @@ void cw_secret_ids_free(struct cw_run *run)
 	}
 	free(S);
 	run->secret_ids = NULL;
+}
+
+const char *cw_secret_ids_linked_moved(struct cw_run *run, const char *path, char *buf, size_t n)
+{
+	const char *lex = cw_secret_ids_linked(run, path);
+	struct cw_secret_links *L = run->secret_links;
+	size_t pl = path ? strlen(path) : 0;
+	for (size_t i = 0; !lex && L && pl && i < L->n; i++)
+		/* a directory holding what a secret place leads to (the
+		 * dotfiles repository of ~/.aws -> dotfiles/aws) */
+		if (strncmp(L->p[i].real, path, pl) == 0 && (L->p[i].real[pl] == '/' || pl == 1) &&
+		    cw_path_is_secret(&run->ctx, L->p[i].lex))
+			lex = L->p[i].lex;
+	if (!lex || (size_t)snprintf(buf, n, "%s", lex) >= n)
+		return NULL;
+	return buf;
 }

@@ -64,4 +64,9 @@ const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
 /* Free the module's state (run->secret_ids, made by the scan). */
 void cw_secret_ids_free(struct cw_run *run);
 
+/* For a rename or link of PATH (absolute, resolved): the name of a home's
+ * secret place that PATH is, or is below, or holds, reached through a
+ * symbolic link, copied to BUF (N bytes); NULL when none (red team e158:
+ * `ln dotfiles/aws/credentials x`, `mv dotfiles/aws/credentials x`). */
+const char *cw_secret_ids_linked_moved(struct cw_run *run, const char *path, char *buf, size_t n);
 #endif

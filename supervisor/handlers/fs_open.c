@@ -55,7 +55,11 @@ static void prepare_open(struct cw_notif *n, struct cw_event *ev)
  * or NULL. */
 static const char *secret_alias(struct cw_notif *n, const struct cw_event *ev, const struct stat *st)
 {
-	if (cw_path_is_secret(&n->run->ctx, ev->op.path))
+	/* (a *.pem or *.key holding no private key is no secret by its
+	 * name: it may still be one by where a link from a home leads, a
+	 * key file of gnupg's private-keys-v1.d, e159) */
+	if (cw_path_is_secret(&n->run->ctx, ev->op.path) &&
+	    !(ev->op.key_free && cw_path_secret_by_key_name(&n->run->ctx, ev->op.path)))
 		return NULL;
 	const char *name = cw_secret_ids_find(n->run, st);
 	if (name) {

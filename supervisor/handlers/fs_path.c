@@ -521,6 +521,16 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct
 	 * (before it moves, when it does). */
 	if (ev->op.kind == CW_OP_RENAME && !fd_op && cw_path_is_secret(&n->run->ctx, ev->op.path))
 		cw_secret_ids_note(n->run, ev->op.path);
+	/* A home's secret place reached through a symbolic link keeps the
+	 * name the policy knows it by (e158). */
+	if (ev->op.kind == CW_OP_RENAME && !fd_op && ev->op.path && ev->op.path[0] == '/') {
+		static __thread char src[PATH_MAX], dst[PATH_MAX];
+		ev->op.secret_src = cw_secret_ids_linked_moved(n->run, ev->op.path, src, sizeof(src));
+		if (ev->op.secret_src)
+			cw_secret_ids_note(n->run, ev->op.path);
+		if (ev->op.exchange && ev->op.path2 && ev->op.path2[0] == '/')
+			ev->op.secret_dst = cw_secret_ids_linked_moved(n->run, ev->op.path2, dst, sizeof(dst));
+	}
 	/* A path ending in "." or "..": what the kernel says, nothing done. */
 	if (!fd_op && !n->run->observe) {
 		int de = dot_path_errno(n, nr, l);

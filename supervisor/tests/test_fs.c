@@ -76,6 +76,14 @@ const char *cw_secret_ids_linked(struct cw_run *r, const char *path)
 	(void)path;
 	return NULL;
 }
+const char *cw_secret_ids_linked_moved(struct cw_run *r, const char *path, char *buf, size_t n)
+{
+	(void)r;
+	(void)path;
+	(void)buf;
+	(void)n;
+	return NULL;
+}
 
 const char *cw_secret_ids_find(struct cw_run *r, const struct stat *st)
 {
