@@ -188,7 +188,10 @@ ESCAPES_TESTS = \
 	tests/escapes/e153_kreads_hidden_cwd_exec.sh \
 	tests/escapes/e154_kreads_ns_init.sh \
 	tests/escapes/e155_kreads_shm_device.sh \
-	tests/escapes/e157_home_secret_symlink.sh
+	tests/escapes/e157_home_secret_symlink.sh \
+	tests/escapes/e158_linked_secret_other_name.sh \
+	tests/escapes/e159_linked_secret_nested.sh \
+	tests/escapes/e160_linked_secret_workspace.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
