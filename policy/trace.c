@@ -307,6 +307,10 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 			kv_cbytes(j, "env_names", op->env_names);
 		if (op->alias)
 			kv_cbytes(j, "alias", op->alias);
+		if (op->secret_src)
+			kv_cbytes(j, "secretSrc", op->secret_src);
+		if (op->secret_dst)
+			kv_cbytes(j, "secretDst", op->secret_dst);
 		if (op->exchange)
 			cw_jbuf_kv_bool(j, "exchange", true);
 		if (op->key_free)

@@ -355,6 +355,12 @@ static int op_details(const cJSON *ev, struct cw_op *op, char *err, size_t errsz
 	v = cJSON_GetObjectItemCaseSensitive(ev, "alias");
 	if (cJSON_IsString(v))
 		op->alias = v->valuestring;
+	v = cJSON_GetObjectItemCaseSensitive(ev, "secretSrc");
+	if (cJSON_IsString(v))
+		op->secret_src = v->valuestring;
+	v = cJSON_GetObjectItemCaseSensitive(ev, "secretDst");
+	if (cJSON_IsString(v))
+		op->secret_dst = v->valuestring;
 	v = cJSON_GetObjectItemCaseSensitive(ev, "exchange");
 	op->exchange = cJSON_IsTrue(v);
 	v = cJSON_GetObjectItemCaseSensitive(ev, "keyFree");

@@ -66,6 +66,10 @@ struct cw_fs_scratch {
 	 * (fs_special.c). */
 	char secret_alias[PATH_MAX + 64];
 	char terminal_alias[PATH_MAX + 64];
+	/* op.secret_src, op.secret_dst: the names of a home's secret places
+	 * that a rename's ends are through a symbolic link (fs_path.c, e158) */
+	char secret_src[PATH_MAX];
+	char secret_dst[PATH_MAX];
 };
 
 /* Hard links made during the run (both names were decided writable). */

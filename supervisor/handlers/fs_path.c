@@ -524,12 +524,12 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct
 	/* A home's secret place reached through a symbolic link keeps the
 	 * name the policy knows it by (e158). */
 	if (ev->op.kind == CW_OP_RENAME && !fd_op && ev->op.path && ev->op.path[0] == '/') {
-		static __thread char src[PATH_MAX], dst[PATH_MAX];
-		ev->op.secret_src = cw_secret_ids_linked_moved(n->run, ev->op.path, src, sizeof(src));
+		char *src = n->fs->secret_src, *dst = n->fs->secret_dst;
+		ev->op.secret_src = cw_secret_ids_linked_moved(n->run, ev->op.path, src, sizeof(n->fs->secret_src));
 		if (ev->op.secret_src)
 			cw_secret_ids_note(n->run, ev->op.path);
 		if (ev->op.exchange && ev->op.path2 && ev->op.path2[0] == '/')
-			ev->op.secret_dst = cw_secret_ids_linked_moved(n->run, ev->op.path2, dst, sizeof(dst));
+			ev->op.secret_dst = cw_secret_ids_linked_moved(n->run, ev->op.path2, dst, sizeof(n->fs->secret_dst));
 	}
 	/* A path ending in "." or "..": what the kernel says, nothing done. */
 	if (!fd_op && !n->run->observe) {
