@@ -156,6 +156,15 @@ static void push(struct queue *q, const char *path)
  * symlinks are not followed. */
 const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
 
+/* A directory stream of DFD, or NULL with DFD closed (DFD < 0: NULL). */
+static DIR *dir_of(int dfd)
+{
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d && dfd >= 0)
+		close(dfd);
+	return d;
+}
+
 static void walk(struct cw_run *run, const char *root, long *budget)
 {
 	struct queue q = { 0 };
@@ -163,14 +172,12 @@ static void walk(struct cw_run *run, const char *root, long *budget)
 	push(&q, root);
 	while (q.head < q.tail && *budget > 0) {
 		char *dir = q.dirs[q.head++];
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		DIR *d = dir_of(open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
 		if (!d) {
-			if (dfd >= 0)
-				close(dfd);
 			free(dir);
 			continue;
 		}
+		int dfd = dirfd(d);
 		struct dirent *de;
 		while (*budget > 0 && (de = readdir(d))) {
 			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -364,10 +371,12 @@ static void links_of_home(struct cw_secret_links *L, const char *home)
 				ns++;
 			}
 		}
-		DIR *d = dfd >= 0 && !again ? fdopendir(dfd) : NULL;
+		if (again && dfd >= 0) {
+			close(dfd);
+			dfd = -1;
+		}
+		DIR *d = dir_of(dfd);
 		if (!d) {
-			if (dfd >= 0)
-				close(dfd);
 			free(dir);
 			continue;
 		}

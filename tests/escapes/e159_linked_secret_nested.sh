@@ -55,14 +55,5 @@ check() { # WHAT [OPTS...]
 	esc_log "$_w: $(json_get "$R" 'd["outcome"]["enforcement"]["backend"]'): denied (crowd case run: $crowd)"
 }
 
-(unset CAPWATCH_KERNEL_READS; check "default back end") || exit 1
-check "portable back end" --backend portable
-if "$CAPWATCH" --backend kernel --report "$O/probe.json" -- /bin/true >"$O/probe.out" 2>&1; then
-	CAPWATCH_KERNEL_READS=1
-	export CAPWATCH_KERNEL_READS
-	check "reads decided in the kernel" --backend kernel
-	unset CAPWATCH_KERNEL_READS
-else
-	esc_log "no kernel back end here: $(cat "$O/probe.out")"
-fi
+esc_each_backend check
 exit 0

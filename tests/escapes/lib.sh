@@ -497,3 +497,19 @@ esc_outside_refused() {
 	[ "$2" = 3 ] || { cat "$OUT" >&2; esc_bypass "the call naming $1 outside the tree failed with errno ${2:-none}, not ESRCH, in its PID namespace"; }
 	esc_none_allowed "$1"
 }
+
+# esc_each_backend CHECK: run the function CHECK (arguments: a label, then
+# capwatch options) under the default back end, the portable one and,
+# where the kernel back end runs here, reads decided in the kernel
+# (CAPWATCH_KERNEL_READS=1). A CHECK that fails or finds a bypass ends the
+# test with its status.
+esc_each_backend() {
+	(unset CAPWATCH_KERNEL_READS; "$1" "default back end") || exit $?
+	(unset CAPWATCH_KERNEL_READS; "$1" "portable back end" --backend portable) || exit $?
+	if "$CAPWATCH" --backend kernel --report "$O/probe.json" -- /bin/true >"$O/probe.out" 2>&1; then
+		(CAPWATCH_KERNEL_READS=1; export CAPWATCH_KERNEL_READS
+		 "$1" "reads decided in the kernel" --backend kernel) || exit $?
+	else
+		esc_log "no kernel back end here: $(cat "$O/probe.out")"
+	fi
+}
