@@ -269,6 +269,7 @@ void cw_secret_ids_start(struct cw_run *run)
 struct cw_secret_links {
 	size_t n, dropped; /* dropped: links past LINKS_MAX, not followed */
 	size_t holding;    /* links not followed: their target holds a workspace root */
+	size_t foreign;    /* links of another user's home to what that user does not own */
 	bool walk_spent;   /* a home's secret directories had more than LINKS_WALK_ENTRIES entries */
 	const struct cw_context *ctx;
 	struct {
@@ -277,16 +278,31 @@ struct cw_secret_links {
 	char buf[PATH_MAX];
 };
 
-static void link_add(struct cw_secret_links *L, const char *lex)
+/* Follow the link LEX (a home's secret place, or a link in one): true
+ * when what it leads to is now a secret by LEX's name. OWNER: the uid of
+ * another user's home the link is in, or (uid_t)-1 for the run's own
+ * home and root's. */
+static bool link_add(struct cw_secret_links *L, const char *lex, uid_t owner)
 {
 	if (!lex || lex[0] != '/')
-		return;
+		return false;
 	char *r = realpath(lex, NULL);
 	/* "/" would make every path a secret's: a link that names the root
 	 * is not where anybody keeps credentials. */
 	if (!r || strcmp(r, lex) == 0 || strcmp(r, "/") == 0) {
 		free(r);
-		return;
+		return false;
+	}
+	/* Another user's links decide nothing of this run's but their own
+	 * files: a ~eve/.ssh -> /usr must not make every program a secret
+	 * (a denial of every run on the machine by any local user). What a
+	 * user keeps credentials in, that user owns. */
+	struct stat ost;
+	if (owner != (uid_t)-1 && (stat(r, &ost) < 0 || ost.st_uid != owner)) {
+		L->foreign++;
+		cw_debug("secret links: %s -> %s is not its home owner's: not followed", lex, r);
+		free(r);
+		return false;
 	}
 	/* A target that holds a workspace root (or the scratch directory)
 	 * with the root a secret by the link's name (~/.ssh/sockets -> /tmp)
@@ -304,41 +320,42 @@ static void link_add(struct cw_secret_links *L, const char *lex)
 		L->holding++;
 		cw_debug("secret links: %s -> %s holds %s: not followed", lex, r, root);
 		free(r);
-		return;
+		return false;
 	}
 	for (size_t i = 0; i < L->n; i++)
 		if (strcmp(L->p[i].real, r) == 0 && strcmp(L->p[i].lex, lex) == 0) {
 			free(r);
-			return;
+			return true;
 		}
 	char *l = L->n < LINKS_MAX ? strdup(lex) : NULL;
 	if (!l) {
 		L->dropped++;
 		free(r);
-		return;
+		return false;
 	}
 	L->p[L->n].real = r;
 	L->p[L->n].lex = l;
 	L->n++;
+	return true;
 }
 
 /* HOME itself, each of its secret places, and the links directly in its
  * secret directories (~/.ssh/config -> a dotfiles repository). */
-static void links_of_home(struct cw_secret_links *L, const char *home)
+static void links_of_home(struct cw_secret_links *L, const char *home, uid_t owner)
 {
 	char path[PATH_MAX];
 	if (!home || home[0] != '/' || strlen(home) > PATH_MAX - 64)
 		return;
-	link_add(L, home);
+	link_add(L, home, owner);
 	for (size_t i = 0; cw_home_secret_files[i]; i++) {
 		/* the file, and the directory that holds it (~/.kube) */
 		const char *f = cw_home_secret_files[i], *sub = strchr(f + 1, '/');
 		if (sub) {
 			snprintf(path, sizeof(path), "%s%.*s", home, (int)(sub - f), f);
-			link_add(L, path);
+			link_add(L, path, owner);
 		}
 		snprintf(path, sizeof(path), "%s%s", home, f);
-		link_add(L, path);
+		link_add(L, path, owner);
 	}
 	/* The secret directories breadth first, through their links (a
 	 * link in ~/.ssh/keys, in the directory ~/.gnupg links to: e159):
@@ -353,8 +370,10 @@ static void links_of_home(struct cw_secret_links *L, const char *home)
 	long budget = LINKS_WALK_ENTRIES;
 	for (size_t i = 0; cw_home_secret_dirs[i]; i++) {
 		snprintf(path, sizeof(path), "%s%s", home, cw_home_secret_dirs[i]);
-		link_add(L, path);
-		if (qt < LINKS_WALK_DIRS && (q[qt] = strdup(path)))
+		/* walked when a directory of its own or a link followed */
+		struct stat ls;
+		bool walk_it = link_add(L, path, owner) || (lstat(path, &ls) == 0 && S_ISDIR(ls.st_mode));
+		if (walk_it && qt < LINKS_WALK_DIRS && (q[qt] = strdup(path)))
 			qt++;
 	}
 	while (qh < qt) {
@@ -402,9 +421,9 @@ static void links_of_home(struct cw_secret_links *L, const char *home)
 				if (!lnk && !S_ISDIR(st.st_mode))
 					continue;
 			}
-			if (lnk)
-				link_add(L, ep);
-			if ((!lnk || (fstatat(dfd, de->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode))) &&
+			/* a link is walked through only when followed */
+			bool followed = lnk && link_add(L, ep, owner);
+			if ((!lnk || (followed && fstatat(dfd, de->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode))) &&
 			    strcmp(de->d_name, ".git") != 0) {
 				if (qt < LINKS_WALK_DIRS && (q[qt] = strdup(ep)))
 					qt++;
@@ -428,11 +447,11 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 		return NULL;
 	run->secret_links = L;
 	L->ctx = &run->ctx;
-	links_of_home(L, run->ctx.home);
-	links_of_home(L, "/root");
+	links_of_home(L, run->ctx.home, (uid_t)-1);
+	links_of_home(L, "/root", (uid_t)-1);
 	/* /home/X for any X (path.c secret_by_home): /home itself may be a
 	 * link (/home -> /var/home), and so may each home in it. */
-	link_add(L, "/home");
+	link_add(L, "/home", (uid_t)-1);
 	DIR *d = opendir("/home");
 	if (d) {
 		struct dirent *de;
@@ -441,8 +460,11 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 				continue;
 			k++;
 			char hp[PATH_MAX];
-			if ((size_t)snprintf(hp, sizeof(hp), "/home/%s", de->d_name) < sizeof(hp))
-				links_of_home(L, hp);
+			struct stat hs;
+			/* another user's home: its links count for that user's files */
+			if ((size_t)snprintf(hp, sizeof(hp), "/home/%s", de->d_name) < sizeof(hp) &&
+			    stat(hp, &hs) == 0 && S_ISDIR(hs.st_mode))
+				links_of_home(L, hp, hs.st_uid == geteuid() ? (uid_t)-1 : hs.st_uid);
 		}
 		closedir(d);
 	}

@@ -7,6 +7,7 @@ INTEGRATION_TESTS = \
 	tests/integration/setid.sh \
 	tests/integration/privs.sh tests/integration/backend.sh tests/integration/kernel_reads.sh \
 	tests/integration/secret_content.sh \
+	tests/integration/secret_links_foreign.sh \
 	tests/integration/denial_summary.sh \
 	tests/integration/signals_leftover.sh \
 	tests/integration/pidfd_procdir.sh \
