@@ -478,6 +478,9 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 			       "%zu symbolic links in homes' secret places lead to a directory holding a workspace "
 			       "root or the scratch directory: not followed (the workspace is not a secret)",
 			       L->holding);
+	if (L->foreign)
+		cw_debug("secret links: %zu links of other users' homes lead to what they do not own: not followed",
+			 L->foreign);
 	if (L->dropped)
 		cw_record_note(run, 0, "warning",
 			       "%zu symbolic links to homes' secret places past the first %d are not followed: what "
