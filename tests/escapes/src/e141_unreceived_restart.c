@@ -92,9 +92,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (c == 0) {
-			struct timespec t = { 0, 300000000 };
+			/* From 300 ms on, until a reader is there: one attempt
+			 * missed a reader whose open started late (a loaded
+			 * machine), which then slept until --timeout. The parent
+			 * kills this child once its open has returned. */
+			struct timespec t = { 0, 300000000 }, again = { 0, 10000000 };
 			nanosleep(&t, NULL);
-			int fd = open(argv[1], O_WRONLY | O_NONBLOCK);
+			int fd;
+			while ((fd = open(argv[1], O_WRONLY | O_NONBLOCK)) < 0 && errno == ENXIO)
+				nanosleep(&again, NULL);
 			if (fd >= 0)
 				close(fd);
 			_exit(0);
