@@ -150,12 +150,6 @@ static void push(struct queue *q, const char *path)
 		q->dirs[q->tail++] = d;
 }
 
-/* Breadth first from ROOT; BUDGET is the number of directory entries
- * still to be looked at (shared by every walk of the scan). Only the
- * regular files whose names the policy classes as secrets are stat'ed;
- * symlinks are not followed. */
-const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
-
 /* A directory stream of DFD, or NULL with DFD closed (DFD < 0: NULL). */
 static DIR *dir_of(int dfd)
 {
@@ -165,6 +159,11 @@ static DIR *dir_of(int dfd)
 	return d;
 }
 
+/* Breadth first from ROOT; BUDGET is the number of directory entries
+ * still to be looked at (shared by every walk of the scan). Only the
+ * regular files whose names the policy classes as secrets (or that a
+ * home's secret place leads to through a link) are stat'ed; symlinks are
+ * not followed. */
 static void walk(struct cw_run *run, const char *root, long *budget)
 {
 	struct queue q = { 0 };

@@ -56,10 +56,11 @@ void cw_secret_ids_unlinking(struct cw_run *run, const char *path);
  * kernel's name under CAPWATCH_KERNEL_READS): a dotfile manager's ~/.aws
  * -> ~/dotfiles/aws, a $HOME reached through a link, /home -> /var/home,
  * or a link in ~/.ssh read as their targets, which are no secrets by name
- * (red team e157). Made once per run, at the first call: the resolved
- * form of each of those places that differs from its name. Returns the
- * place's name for PATH (a buffer of the module's, valid until the next
- * call). */
+ * (red team e157). Made once per run by the scan (cw_secret_ids_start),
+ * before the command runs: the resolved form of each of those places
+ * that differs from its name (another user's home: only to what that
+ * user owns). Returns the place's name for PATH (a buffer of the
+ * module's, valid until the next call; callers hold the loop's lock). */
 const char *cw_secret_ids_linked(struct cw_run *run, const char *path);
 /* Free the module's state (run->secret_ids, made by the scan). */
 void cw_secret_ids_free(struct cw_run *run);
