@@ -196,7 +196,8 @@ ESCAPES_TESTS = \
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
 	tests/escapes/e156_kreads_fifo_secret.sh \
-	tests/escapes/e161_linked_secret_flink.sh
+	tests/escapes/e161_linked_secret_flink.sh \
+	tests/escapes/e162_foreign_links_fill_bound.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
