@@ -6,6 +6,7 @@
  * is a hash-table update, not a list scan; sorting happens once, at render
  * time. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,18 @@ static int grow(void **arr, size_t *alloc, size_t n, size_t elem)
 
 /* ---- lifetime ---- */
 
+static void head_free(struct head_cand *h)
+{
+	if (!h)
+		return;
+	free(h->program);
+	free(h->syscall);
+	free(h->scope);
+	free(h->rule);
+	free(h->reason);
+	free(h);
+}
+
 cw_report *cw_report_new(void)
 {
 	cw_report *r = calloc(1, sizeof(*r));
@@ -99,6 +112,9 @@ cw_report *cw_report_new(void)
 	 * and costs no syscall. */
 	struct cw_hash_key k = { (uint64_t)(uintptr_t)r * 0x9e3779b97f4a7c15ULL, 0x6361707761746368ULL };
 	cw_hmap_init(&r->caps, &k, 0, sizeof(uint64_t), 0);
+	/* process numbers are capwatch's, not the command's: keyed all the same */
+	cw_hmap_init(&r->heads, &k, sizeof(uint64_t), sizeof(struct head_cand *), 0);
+	cw_hmap_init(&r->ends, &k, sizeof(uint64_t), sizeof(uint8_t), 0);
 	r->spill_fd = -1;
 	r->elapsed = 0;
 	return r;
@@ -143,10 +159,16 @@ void cw_report_free(cw_report *r)
 	if (r->spill_fd >= 0)
 		r->spill_io->close(r->spill_fd);
 	free(r->sbuf);
-	free(r->fs_program);
-	free(r->fs_syscall);
-	free(r->fs_scope);
-	free(r->fs_rule);
+	{
+		size_t pos = 0, kl;
+		const void *k;
+		void *v;
+
+		while (cw_hmap_next(&r->heads, &pos, &k, &kl, &v))
+			head_free(*(struct head_cand **)v);
+	}
+	cw_hmap_free(&r->heads);
+	cw_hmap_free(&r->ends);
 	for (i = 0; i < r->nchgs; i++) {
 		free(r->chgs[i].kind);
 		free(r->chgs[i].path);
@@ -232,6 +254,112 @@ int cw_report_add_process(cw_report *r, const struct cw_proc_record *p)
 		return -ENOMEM;
 	}
 	r->nprocs++;
+	if (p->proc) {
+		/* how the number ended: its last record says (report.h) */
+		uint8_t *end;
+		int e = cw_hmap_insert(&r->ends, &p->proc, sizeof(p->proc), (void **)&end);
+
+		if (e < 0)
+			return e;
+		*end = p->end >= 0 && p->exited && p->code == 0 && !p->signal ? PROC_ENDED_OK
+									  : PROC_ENDED_BAD;
+	}
+	return 0;
+}
+
+/* How much a denial explains a failure (report.h, cw_report_headline):
+ * one the next step of which is to ask for approval ranks first. */
+static int head_rank(const struct cw_decision *d)
+{
+	return d->next_action == CW_NEXT_REQUEST_APPROVAL ? 1 : 0;
+}
+
+/* An enforced denial: counted for its process number, and its candidate
+ * for the headline replaced when it ranks as high or higher (it is later:
+ * denials are added in time order). */
+static int note_head(cw_report *r, const struct cw_denial_record *dr)
+{
+	const struct cw_decision *dec = dr->d;
+	struct head_cand **slot, *h, *n;
+	int e = cw_hmap_insert(&r->heads, &dr->proc, sizeof(dr->proc), (void **)&slot);
+
+	if (e < 0)
+		return e;
+	h = *slot;
+	if (h && h->rank > head_rank(dec)) {
+		h->count++;
+		return 0;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->scope = strndup(dec->scope, sizeof(dec->scope))) ||
+	    !(n->rule = strndup(dec->rule, sizeof(dec->rule))) ||
+	    !(n->reason = strndup(dec->reason, sizeof(dec->reason))) ||
+	    cw_report_dup_str(&n->program, dr->program) || cw_report_dup_str(&n->syscall, dr->syscall)) {
+		head_free(n);
+		if (!h)
+			cw_hmap_remove(&r->heads, &dr->proc, sizeof(dr->proc));
+		return -ENOMEM;
+	}
+	n->count = (h ? h->count : 0) + 1;
+	n->pid = dr->pid;
+	n->rank = head_rank(dec);
+	n->time = dr->time;
+	n->cap = dec->cap;
+	n->verdict = dec->verdict;
+	n->profile_verdict = dec->profile_verdict;
+	n->source = dec->source;
+	n->next_action = dec->next_action;
+	n->err = dec->err;
+	head_free(h);
+	*slot = n;
+	return 0;
+}
+
+bool cw_report_tolerated(const cw_report *r, uint64_t proc)
+{
+	const uint8_t *end = proc ? cw_hmap_find(&r->ends, &proc, sizeof(proc)) : NULL;
+
+	return end && *end == PROC_ENDED_OK;
+}
+
+int cw_report_headline(cw_report *r, struct cw_decision *d, struct cw_report_headline *out)
+{
+	const struct head_cand *best = NULL;
+	size_t pos = 0, kl;
+	const void *k;
+	void *v;
+
+	memset(out, 0, sizeof(*out));
+	while (cw_hmap_next(&r->heads, &pos, &k, &kl, &v)) {
+		const struct head_cand *h = *(struct head_cand **)v;
+		uint64_t proc;
+
+		memcpy(&proc, k, sizeof(proc));
+		out->enforced += h->count;
+		if (cw_report_tolerated(r, proc)) {
+			out->tolerated += h->count;
+			continue;
+		}
+		if (!best || h->rank > best->rank || (h->rank == best->rank && h->time >= best->time))
+			best = h;
+	}
+	r->head = best;
+	if (!best)
+		return 0;
+	memset(d, 0, offsetof(struct cw_decision, scope));
+	d->verdict = best->verdict;
+	d->profile_verdict = best->profile_verdict;
+	d->cap = best->cap;
+	d->source = best->source;
+	d->next_action = best->next_action;
+	d->err = best->err;
+	snprintf(d->rule, sizeof(d->rule), "%s", best->rule);
+	snprintf(d->reason, sizeof(d->reason), "%s", best->reason);
+	snprintf(d->scope, sizeof(d->scope), "%s", best->scope);
+	out->found = true;
+	out->pid = best->pid;
+	out->program = best->program;
+	out->syscall = best->syscall;
 	return 0;
 }
 
@@ -242,6 +370,12 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 
 	if (!dec)
 		return -EINVAL;
+	if (dr->enforced) {
+		int e = note_head(r, dr);
+
+		if (e < 0)
+			return e;
+	}
 	if (r->spill_fd != -1 && !r->spill_failed && r->ndens >= r->spill_keep) {
 		int e = cw_report_spill_denial(r, dr);
 
@@ -262,6 +396,7 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 	d->next_action = dec->next_action;
 	d->time = dr->time;
 	d->enforced = dr->enforced;
+	d->proc = dr->proc;
 	if (!(d->scope = strndup(dec->scope, sizeof(dec->scope))) ||
 	    !(d->rule = strndup(dec->rule, sizeof(dec->rule))) ||
 	    !(d->reason = strndup(dec->reason, sizeof(dec->reason))) ||
@@ -280,8 +415,6 @@ int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr)
 		strvec_free(&d->backtrace);
 		return -ENOMEM;
 	}
-	if (d->enforced)
-		r->mem_enforced = true;
 	r->ndens++;
 	return 0;
 }
@@ -408,6 +541,12 @@ int cw_report_set_hash_key(cw_report *r, const struct cw_hash_key *key)
 	if (cw_hmap_count(&r->caps))
 		return -EBUSY;
 	r->caps.key = *key;
+	/* the process numbers' maps keep the key they started with once
+	 * used: capwatch chooses those keys, not the command */
+	if (!cw_hmap_count(&r->heads))
+		r->heads.key = *key;
+	if (!cw_hmap_count(&r->ends))
+		r->ends.key = *key;
 	return 0;
 }
 

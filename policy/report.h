@@ -50,6 +50,11 @@ struct cw_proc_record {
 	bool exited; int code;      /* exited normally with CODE */
 	int signal;                 /* killed by SIGNAL (0 = not) */
 	const char *preload;        /* "present" | "absent" | "unknown" */
+	/* The caller's number for this process, the same for every program
+	 * one pid runs until it ends and never reused in a run (0: none):
+	 * how its denials find their exit status (cw_report_headline). Of
+	 * the records of one number, the last added says how it ended. */
+	uint64_t proc;
 };
 int cw_report_add_process(cw_report *r, const struct cw_proc_record *p);
 
@@ -68,9 +73,30 @@ struct cw_denial_record {
 	const char *site;
 	const char *const *backtrace;
 	const char *annotation_source;
+	uint64_t proc;              /* the process's number (cw_proc_record); 0: none */
 };
 int cw_report_add_denial(cw_report *r, const struct cw_denial_record *dr);
 
+/* Which denial explains the run (issue 17 item 11; capwatch(1), "The
+ * report"), once every process has been added. A runtime denial is
+ * tolerated when the process it was given to ended with exit status 0:
+ * it went on and succeeded (a denial with no process number never is);
+ * every element of "denials" says so in "tolerated". Of the enforced
+ * denials that were not tolerated, the headline is one whose next action
+ * is request_approval if there is one (approving it may be all the run
+ * needs), and of those the last in time (the one closest to the failure
+ * it explains). Fills H; when there is such a denial, copies its
+ * decision to *D, H->found is set, and rendering names its pid, program
+ * and syscall in outcome.denial when cw_report_set_outcome is given it.
+ * Pointers in H stay valid until the report is freed. */
+struct cw_report_headline {
+	uint64_t enforced;          /* enforced runtime denials */
+	uint64_t tolerated;         /* of which tolerated */
+	bool found;
+	int pid;
+	const char *program, *syscall;
+};
+int cw_report_headline(cw_report *r, struct cw_decision *d, struct cw_report_headline *h);
 /* The byte store behind spilling and cw_report_write. policy/ makes no
  * system calls (pure policy, effectful supervisor): the caller supplies
  * them, on descriptors it opened.
@@ -138,7 +164,8 @@ int cw_report_add_change(cw_report *r, const char *kind, const char *path, const
 
 /* state: completed|denied|failed|cancelled; kind: contract section 4 kinds.
  * HAS_EXIT false: the command never started (no "exit" in the report).
- * DENIAL: the first denial (copied), or NULL. */
+ * DENIAL: the denial that explains it (copied), or NULL: the headline
+ * (cw_report_headline) or, for policy_denied, the command's own exec. */
 int cw_report_set_outcome(cw_report *r, const char *state, const char *kind,
 			  bool has_exit, int code, int signal,
 			  const struct cw_decision *denial);

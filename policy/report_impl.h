@@ -38,6 +38,23 @@ struct denial_rec {
 	cw_next_action next_action;
 	double time;
 	bool enforced;
+	uint64_t proc;    /* the process's number (report.h), 0: none */
+};
+
+/* The headline candidate of one process number (cw_report_headline):
+ * its enforced denials counted, and the one that would head the report
+ * if the process does not end well (copied: the decision itself is
+ * 64 KiB). */
+struct head_cand {
+	uint64_t count;
+	int pid, rank;
+	double time;
+	char *program, *syscall, *scope, *rule, *reason;
+	cw_cap_kind cap;
+	cw_verdict verdict, profile_verdict;
+	cw_source source;
+	cw_next_action next_action;
+	int err;
 };
 
 struct approval_rec {
@@ -78,6 +95,13 @@ struct cap_ent {
 	cw_verdict verdict;
 };
 
+#define PROC_ENDED_OK 1    /* exited with status 0 */
+#define PROC_ENDED_BAD 2   /* anything else: an error status, a signal, still running */
+
+/* A spilled denial's fragment starts with its process number as this many
+ * hex digits (how rendering tells whether it was tolerated). */
+#define SPILL_HDR 16
+
 struct cw_report {
 	char *profile, *command, *cwd;
 	struct strvec args, roots;
@@ -105,13 +129,12 @@ struct cw_report {
 	off_t spill_len;         /* bytes written to the file */
 	char *sbuf;
 	size_t slen;
-	/* The first enforced denial when it was spilled: the outcome's
-	 * "denial" takes its pid, program and syscall from it. */
-	bool has_first_spilled;
-	int fs_pid;
-	char *fs_program, *fs_syscall, *fs_scope, *fs_rule;
-	cw_cap_kind fs_cap;
-	bool mem_enforced;       /* an enforced denial is among dens */
+	/* Which denial heads the report (cw_report_headline): per process
+	 * number, its candidate (value: struct head_cand *, owned), and how
+	 * each number ended (value: uint8_t, PROC_ENDED_*), from the
+	 * process records; HEAD the candidate chosen, or NULL. */
+	struct cw_hmap heads, ends;
+	const struct head_cand *head;
 	struct change_rec *chgs;
 	size_t nchgs, achgs;
 	struct approval_rec *apps;
@@ -154,5 +177,7 @@ int cw_report_spill_denial(cw_report *r, const struct cw_denial_record *dr);
 /* One denial as a JSON fragment, printed and escaped as the document's
  * (report_render.c): what the spill file holds. NULL on allocation failure. */
 char *cw_report_denial_fragment(const struct denial_rec *d);
+/* Whether the process of number PROC ended with status 0 (report.c). */
+bool cw_report_tolerated(const cw_report *r, uint64_t proc);
 
 #endif

@@ -219,7 +219,6 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 	}
 	if (r->has_outcome && r->has_denial && !(c->min && c->min->state)) {
 		const struct cw_decision *d = &r->denial;
-		const struct denial_rec *match = NULL;
 		char scope[CW_SCOPE_MAX + 1], rule[CW_RULE_MAX + 1], reason[CW_REASON_MAX + 1];
 		cJSON *dn = chk(c, cJSON_AddObjectToObject(o, "denial"));
 
@@ -239,23 +238,29 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 						     d->profile_verdict == CW_ASK));
 			add_str(c, dn, "nextAction", cw_next_action_name(d->next_action));
 			add_bytes(c, dn, "rule", rule);
-			/* where it happened: from the runtime denial it was */
-			for (i = 0; i < r->ndens && !match; i++)
+			/* where it happened: the headline's own denial
+			 * (cw_report_headline), when this is it; else (the
+			 * command's own exec, policy_denied) the first
+			 * denial kept in memory that is the same */
+			const struct head_cand *h = r->head;
+			const struct denial_rec *match = NULL;
+
+			if (h && (h->cap != d->cap || strcmp(h->scope, scope) || strcmp(h->rule, rule)))
+				h = NULL;
+			for (i = 0; !h && !match && i < r->ndens; i++)
 				if (r->dens[i].cap == d->cap && !strcmp(r->dens[i].scope, scope) &&
 				    !strcmp(r->dens[i].rule, rule))
 					match = &r->dens[i];
-			if (match) {
+			if (h) {
+				if (h->syscall)
+					add_str(c, dn, "syscall", h->syscall);
+				add_num(c, dn, "pid", h->pid);
+				add_bytes(c, dn, "program", h->program);
+			} else if (match) {
 				if (match->syscall)
 					add_str(c, dn, "syscall", match->syscall);
 				add_num(c, dn, "pid", match->pid);
 				add_bytes(c, dn, "program", match->program);
-			} else if (r->has_first_spilled && r->fs_cap == d->cap &&
-				   !strcmp(r->fs_scope, scope) && !strcmp(r->fs_rule, rule)) {
-				/* the first enforced denial went to the spill file */
-				if (r->fs_syscall)
-					add_str(c, dn, "syscall", r->fs_syscall);
-				add_num(c, dn, "pid", r->fs_pid);
-				add_bytes(c, dn, "program", r->fs_program);
 			}
 		}
 	}
@@ -310,8 +315,8 @@ static cJSON *denial_obj(struct rctx *c, const struct denial_rec *d)
 	add_bytes(c, o, "rule", d->rule);
 	add_bytes(c, o, "reason", d->reason);
 	add_str(c, o, "source", cw_source_name(d->source));
-	/* each denial's own next step (issue 17 item 11): the headline's is
-	 * the first denial's, which may not be the one that matters */
+	/* each denial's own next step (issue 17 item 11), not only the
+	 * headline's; "tolerated" is put first by put_denial_open */
 	add_str(c, o, "nextAction", cw_next_action_name(d->next_action));
 	add_num(c, o, "time", usec(d->time));
 	chk(c, cJSON_AddBoolToObject(o, "enforced", d->enforced));
@@ -625,38 +630,97 @@ static void put_item(struct sink *s, struct rctx *c, cJSON *obj, bool *first)
 	free(t);
 }
 
-/* Spilled fragments (NUL-ended) from P[0..N), continuing *FIRST. */
-static void put_fragments(struct sink *s, const char *p, size_t n, bool *at_start, bool *first)
+/* The opening of a denial's object with "tolerated" as its first member
+ * (report.h, cw_report_headline): the rest of the object follows, from
+ * just after its own "{". */
+static void put_denial_open(struct sink *s, const cw_report *r, uint64_t proc, bool *first)
 {
-	size_t i, from = 0;
+	static const char yes[] = "{\n\t\"tolerated\":\ttrue,", no[] = "{\n\t\"tolerated\":\tfalse,";
+	bool t = cw_report_tolerated(r, proc);
 
-	if (!n)
+	if (!*first)
+		sink_put(s, ", ", 2);
+	*first = false;
+	put_indented(s, t ? yes : no, t ? sizeof(yes) - 1 : sizeof(no) - 1);
+}
+
+/* A denial kept in memory. */
+static void put_denial(struct sink *s, struct rctx *c, const cw_report *r, const struct denial_rec *d,
+		       bool *first)
+{
+	char *t = print_item(c, denial_obj(c, d));
+
+	if (!t || t[0] != '{') {
+		if (!s->err)
+			s->err = -ENOMEM;
+		free(t);
 		return;
-	for (i = 0; i < n; i++) {
-		if (*at_start) {
-			if (!*first)
-				sink_put(s, ", ", 2);
-			*first = false;
-			*at_start = false;
+	}
+	put_denial_open(s, r, d->proc, first);
+	put_indented(s, t + 1, strlen(t + 1));
+	free(t);
+}
+
+/* Where reading spilled fragments is, across the chunks they are read in:
+ * each is SPILL_HDR hex digits of its process number, then its object,
+ * then a NUL (which JSON text never holds). */
+struct frag_state {
+	bool in_obj;   /* past the header: copying the object */
+	bool brace;    /* the object's own "{" is next (put_denial_open wrote one) */
+	size_t nhdr;
+	char hdr[SPILL_HDR + 1];
+};
+
+static uint64_t hdr_proc(const char *h)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < SPILL_HDR; i++)
+		v = v << 4 | (uint64_t)(h[i] <= '9' ? h[i] - '0' : h[i] - 'a' + 10);
+	return v;
+}
+
+/* Spilled fragments from P[0..N), continuing *FS and *FIRST. */
+static void put_fragments(struct sink *s, const cw_report *r, const char *p, size_t n,
+			  struct frag_state *fs, bool *first)
+{
+	size_t i = 0, from;
+
+	while (i < n) {
+		if (!fs->in_obj) {
+			while (i < n && fs->nhdr < SPILL_HDR)
+				fs->hdr[fs->nhdr++] = p[i++];
+			if (fs->nhdr < SPILL_HDR)
+				return;
+			put_denial_open(s, r, hdr_proc(fs->hdr), first);
+			fs->nhdr = 0;
+			fs->in_obj = fs->brace = true;
 		}
-		if (p[i] == '\0') {
-			put_indented(s, p + from, i - from);
-			from = i + 1;
-			*at_start = true;
+		if (fs->brace && i < n) {
+			i++; /* the "{" put_denial_open wrote already */
+			fs->brace = false;
+		}
+		from = i;
+		while (i < n && p[i] != '\0')
+			i++;
+		put_indented(s, p + from, i - from);
+		if (i < n) {
+			i++;
+			fs->in_obj = false;
 		}
 	}
-	put_indented(s, p + from, n - from);
 }
 
 static void put_denials(struct sink *s, struct rctx *c, const cw_report *r)
 {
 	size_t i, split = r->spilling ? r->spill_at : r->ndens;
-	bool first = true, at_start = true;
+	struct frag_state fs = { 0 };
+	bool first = true;
 	char chunk[16384];
 	off_t off = 0;
 
 	for (i = 0; i < split && !s->err; i++)
-		put_item(s, c, denial_obj(c, &r->dens[i]), &first);
+		put_denial(s, c, r, &r->dens[i], &first);
 	if (r->spilling && r->spill_fd >= 0) {
 		while (off < r->spill_len && !s->err) {
 			size_t want = sizeof(chunk);
@@ -669,13 +733,13 @@ static void put_denials(struct sink *s, struct rctx *c, const cw_report *r)
 				s->err = k < 0 ? (int)k : -EIO;
 				break;
 			}
-			put_fragments(s, chunk, (size_t)k, &at_start, &first);
+			put_fragments(s, r, chunk, (size_t)k, &fs, &first);
 			off += k;
 		}
-		put_fragments(s, r->sbuf, r->slen, &at_start, &first);
+		put_fragments(s, r, r->sbuf, r->slen, &fs, &first);
 	}
 	for (i = split; i < r->ndens && !s->err; i++)
-		put_item(s, c, denial_obj(c, &r->dens[i]), &first);
+		put_denial(s, c, r, &r->dens[i], &first);
 }
 
 static void put_processes(struct sink *s, struct rctx *c, const cw_report *r)

@@ -3,6 +3,7 @@
  * out), so that the heap stays bounded however many denials a run has.
  * report_render.c reads them back. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,15 +70,6 @@ int cw_report_spill_denial(cw_report *r, const struct cw_denial_record *dr)
 	bounded(scope, dec->scope, sizeof(dec->scope));
 	bounded(rule, dec->rule, sizeof(dec->rule));
 	bounded(reason, dec->reason, sizeof(dec->reason));
-	if (dr->enforced && !r->mem_enforced && !r->has_first_spilled) {
-		r->fs_pid = dr->pid;
-		r->fs_cap = dec->cap;
-		if (cw_report_dup_str(&r->fs_program, dr->program) ||
-		    cw_report_dup_str(&r->fs_syscall, dr->syscall) ||
-		    cw_report_dup_str(&r->fs_scope, scope) || cw_report_dup_str(&r->fs_rule, rule))
-			return -ENOMEM;
-		r->has_first_spilled = true;
-	}
 	if (r->spill_fd == CW_REPORT_SPILL_DISCARD) {
 		r->nspilled++;
 		return 0;
@@ -106,7 +98,9 @@ int cw_report_spill_denial(cw_report *r, const struct cw_denial_record *dr)
 	frag = cw_report_denial_fragment(&v);
 	if (!frag)
 		return -ENOMEM;
-	n = strlen(frag) + 1; /* with its NUL */
+	/* the process number first, as SPILL_HDR hex digits: rendering says
+	 * from it whether the denial was tolerated */
+	n = SPILL_HDR + strlen(frag) + 1; /* with its NUL */
 	if (r->slen + n > CW_REPORT_SPILL_BUF)
 		spill_flush(r);
 	if (r->slen + n > CW_REPORT_SPILL_BUF) {
@@ -119,7 +113,8 @@ int cw_report_spill_denial(cw_report *r, const struct cw_denial_record *dr)
 		}
 		r->sbuf = np;
 	}
-	memcpy(r->sbuf + r->slen, frag, n);
+	snprintf(r->sbuf + r->slen, SPILL_HDR + 1, "%016llx", (unsigned long long)dr->proc);
+	memcpy(r->sbuf + r->slen + SPILL_HDR, frag, n - SPILL_HDR);
 	r->slen += n;
 	r->nspilled++;
 	free(frag);

@@ -463,6 +463,7 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.enforced = ev->enforced,
 		.host = ev->op.host,
 		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
+		.proc = p ? p->serial : 0,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && ev->enforced) {

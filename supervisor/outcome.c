@@ -221,7 +221,7 @@ bool cw_outcome_write_report(struct cw_run *run, const struct cw_outcome *o)
 		};
 		cw_report_set_colocation(run->report, &rc);
 	}
-	cw_tracker_report(run);
+	cw_outcome_add_processes(run);
 	cw_changes_report(run);
 	cw_report_set_stats(run->report, run->events, run->notifications, cw_record_time(run));
 	/* Written as it is rendered, element by element, with the spilled
@@ -270,6 +270,14 @@ const char *cw_outcome_unstarted_kind(int status)
 	return status == CW_EXIT_NOT_FOUND ? "executable_not_found" : "application_failure";
 }
 
+void cw_outcome_add_processes(struct cw_run *run)
+{
+	if (run->procs_reported || !run->report)
+		return;
+	run->procs_reported = true;
+	cw_tracker_report(run);
+}
+
 void cw_outcome_compute(struct cw_run *run, struct cw_outcome *o)
 {
 	int st = run->child_status;
@@ -300,6 +308,12 @@ void cw_outcome_compute(struct cw_run *run, struct cw_outcome *o)
 		return;
 	}
 	o->has_exit = true;
+	/* Which denial explains the outcome, if any does: one whose process
+	 * went on and succeeded was tolerated (issue 17 item 11). Needs
+	 * every process's end, so the processes go into the report now. */
+	cw_outcome_add_processes(run);
+	if (run->report)
+		cw_report_headline(run->report, &run->headline, &run->hl);
 	if (WIFSIGNALED(st)) {
 		o->signal = WTERMSIG(st);
 		o->status = 128 + o->signal;
@@ -311,10 +325,10 @@ void cw_outcome_compute(struct cw_run *run, struct cw_outcome *o)
 		o->state = "cancelled";
 		o->kind = "timed_out";
 		o->status = CW_EXIT_TIMEOUT;
-	} else if (run->have_denial) {
+	} else if (run->hl.found) {
 		o->state = "denied";
 		o->kind = "enforcement_denied";
-		o->denial = &run->first_denial;
+		o->denial = &run->headline;
 	} else if (run->cancelled) {
 		o->state = "cancelled";
 		o->kind = "cancelled";

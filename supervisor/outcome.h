@@ -25,7 +25,14 @@ const char *cw_outcome_backend_name(const struct cw_run *run);
  * status for it (127 or 126). */
 const char *cw_outcome_unstarted_kind(int status);
 
-/* The outcome of a run whose loop is over. */
+/* Every process of the tree into the report, once (the headline needs
+ * their ends; the report lists them). */
+void cw_outcome_add_processes(struct cw_run *run);
+
+/* The outcome of a run whose loop is over: a runtime denial makes it
+ * enforcement_denied only when one was not tolerated, and the headline
+ * is then the one that explains it (cw_report_headline; run->hl counts
+ * the denials). */
 void cw_outcome_compute(struct cw_run *run, struct cw_outcome *o);
 
 /* Bound the memory the report's denials take: a spill file in DIR. */

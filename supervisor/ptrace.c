@@ -105,6 +105,7 @@ struct cw_proc *cw_tracker_add(struct cw_run *run, pid_t pid)
 	p->start = cw_record_time(run);
 	p->end = -1;
 	t->procs[t->nprocs++] = p;
+	p->serial = t->nprocs;
 	t->nalive++;
 	size_t h = hash_pid(pid, t->index_cap);
 	while (t->index[h] && t->procs[t->index[h] - 1]->pid != pid)
@@ -425,7 +426,7 @@ static void kill_unidentified(struct cw_run *run, struct cw_proc *p, const struc
 	run->denials++;
 	struct cw_denial_record dr = {
 		.pid = p->pid, .program = p->exe ? p->exe : d.scope, .syscall = "execve", .d = &d,
-		.time = cw_record_time(run), .enforced = true,
+		.time = cw_record_time(run), .enforced = true, .proc = p->serial,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial) {
@@ -690,7 +691,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 		run->denials++;
 		struct cw_denial_record dr = {
 			.pid = p->pid, .program = p->exe, .syscall = "execve", .d = &d,
-			.time = cw_record_time(run), .enforced = true,
+			.time = cw_record_time(run), .enforced = true, .proc = p->serial,
 		};
 		cw_report_add_denial(run->report, &dr);
 		if (!run->have_denial) {
@@ -1037,6 +1038,7 @@ static void report_one(struct cw_run *run, const struct cw_proc *p)
 		.start = p->start, .end = p->alive ? -1 : p->end,
 		.exited = p->exited, .code = p->code, .signal = p->signal,
 		.preload = p->preload ? p->preload : "unknown",
+		.proc = p->serial,
 	};
 	cw_report_add_process(run->report, &r);
 }

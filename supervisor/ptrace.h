@@ -13,6 +13,8 @@ struct cw_run;
 
 struct cw_proc {
 	pid_t pid;          /* tid for threads */
+	uint64_t serial;    /* this process's number, never reused in a run (the
+			       report's cw_proc_record.proc); kept by its images */
 	pid_t tgid;
 	pid_t ppid;
 	bool is_thread;

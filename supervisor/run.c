@@ -291,25 +291,36 @@ static int end_unstarted(struct cw_run *run, const char *state, const char *kind
 }
 
 /* One short line on stderr when something was denied (unless -q): how
- * many, the first, and where the report is, so that a command that fails
- * on a denial (npm exits 243 with no message) is never unexplained. The
- * log escapes what the scope holds. */
+ * many, how many of them were tolerated (their process went on and
+ * succeeded), the one that explains the outcome and where the report is,
+ * so that a command that fails on a denial (npm exits 243 with no
+ * message) is never unexplained. The log escapes what the scope holds. */
 static void say_denials(const struct cw_run *run, const struct cw_outcome *o)
 {
-	if (!run->denials || !o->denial || run->opts->verbosity < 0 || run->opts->from_request)
+	uint64_t n = run->hl.enforced, tol = run->hl.tolerated;
+	if (!n || run->opts->verbosity < 0 || run->opts->from_request)
 		return;
-	const struct cw_decision *d = o->denial;
-	char where[64];
+	char where[64], tolerated[64] = "";
 	if (run->opts->report)
 		snprintf(where, sizeof(where), "%s", "details in ");
 	else if (run->opts->report_fd >= 0)
 		snprintf(where, sizeof(where), "details in the report on descriptor %d", run->opts->report_fd);
 	else
 		snprintf(where, sizeof(where), "run with --report FILE for details");
-	cw_warn("%llu operation%s denied by profile %s; first: %s %s (%s), next action %s; %s%s",
-		(unsigned long long)run->denials, run->denials == 1 ? "" : "s", run->profile_name,
-		cw_cap_name(d->cap), d->scope, d->rule, cw_next_action_name(d->next_action), where,
-		run->opts->report ? run->opts->report : "");
+	const char *s = n == 1 ? "" : "s", *rep = run->opts->report ? run->opts->report : "";
+	(void)o; /* a timed-out or cancelled run has a headline too */
+	const struct cw_decision *d = &run->headline;
+	if (!run->hl.found) {
+		cw_warn("%llu operation%s denied by profile %s, %s (the process went on and succeeded); "
+			"%s%s", (unsigned long long)n, s, run->profile_name,
+			n == 1 ? "tolerated" : "all tolerated", where, rep);
+		return;
+	}
+	if (tol)
+		snprintf(tolerated, sizeof(tolerated), " (%llu tolerated)", (unsigned long long)tol);
+	cw_warn("%llu operation%s denied by profile %s%s; the one that explains the outcome: %s %s (%s), "
+		"next action %s; %s%s", (unsigned long long)n, s, run->profile_name, tolerated,
+		cw_cap_name(d->cap), d->scope, d->rule, cw_next_action_name(d->next_action), where, rep);
 }
 
 static void set_run(struct cw_run *run, const char *profile)

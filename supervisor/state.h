@@ -78,8 +78,13 @@ struct cw_run {
 	uint64_t events;              /* op + process events */
 	uint64_t notifications;       /* seccomp notifications received */
 	uint64_t denials;
-	bool have_denial;
-	struct cw_decision first_denial;
+	bool have_denial;             /* an enforced denial: the first is */
+	struct cw_decision first_denial; /* (the outcome of a command whose own exec was denied) */
+	/* The denial that explains the outcome (issue 17 item 11,
+	 * cw_report_headline), found once every process is in the report. */
+	bool procs_reported;
+	struct cw_report_headline hl;
+	struct cw_decision headline;
 	bool start_denied;            /* the command's own exec was denied */
 
 	/* --- the process tree --- */

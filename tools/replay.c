@@ -58,8 +58,7 @@ struct replay {
 	struct cw_tool_run run;
 	cw_report *report;
 	unsigned long ops, same, changed, a2d, d2a, bad, recorded_denied, recorded_approved;
-	bool have_first_denial;
-	struct cw_decision first_denial;
+	struct cw_decision headline;   /* the denial that explains the outcome */
 	int fatal; /* exit status requested by a callback */
 };
 
@@ -191,11 +190,9 @@ static int on_event(void *opaque, const cJSON *ev, unsigned long lineno)
 			struct cw_tproc *p = cw_tool_run_proc(&rp->run, dr.pid);
 
 			dr.program = p ? p->exe : NULL;
+			/* the process's number: its record's place (write_report) */
+			dr.proc = p ? (uint64_t)(p - rp->run.procs) + 1 : 0;
 			cw_report_add_denial(rp->report, &dr);
-			if (!rp->have_first_denial) {
-				rp->first_denial = d;
-				rp->have_first_denial = true;
-			}
 		}
 	}
 	cw_op_storage_free(&stg);
@@ -209,6 +206,7 @@ static int write_report(struct replay *rp)
 	const cJSON *enf = cJSON_GetObjectItemCaseSensitive(hdr, "enforcement");
 	const char **argv = NULL, *state, *kind;
 	struct cw_enforcement e = { 0 };
+	struct cw_report_headline hl;
 	static const char *const layers[] = { NULL };
 	struct cw_tproc *root = NULL;
 	size_t n = 0, i;
@@ -239,7 +237,7 @@ static int write_report(struct replay *rp)
 			.start = p->has_start ? cw_tool_run_rel(&rp->run, p->start) : 0,
 			.end = p->has_end ? cw_tool_run_rel(&rp->run, p->end) : -1,
 			.exited = p->exited, .code = p->code,
-			.signal = 0, .preload = "unknown",
+			.signal = 0, .preload = "unknown", .proc = i + 1,
 		};
 
 		if (p->signal) {
@@ -253,9 +251,11 @@ static int write_report(struct replay *rp)
 	}
 	if (!cw_profile_allows_start(rp->prof)) {
 		cw_report_set_outcome(rp->report, "denied", "policy_denied", false, 0, 0, NULL);
-	} else if (rp->have_first_denial) {
+	} else if (cw_report_headline(rp->report, &rp->headline, &hl) == 0 && hl.found) {
+		/* as the supervisor decides it (supervisor/outcome.c): a denial
+		 * whose process went on and succeeded was tolerated */
 		cw_report_set_outcome(rp->report, "denied", "enforcement_denied", root && root->has_end,
-				      root ? root->code : 0, 0, &rp->first_denial);
+				      root ? root->code : 0, 0, &rp->headline);
 	} else {
 		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(rp->run.summary, "outcome");
 
@@ -263,8 +263,10 @@ static int write_report(struct replay *rp)
 		kind = cw_j_str(oc, "kind");
 		/* the recorded outcome, unless it was a denial the replay lifted */
 		if (!state || !kind || !strcmp(kind, "enforcement_denied") || !strcmp(kind, "policy_denied")) {
-			state = "completed";
-			kind = root && root->exited && root->code == 0 ? "success" : "application_failure";
+			bool ok = root && root->exited && root->code == 0;
+
+			state = ok ? "completed" : "failed";
+			kind = ok ? "success" : "application_failure";
 		}
 		cw_report_set_outcome(rp->report, state, kind, root && root->has_end, root ? root->code : 0,
 				      0, NULL);

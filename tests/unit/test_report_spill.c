@@ -84,6 +84,9 @@ static void add_denials(cw_report *r, int n)
 			.site = i % 3 ? bt[0] : NULL,
 			.backtrace = i % 3 ? bt : NULL,
 			.annotation_source = "preload",
+			/* process numbers 1-5 are build()'s processes (1 ends
+			 * well: its denials are tolerated), 0 is none */
+			.proc = (uint64_t)(i % 6),
 		};
 
 		memset(&d, 0, sizeof(d));
@@ -105,7 +108,8 @@ static cw_report *build(int n, int spill, size_t keep)
 	const char *layers[] = { "seccomp-bpf", "ptrace", NULL };
 	struct cw_enforcement e = { .backend = "seccomp-unotify+ptrace", .level = "enforce",
 				    .downgrade_reason = "", .layers = layers };
-	struct cw_decision first;
+	static struct cw_decision head; /* 64 KiB */
+	struct cw_report_headline hl;
 	int i;
 
 	assert_non_null(r);
@@ -119,19 +123,16 @@ static cw_report *build(int n, int spill, size_t keep)
 		struct cw_proc_record p = {
 			.pid = i + 10, .ppid = 1, .exe = "/bin/x", .argv = i % 2 ? av : NULL,
 			.start = i, .end = i == 2 ? -1 : i + 1, .exited = i != 3, .code = i,
-			.signal = i == 3 ? 9 : 0, .preload = "present",
+			.signal = i == 3 ? 9 : 0, .preload = "present", .proc = (uint64_t)i + 1,
 		};
 		assert_int_equal(cw_report_add_process(r, &p), 0);
 	}
 	assert_int_equal(cw_report_add_change(r, "created", "/ws/a", NULL), 0);
-	/* the first enforced denial is number 3 */
-	memset(&first, 0, sizeof(first));
-	first.cap = CW_CAP_EXTERNAL_NETWORK;
-	first.verdict = CW_DENY;
-	snprintf(first.scope, sizeof(first.scope), "/ws/f3\xe2\x80\xa8\xfe");
-	snprintf(first.rule, sizeof(first.rule), "rule3");
+	/* the headline: the last enforced denial whose process did not end
+	 * well (test_spill_outcome_denial) */
+	assert_int_equal(cw_report_headline(r, &head, &hl), 0);
 	assert_int_equal(cw_report_set_outcome(r, "denied", "enforcement_denied", true, 1, 0,
-					       n > 3 ? &first : NULL), 0);
+					       hl.found ? &head : NULL), 0);
 	cw_report_set_stats(r, 5, 6, 1.5);
 	return r;
 }
@@ -192,8 +193,11 @@ static void test_spill_same_document(void **state)
 	cw_report_free(ref);
 }
 
-/* The outcome's denial names where the first enforced denial happened even
- * when that record is in the spill file only. */
+/* The outcome's denial names where its denial happened even when that
+ * record is in the spill file only: the last enforced one (3-9) not
+ * tolerated, 9 (process 3, still running at the end); 7 is process 1's,
+ * which exited 0. Each element says whether it was tolerated, read back
+ * from the spill file as from memory. */
 static void test_spill_outcome_denial(void **state)
 {
 	cw_report *r = build(10, tmpfd(), 0);
@@ -206,12 +210,115 @@ static void test_spill_outcome_denial(void **state)
 	assert_non_null(root);
 	dn = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "outcome"), "denial");
 	assert_non_null(dn);
-	assert_int_equal(cJSON_GetObjectItem(dn, "pid")->valueint, 103);
+	assert_int_equal(cJSON_GetObjectItem(dn, "pid")->valueint, 109);
 	assert_string_equal(cJSON_GetObjectItem(dn, "syscall")->valuestring, "openat");
 	assert_string_equal(cJSON_GetObjectItem(dn, "program")->valuestring, "/bin/\xef\xbf\xbd");
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "denials")), 10);
+	for (int i = 0; i < 10; i++) {
+		cJSON *el = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "denials"), i);
+
+		assert_int_equal(cJSON_GetObjectItem(el, "pid")->valueint, 100 + i);
+		assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(el, "tolerated")), i % 6 == 1);
+	}
 	cJSON_Delete(root);
 	free(text);
+	cw_report_free(r);
+}
+
+/* One denial of process PROC at TIME, its next action NEXT. */
+static void deny(cw_report *r, uint64_t proc, double time, cw_cap_kind cap, cw_next_action next,
+		 bool enforced)
+{
+	static struct cw_decision d;
+	struct cw_denial_record dr = { .pid = (int)proc + 1000, .syscall = "connect", .d = &d,
+				       .time = time, .enforced = enforced, .proc = proc };
+
+	memset(&d, 0, sizeof(d));
+	d.cap = cap;
+	d.verdict = CW_DENY;
+	d.next_action = next;
+	snprintf(d.scope, sizeof(d.scope), "s%.0f", time);
+	snprintf(d.rule, sizeof(d.rule), "r%llu", (unsigned long long)proc);
+	assert_int_equal(cw_report_add_denial(r, &dr), 0);
+}
+
+static void ended(cw_report *r, uint64_t proc, bool ok)
+{
+	struct cw_proc_record p = { .pid = (int)proc + 1000, .ppid = 1, .start = 0, .end = 9,
+				    .exited = true, .code = ok ? 0 : 1, .proc = proc };
+
+	assert_int_equal(cw_report_add_process(r, &p), 0);
+}
+
+/* Issue 17 item 11: the headline is the denial that explains the outcome.
+ * A process that went on and succeeded tolerated its denials; of the
+ * rest, one whose next step is an approval comes first, then the latest;
+ * a run whose denials were all tolerated has none. */
+static void test_headline(void **state)
+{
+	static struct cw_decision h;
+	struct cw_report_headline hl;
+	cw_report *r = cw_report_new();
+
+	(void)state;
+	/* process 1 (fails): a secret read, then a connect that may be
+	 * approved, then another read; process 2 (succeeds) later; an
+	 * observe-only denial (not enforced) latest of all */
+	deny(r, 1, 1, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+	deny(r, 1, 2, CW_CAP_EXTERNAL_NETWORK, CW_NEXT_REQUEST_APPROVAL, true);
+	deny(r, 1, 3, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+	deny(r, 2, 4, CW_CAP_WORKSPACE_WRITE, CW_NEXT_REQUEST_APPROVAL, true);
+	deny(r, 1, 5, CW_CAP_UNRESTRICTED, CW_NEXT_REQUEST_APPROVAL, false);
+	ended(r, 1, false);
+	ended(r, 2, true);
+	assert_int_equal(cw_report_headline(r, &h, &hl), 0);
+	assert_true(hl.found);
+	assert_int_equal(hl.enforced, 4);
+	assert_int_equal(hl.tolerated, 1);
+	assert_int_equal(h.cap, CW_CAP_EXTERNAL_NETWORK);
+	assert_string_equal(h.scope, "s2");
+	assert_int_equal(h.next_action, CW_NEXT_REQUEST_APPROVAL);
+	assert_int_equal(hl.pid, 1001);
+	assert_string_equal(hl.syscall, "connect");
+	cw_report_free(r);
+
+	/* of the same rank, the latest; a denial with no process (0) is
+	 * never tolerated */
+	r = cw_report_new();
+	deny(r, 1, 1, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+	deny(r, 0, 2, CW_CAP_PROCESS_CONTROL, CW_NEXT_CHANGE_COMMAND, true);
+	deny(r, 3, 3, CW_CAP_WORKSPACE_WRITE, CW_NEXT_CHANGE_COMMAND, true);
+	ended(r, 1, false);
+	ended(r, 3, true);
+	assert_int_equal(cw_report_headline(r, &h, &hl), 0);
+	assert_true(hl.found);
+	assert_int_equal(h.cap, CW_CAP_PROCESS_CONTROL);
+	assert_int_equal(hl.tolerated, 1);
+	cw_report_free(r);
+
+	/* every denial tolerated: no headline; a process still running at
+	 * the end, or killed, did not end well */
+	r = cw_report_new();
+	deny(r, 1, 1, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+	deny(r, 1, 2, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+	ended(r, 1, true);
+	assert_int_equal(cw_report_headline(r, &h, &hl), 0);
+	assert_false(hl.found);
+	assert_int_equal(hl.enforced, 2);
+	assert_int_equal(hl.tolerated, 2);
+	{
+		struct cw_proc_record run = { .pid = 7, .start = 0, .end = -1, .exited = true, .proc = 4 };
+		struct cw_proc_record kill = { .pid = 8, .start = 0, .end = 1, .signal = 9, .proc = 5 };
+
+		deny(r, 4, 3, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+		deny(r, 5, 4, CW_CAP_FILESYSTEM_READ, CW_NEXT_CHANGE_COMMAND, true);
+		assert_int_equal(cw_report_add_process(r, &run), 0);
+		assert_int_equal(cw_report_add_process(r, &kill), 0);
+	}
+	assert_int_equal(cw_report_headline(r, &h, &hl), 0);
+	assert_true(hl.found);
+	assert_string_equal(h.scope, "s4");
+	assert_int_equal(hl.tolerated, 2);
 	cw_report_free(r);
 }
 
@@ -299,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spill_same_document),
 		cmocka_unit_test(test_spill_outcome_denial),
+		cmocka_unit_test(test_headline),
 		cmocka_unit_test(test_spill_write_fails),
 		cmocka_unit_test(test_spill_discard),
 		cmocka_unit_test(test_spill_bounded),
