@@ -97,6 +97,9 @@ try:
 	print("CONNECTED")
 except OSError as e:
 	print(errno.errorcode.get(e.errno, str(e.errno)))
+	# a client that fails when refused (pip, curl): the denial is not
+	# tolerated, and explains the outcome (issue 17 item 11)
+	raise SystemExit(1 if e.errno in (errno.EPERM, errno.EACCES) else 0)
 PY
 	req den '{"origin": "a", "mode": "captured", "command": {"name": "'"$CW_PY"'", "args": ["net.py"]},
 	 "workingDirectory": "'"$W"'", "capabilities": [{"kind": "external_network", "scope": "203.0.113.7:80"}]}'

@@ -67,7 +67,7 @@ report_assert "$O/once.json" \
 	"d['approvals'][0]['capability']['scope'] == '$DST' and d['approvals'][0]['count'] == 1" \
 	"len(denials('external_network', '$DST')) == 1" \
 	"denials('external_network', '$DST')[0]['source'] == 'approval'" \
-	"outcome['kind'] == 'enforcement_denied'" \
+	"denied_run()" \
 	"denial['source'] == 'approval'"
 trace_assert "$O/once.jsonl" \
 	"len(ops('external_network', 'allow', '$DST')) == 1" \

@@ -51,7 +51,7 @@ esc_log "readlink(/proc/PID/exe) of the deep image: $(cat "$O/readlink.out")"
 
 under "$prof" -- "$PY" -c "$run" "$comp" "$W/s"
 [ -e "$W/PAYLOAD_RAN" ] && esc_bypass "the unapproved interpreter deeper than PATH_MAX ran (its exec stop could not read its name)"
-report_has 'outcome["kind"] == "enforcement_denied"' \
+report_has 'denied_run()' \
 	'any(e["rule"] == "builtin:exec-unidentified" and e["syscall"] == "execve" for e in denials("process_spawn"))'
 if [ "$(json_get "$R" 'd["outcome"]["enforcement"]["backend"]')" = seccomp-unotify+ptrace ]; then
 	# Portable: killed at the exec stop, before its first instruction.

@@ -61,4 +61,4 @@ under "$prof" --backend kernel -- "$W/s2"
 
 under "$prof" --backend kernel -- /bin/sh -c "$cmd"
 [ -e "$W/SHEBANG_RAN" ] && esc_bypass "the denied #! interpreter $W/evil ran once it had passed as a PT_INTERP (ignore mark; kernel back end, denials $(json_get "$R" 'len(d["denials"])'))"
-report_has 'outcome["kind"] == "enforcement_denied"' "len(denials('process_spawn', '$W/evil')) >= 2"
+report_has 'denied_run()' "len(denials('process_spawn', '$W/evil')) >= 2"

@@ -72,4 +72,4 @@ for mode in landlock no-landlock; do
 	fi
 done
 [ -n "$bypass" ] && esc_bypass "processes outside the tree taken for members after the proc connector dropped their pids' exits:$bypass"
-report_has 'outcome["kind"] == "enforcement_denied"' 'any(denials("process_control"))'
+report_has 'denied_run()' 'any(denials("process_control"))'

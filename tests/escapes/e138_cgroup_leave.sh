@@ -107,5 +107,5 @@ for opt in "" --no-landlock; do
 	esc_log "${opt:-landlock}: $(grep -E '^(STAYED|LEFT)' "$OUT")"
 	grep -q '^LEFT' "$OUT" && esc_bypass "${opt:-with landlock}: the command left the run's cgroup: $(grep '^LEFT' "$OUT")"
 	grep -q '^STAYED' "$OUT" || { cat "$OUT" >&2; fail "the attack did not finish"; }
-	report_has 'outcome["kind"] == "enforcement_denied"'
+	report_has 'denied_run()'
 done

@@ -46,7 +46,7 @@ cat "$OUT" >&2
 grep -q "\"scope\": \"$W/x.lock\"" "$O/one.log" || fail "1: the first question was not about x.lock: $(cat "$O/one.log")"
 [ ! -e "$W/x.lock" ] || esc_bypass "1: x.lock was created after the approver denied it"
 "$CW_PY" "$CWCHECK" report "$R" "len(denials('workspace_write', '$W/x.lock')) >= 1" \
-	"outcome['kind'] == 'enforcement_denied'" ||
+	"denied_run()" ||
 	esc_bypass "1: the approver denied workspace_write $W/x.lock; the report has no such denial (outcome $("$CW_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcome"]["kind"])' "$R"), program: $(grep '^open=' "$OUT"))"
 
 # ---- 2. the name moves on; every question denied ----
@@ -90,6 +90,6 @@ esc_with_approver three deny "$W/asked" "$W/flipped" -- "$P" connect "$SINK_ADDR
 cat "$OUT" >&2
 grep -q "\"scope\": \"$SINK_ADDR:80\"" "$O/three.log" || fail "3: the question was not about $SINK_ADDR:80: $(cat "$O/three.log")"
 "$CW_PY" "$CWCHECK" report "$R" "len(denials('external_network', '$SINK_ADDR:80')) >= 1" \
-	"outcome['kind'] == 'enforcement_denied'" ||
+	"denied_run()" ||
 	esc_bypass "3: the approver denied external_network $SINK_ADDR:80; the report has no such denial (outcome $("$CW_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["outcome"]["kind"])' "$R"), program: $(grep '^connect=' "$OUT"))"
 exit 0

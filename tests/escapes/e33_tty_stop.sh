@@ -45,4 +45,4 @@ timeout -k 5 60 "$PY" "$ESC_SRC/ptyrun.py" 20 sh -mc "\"$CAPWATCH\" --verbose --
 stopped "$OUT" && esc_bypass "capwatch was stopped (SIGTTOU) by a command that took the terminal's foreground; the run hung: $(tr -d '\r' <"$OUT" | tail -5 | tr '\n' ' ')"
 grep -q ATTACKER-DONE "$OUT" || fail "the command did not finish: $(cat "$OUT")"
 canary_intact "$H/.bashrc" || esc_bypass "$H/.bashrc written"
-report_has 'outcome["kind"] == "enforcement_denied"'
+report_has 'denied_run()'

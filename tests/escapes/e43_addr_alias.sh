@@ -16,6 +16,6 @@ for a in "::ffff:$SINK_ADDR" "::ffff:cb00:7107"; do
 	under verify -- "$PY" -c "$cmd"
 	sleep 0.3
 	[ "$(sink_hits)" = 0 ] || esc_bypass "connect to [$a]:8083 reached the sink under capwatch --profile verify"
-	report_has 'outcome["kind"] == "enforcement_denied"' \
+	report_has 'denied_run()' \
 		'denials("external_network") and not used("isolated_loopback", R(".*8083"))'
 done

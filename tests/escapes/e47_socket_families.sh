@@ -60,6 +60,6 @@ for mode in ping raw; do
 		# capability layer that held.
 		report_has '"capabilities:docker-default" in outcome["enforcement"]["layers"]'
 	else
-		report_has 'outcome["kind"] == "enforcement_denied"'
+		report_has 'denied_run()'
 	fi
 done

@@ -45,5 +45,5 @@ for how in raw ip; do
 	# for root, by the kernel: the command runs without CAP_NET_ADMIN
 	# (privs.h), so a netlink socket only reads, and the report names
 	# the capability layer that held.
-	report_has 'outcome["kind"] == "enforcement_denied" or "capabilities:docker-default" in outcome["enforcement"]["layers"]'
+	report_has 'denied_run() or "capabilities:docker-default" in outcome["enforcement"]["layers"]'
 done

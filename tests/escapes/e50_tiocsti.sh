@@ -35,5 +35,5 @@ for hi in "" high; do
 	timeout -k 5 60 "$PY" "$ESC_SRC/ptyrun.py" 30 sh "$T/shell.sh" "$CAPWATCH" --profile readonly --report "$R" -- "$PY" "$T/sti.py" $hi >"$OUT" 2>&1
 	grep -q "reads: b'INJECTED" "$OUT" && esc_bypass "TIOCSTI ${hi:+(request with bit 32 set) }from inside capwatch --profile readonly injected 'INJECTED\\n' into the parent shell's terminal (the command keeps the controlling tty in tty mode; the ioctl rule compares the request on 64 bits)"
 	grep -q "TIOCSTI failed" "$OUT" || fail "TIOCSTI neither injected nor failed: $(cat "$OUT")"
-	report_has 'outcome["kind"] == "enforcement_denied"'
+	report_has 'denied_run()'
 done

@@ -38,6 +38,6 @@ for mode in mknod mkfifo symlink link rename bind tmpfile; do
 		if [ -e "$d/x.desktop" ] || [ -L "$d/x.desktop" ]; then
 			esc_bypass "$mode created $d/x.desktop under --profile $prof: $(cat "$OUT")"
 		fi
-		report_has 'outcome["kind"] == "enforcement_denied"' "denials('$cap')"
+		report_has 'denied_run()' "denials('$cap')"
 	done
 done

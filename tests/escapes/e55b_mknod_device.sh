@@ -28,4 +28,4 @@ under verify -- sh -c "$cmd"
 sync
 canary_intact "$H/disk.img" || esc_bypass "mknod $W/blk b $maj $min (an alias of $loop) + write changed $H/disk.img under --profile verify"
 [ -e "$W/blk" ] && esc_bypass "a block device node was created in the workspace under --profile verify"
-report_has 'outcome["kind"] == "enforcement_denied"'
+report_has 'denied_run()'

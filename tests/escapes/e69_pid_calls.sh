@@ -45,7 +45,7 @@ syscall_of() {
 # denied SYSCALL SCOPE: EPERM (exit 3) and a process_control denial of it.
 denied() {
 	[ "$rc" = 3 ] || { cat "$OUT" >&2; esc_bypass "$1 aimed at $2 was not refused with EPERM (exit $rc)"; }
-	report_has 'outcome["kind"] == "enforcement_denied"' \
+	report_has 'denied_run()' \
 		"[e for e in d['denials'] if e.get('syscall') == '$1' and (e.get('capability') or {}).get('kind') == 'process_control' and (e.get('capability') or {}).get('scope') == '$2']"
 }
 # The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): a process

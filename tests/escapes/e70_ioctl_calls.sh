@@ -33,7 +33,7 @@ denied() {
 	*:4) grep -q 'err=EACCES' "$OUT" || { cat "$OUT" >&2; esc_bypass "ioctl not refused with EACCES, expected $1 $2"; } ;;
 	*) cat "$OUT" >&2; esc_bypass "ioctl not refused (exit $rc), expected $1 $2" ;;
 	esac
-	report_has 'outcome["kind"] == "enforcement_denied"' \
+	report_has 'denied_run()' \
 		"[e for e in d['denials'] if e.get('syscall') == 'ioctl' and (e.get('capability') or {}).get('kind') == '$1' and (e.get('capability') or {}).get('scope') == '$2']"
 }
 # The tree's own PID namespace (CAPWATCH_KERNEL_READS=1): a process

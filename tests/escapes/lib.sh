@@ -121,19 +121,20 @@ report_has() {
 trace_has() {
 	"$CW_PY" "$CWCHECK" trace "$TR" "$@" || { cat "$OUT" >&2; fail "trace check on $TR"; }
 }
-# The standard verdict of a runtime denial: enforcement_denied, and a
-# denial of capability KIND (scope SCOPE, python expression, optional).
-# KIND may list alternatives: "unrestricted|process_control".
+# The standard verdict of a runtime denial: an enforced denial of
+# capability KIND (scope SCOPE, python expression, optional) in the
+# report. KIND may list alternatives: "unrestricted|process_control".
+# The outcome follows from the denials (cwcheck.py headline_ok, checked
+# on every report): enforcement_denied unless the attack program went on
+# and exited 0, which tolerated its denials (issue 17 item 11).
 expect_denied() {
 	_k=$1 _s=${2:-None}
-	report_has 'outcome["kind"] == "enforcement_denied"' 'outcome["state"] == "denied"' \
-		"any(denials(k, $_s) for k in \"$_k\".split(\"|\"))"
+	report_has "any(e['enforced'] for k in \"$_k\".split(\"|\") for e in denials(k, $_s))"
 }
-# expect_denied_syscall NAME[|NAME...]: a runtime denial of one of these
-# syscalls (any capability kind).
+# expect_denied_syscall NAME[|NAME...]: an enforced runtime denial of one
+# of these syscalls (any capability kind).
 expect_denied_syscall() {
-	report_has 'outcome["kind"] == "enforcement_denied"' \
-		"[e for e in d['denials'] if e.get('syscall') in '$1'.split('|') or (e.get('capability') or {}).get('scope') in '$1'.split('|')]"
+	report_has "[e for e in d['denials'] if e['enforced'] and (e.get('syscall') in '$1'.split('|') or (e.get('capability') or {}).get('scope') in '$1'.split('|'))]"
 }
 
 # ---- namespaces ----

@@ -64,9 +64,10 @@ cw --profile "$O/outw.json" --report "$O/r.json" -- sh -c '
 [ "$(cat done 2>/dev/null)" = ok ] || fail "the command did not finish ($rc): $(cat "$O/err.txt")"
 layer=$(json_get "$O/r.json" '[l for l in d["outcome"]["enforcement"]["layers"] if l.startswith("landlock")]')
 case $layer in *landlock-abi*:fs*) ;; *) fail "report layers lack landlock fs: $layer" ;; esac
-[ "$(json_get "$O/r.json" 'd["outcome"]["kind"]')" = enforcement_denied ] || fail "the outside write was not a denial"
-[ "$(json_get "$O/r.json" 'd["outcome"]["denial"]["capability"]["scope"]')" = "$T/outside/evil" ] ||
-	fail "the denial is not the outside write"
+# the shell went on and exited 0: the denial is there, tolerated (issue 17
+# item 11), and the run is a success
+report_assert "$O/r.json" "[e for e in denials('unrestricted', '$T/outside/evil') if e['enforced'] and e['tolerated']]" \
+	"outcome['kind'] == 'success'"
 
 # 3. The same run with the anywhere profile: no fs layer, a note in the trace.
 cw --profile "$O/anywhere.json" --report "$O/r2.json" --trace "$O/t2.jsonl" -- true

@@ -91,7 +91,7 @@ EOF
 cw --backend kernel --profile "$T/noint.json" --report "$O/i.json" -- sh -c './script; echo "rc=$?"' >"$O/i.out" 2>/dev/null
 expect_rc 0 "a denied interpreter"
 grep -q '^rc=126$' "$O/i.out" || fail "the exec through a denied interpreter did not fail: $(cat "$O/i.out")"
-report_assert "$O/i.json" "outcome['kind'] == 'enforcement_denied'" "denials('process_spawn', '$W/interp')"
+report_assert "$O/i.json" "denied_run()" "denials('process_spawn', '$W/interp')"
 
 # 7. capwatch killed outright: the sentinel ends the tree (setsid'd too).
 rm -f pids

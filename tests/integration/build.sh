@@ -73,7 +73,7 @@ cat "$O/hook.err" >&2
 expect_rc 2 "verify: writing .git/hooks/pre-commit"
 [ ! -e .git/hooks/pre-commit ] || fail "verify: .git/hooks/pre-commit was created"
 report_assert "$O/hook.json" \
-	"outcome['kind'] == 'enforcement_denied'" \
+	"denied_run()" \
 	"kind(denial['capability']) == 'protected_metadata'" \
 	"denial['capability']['scope'] == '$W/.git/hooks/pre-commit'" \
 	"len(denials('protected_metadata', '$W/.git/hooks/pre-commit')) >= 1"

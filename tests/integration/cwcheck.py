@@ -116,9 +116,62 @@ def _report_names(d):
 		return any(_match(prog, base(scope_of(e))) for e in used("process_spawn")) \
 			or any(_match(prog, base(p.get("exe"))) for p in procs())
 
-	return dict(d=d, outcome=outcome, denial=outcome.get("denial") or {},
+	def headline_ok():
+		"""Issue 17 item 11, checked on the report's own data: an
+		enforced denial is tolerated exactly when its process (the last
+		record of its pid) exited with status 0; the run is
+		enforcement_denied exactly when one was not tolerated (unless a
+		timeout, a cancellation or policy_denied says more), and then
+		outcome.denial is one of those, the same capability and scope."""
+		last = {}
+		for p in d.get("processes") or []:
+			last[p.get("pid")] = p
+
+		def ended_ok(pid):
+			p = last.get(pid) or {}
+			ex = p.get("exit") or {}
+			return p.get("end") is not None and ex.get("code") == 0 and not ex.get("signal")
+
+		enforced = [e for e in d.get("denials") or [] if e.get("enforced")]
+		for e in enforced:
+			if e.get("tolerated") != (e.get("pid") != 0 and ended_ok(e.get("pid"))):
+				raise AssertionError("denial %r: tolerated %r, its process %r"
+						     % (scope_of(e), e.get("tolerated"), last.get(e.get("pid"))))
+		untolerated = [e for e in enforced if not e.get("tolerated")]
+		k = outcome.get("kind")
+		if k in ("timed_out", "cancelled", "policy_denied") or not d.get("processes"):
+			# a minimal report (issue 14) lists no process nor denial
+			return True
+		if bool(untolerated) != (k == "enforcement_denied"):
+			raise AssertionError("kind %r with %d untolerated denials" % (k, len(untolerated)))
+		if untolerated:
+			dn = outcome.get("denial") or {}
+			if not any(kind(e.get("capability")) == kind(dn.get("capability"))
+				   and scope_of(e) == scope_of(dn) for e in untolerated):
+				raise AssertionError("outcome.denial %r is not an untolerated denial" % (dn,))
+		return True
+
+	def denied_run():
+		"""An operation was denied at runtime (an enforced denial is in
+		the report). The outcome that follows from it, enforcement_denied
+		unless the process went on and succeeded, is headline_ok's."""
+		return any(e.get("enforced") for e in d.get("denials") or [])
+
+	def would_head():
+		"""The denial that would head the report if no process had
+		tolerated its denials (the same rule as cw_report_headline: a
+		request_approval one first, then the latest): what "denial"
+		means in a run whose denials were all tolerated."""
+		enf = [e for e in d.get("denials") or [] if e.get("enforced")]
+		if not enf:
+			return {}
+		best = max(enf, key=lambda e: (e.get("nextAction") == "request_approval", e.get("time", 0)))
+		return {k: best[k] for k in ("capability", "source", "reason", "nextAction", "rule",
+					     "syscall", "pid", "program") if k in best}
+
+	return dict(d=d, outcome=outcome, denial=outcome.get("denial") or would_head(),
 		    denials=denials, used=used, procs=procs, changes=changes, spawned=spawned,
-		    text=json.dumps(d))
+		    headline_ok=headline_ok, denied_run=denied_run, text=json.dumps(d))
 
 
 def _report_context(d):
@@ -230,7 +283,9 @@ def main(argv):
 		if not isinstance(d, dict):
 			print("cwcheck: %s: report is not a JSON object" % path, file=sys.stderr)
 			return 1
-		return 0 if check(_report_names(d), exprs, lambda: _report_context(d)) else 1
+		# every report checked is also checked for issue 17 item 11's
+		# rule (headline_ok), whatever the test asked
+		return 0 if check(_report_names(d), exprs + ["headline_ok()"], lambda: _report_context(d)) else 1
 	if what == "trace":
 		try:
 			lines, ev = read_trace(path)

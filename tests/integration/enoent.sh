@@ -37,5 +37,5 @@ report_assert "$O/rm.json" "len(d['denials']) == 0"
 cw --profile readonly --report "$O/touch.json" -- touch newfile >"$O/touch.out" 2>&1
 [ "$rc" != 0 ] || fail "touch newfile under readonly succeeded"
 [ ! -e newfile ] || fail "newfile was created under readonly"
-report_assert "$O/touch.json" "outcome['kind'] == 'enforcement_denied'" "denial['capability']['kind'] == 'workspace_write'"
+report_assert "$O/touch.json" "denied_run()" "denial['capability']['kind'] == 'workspace_write'"
 exit 0

@@ -49,7 +49,7 @@ in_netns "$CW_PY" net.py >"$O/bare.out"
 denied_ask() {
 	report_assert "$O/$1.json" \
 		"outcome['state'] == 'denied'" \
-		"outcome['kind'] == 'enforcement_denied'" \
+		"denied_run()" \
 		"'exit' in outcome and outcome['exit']['code'] == $rc" \
 		"kind(denial['capability']) == 'external_network'" \
 		"denial['capability']['scope'] == '$DST'" \
@@ -122,7 +122,7 @@ report_assert "$O/appr.json" \
 cwn --profile readonly --approve-risk "$REASON" --report "$O/apro.json" -- "$CW_PY" net.py >"$O/apro.out"
 expect_rc 3 "readonly --approve-risk: python connect"
 [ "$(cat "$O/apro.out")" = EPERM ] || fail "readonly --approve-risk: connect saw $(cat "$O/apro.out"), expected EPERM"
-report_assert "$O/apro.json" "kind(denial['capability']) == 'external_network'" "outcome['kind'] == 'enforcement_denied'"
+report_assert "$O/apro.json" "kind(denial['capability']) == 'external_network'" "denied_run()"
 
 # 7. --approve CAP:SCOPE grants exactly that scope.
 cwn --approve "external_network:$DST" --report "$O/g1.json" -- "$CW_PY" net.py >"$O/g1.out"
@@ -184,7 +184,7 @@ port=$(cat "$O/lr.port")
 [ "$(cat "$O/lr.rc")" = 3 ] || fail "readonly: loopback client exit $(cat "$O/lr.rc"), expected 3"
 [ "$(cat "$O/lr.out")" = EPERM ] || fail "readonly: loopback connect saw '$(cat "$O/lr.out")', expected EPERM"
 [ "$(cat "$O/lr.srv")" != "SERVED ping" ] || fail "readonly: the server was reached"
-report_assert "$O/lr.json" "outcome['kind'] == 'enforcement_denied'" \
+report_assert "$O/lr.json" "denied_run()" \
 	"kind(denial['capability']) == 'isolated_loopback'" \
 	"denial['capability']['scope'] == '127.0.0.1:$port'"
 trace_assert "$O/lr.jsonl" "len(ops('isolated_loopback', 'deny', '127.0.0.1:$port')) >= 1" \
@@ -230,7 +230,7 @@ report_assert "$O/bind-any.json" "not denials()" "used('isolated_loopback')"
 trace_assert "$O/bind-any.jsonl" "ops('isolated_loopback', 'allow', R('127[.]0[.]0[.]1:[0-9]+'))"
 net_case bind-ext verify EPERM bind-ext
 report_assert "$O/bind-ext.json" "kind(denial['capability']) == 'host_visible_binding'" \
-	"denial['capability']['scope'].startswith('192.0.2.10:')" "outcome['kind'] == 'enforcement_denied'"
+	"denial['capability']['scope'].startswith('192.0.2.10:')" "denied_run()"
 trace_assert "$O/bind-ext.jsonl" "ops('host_visible_binding', 'deny', R('192[.]0[.]2[.]10:[0-9]+'))"
 net_case bind-any-obs observe "0.0.0.0
 OK" bind-any

@@ -19,7 +19,7 @@ outside_denied() {
 	[ "$rc" != 0 ] || fail "$tag: the command succeeded"
 	grep -q 'Permission denied' "$O/$tag.err" || fail "$tag: the command did not see EACCES"
 	report_assert "$O/$tag.json" \
-		"outcome['kind'] == 'enforcement_denied'" \
+		"denied_run()" \
 		"kind(denial['capability']) == 'unrestricted'" \
 		"denial['capability']['scope'] == '$path'" \
 		"len(denials('unrestricted', '$path')) >= 1"

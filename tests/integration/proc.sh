@@ -24,7 +24,7 @@ if grep -q '+pidns' "$O/k.json"; then
 else
 	grep -q 'Operation not permitted' "$O/k.err" || fail "kill did not see EPERM"
 	report_assert "$O/k.json" \
-		"outcome['kind'] == 'enforcement_denied'" \
+		"denied_run()" \
 		"kind(denial['capability']) == 'process_control'" \
 		"str(denial['capability']['scope']) == '$victim'" \
 		"len(denials('process_control')) >= 1"

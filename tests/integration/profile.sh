@@ -19,7 +19,7 @@ if [ "$CURL" = /usr/bin/curl ] && [ -x "$CURL" ]; then
 	expect_rc 0 "nocurl: sh running curl"
 	! grep -q '^curl ' "$O/c1.out" || fail "nocurl: curl ran"
 	grep -q '^child=' "$O/c1.out" && ! grep -q '^child=0$' "$O/c1.out" || fail "nocurl: curl's exec did not fail ($(cat "$O/c1.out"))"
-	report_assert "$O/c1.json" "outcome['kind'] == 'enforcement_denied'" \
+	report_assert "$O/c1.json" "denied_run()" \
 		"kind(denial['capability']) == 'process_spawn'" \
 		"denial['capability']['scope'] == '/usr/bin/curl'" \
 		"denial['rule'].startswith('nocurl:process_spawn:deny')"

@@ -14,10 +14,10 @@ cat "$O/rt.err" >&2
 expect_rc 2 "verify: overwrite the run's own report"
 report_assert "$W/r.json" \
 	"d['schema'] == 'capwatch.report/v1'" \
-	"outcome['kind'] == 'enforcement_denied'" \
+	"denied_run()" \
 	"kind(denial['capability']) == 'protected_metadata'" \
-	"denial['capability']['scope'] == '$W/r.json'" \
-	"len(denials('protected_metadata', '$W/t.jsonl')) >= 1"
+	"len(denials('protected_metadata', '$W/r.json')) >= 1" \
+	"denial['capability']['scope'] == '$W/t.jsonl'"
 trace_assert "$W/t.jsonl" "summary.get('events') is not None" \
 	"len([e for e in ev if e.get('type') == 'summary']) == 1" \
 	"len(ops('protected_metadata', 'deny', '$W/r.json')) >= 1"

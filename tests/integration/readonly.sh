@@ -33,7 +33,7 @@ $after"
 		"d['schema'] == 'capwatch.report/v1'" \
 		"d['profile'] == 'readonly'" \
 		"outcome['state'] == 'denied'" \
-		"outcome['kind'] == 'enforcement_denied'" \
+		"denied_run()" \
 		"outcome['exit']['code'] == $want" \
 		"kind(denial['capability']) == 'workspace_write'" \
 		"_m($scope, denial['capability']['scope'])" \

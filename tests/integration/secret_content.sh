@@ -29,7 +29,7 @@ check() { # FILE WANT(plain|secret)
 	secret)
 		[ "$rc" != 0 ] || fail "$1: a secret was read (exit 0)"
 		grep -q "PRIVATE KEY\|hunter2" "$O/$1.out" && fail "$1: the secret reached stdout"
-		report_assert "$O/$1.json" "outcome['kind'] == 'enforcement_denied'" \
+		report_assert "$O/$1.json" "denied_run()" \
 			"any(x['capability']['kind'] == 'filesystem_read' and x['rule'].endswith('filesystem_read_secret:default') and x['capability']['scope'].endswith('/$1') for x in d['denials'])" ;;
 	esac
 }

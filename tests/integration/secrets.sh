@@ -32,7 +32,7 @@ for p in readonly verify; do
 	grep -q "$msg" "$O/$p.err" || fail "$p: cat did not see $err"
 	report_assert "$O/$p.json" \
 		"outcome['state'] == 'denied'" \
-		"outcome['kind'] == 'enforcement_denied'" \
+		"denied_run()" \
 		"kind(denial['capability']) == 'filesystem_read'" \
 		"denial['capability']['scope'] == '$KEY'" \
 		"len(denials('filesystem_read', '$KEY')) >= 1"

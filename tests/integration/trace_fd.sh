@@ -83,7 +83,9 @@ assert sums[0] == heads[1] - 1, (heads, sums)
 first = ev[:heads[1]]
 assert any(e["type"] == "op" and e["capability"] == "protected_metadata" and e["decision"] == "deny"
            and e["scope"].endswith("/trace.jsonl") for e in first), "the write of trace.jsonl was not denied"
-assert first[-1]["outcome"]["kind"] == "enforcement_denied", first[-1]
+# the shell went on ("echo ran") and exited 0: it tolerated the denial,
+# and the run is not enforcement_denied (issue 17 item 11)
+assert first[-1]["outcome"]["kind"] == "success", first[-1]
 PY
 
 # usage errors: nothing runs

@@ -63,7 +63,9 @@ if CURL == "yes":
     cases.append(("curl", "203.0.113.7:8080", os.path.realpath("/usr/bin/curl")))
 for name, scope, prog in cases:
     r, d = denial(name)
-    check(r["outcome"]["kind"] == "enforcement_denied", f"{name}: outcome {r['outcome']['kind']}")
+    # enforcement_denied unless the program went on and exited 0 (issue 17 item 11)
+    check(r["outcome"]["kind"] == ("success" if d.get("tolerated") else "enforcement_denied"),
+          f"{name}: outcome {r['outcome']['kind']}")
     check(d.get("capability", {}).get("scope") == scope, f"{name}: scope {d.get('capability')}")
     check(d.get("host") == "files.example.test", f"{name}: host {d.get('host')!r}")
     check(os.path.realpath(d.get("program") or "") == os.path.realpath(prog), f"{name}: program {d.get('program')!r}, want {prog}")

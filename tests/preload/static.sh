@@ -30,7 +30,9 @@ def check(c, what):
 r = json.load(open(f"{O}/s.json"))
 ds = [d for d in r["denials"] if d["capability"]["kind"] == "external_network"]
 check(len(ds) == 1 and ds[0]["capability"]["scope"] == "203.0.113.7:443", f"denials {ds}")
-check(r["outcome"]["kind"] == "enforcement_denied", f"outcome {r['outcome']['kind']}")
+# enforcement_denied unless the program went on and exited 0 (issue 17 item 11)
+check(ds and r["outcome"]["kind"] == ("success" if ds[0]["tolerated"] else "enforcement_denied"),
+      f"outcome {r['outcome']['kind']}")
 check(not r["outcome"]["enforcement"]["degraded"], "a static binary degraded the run")
 check(ds and "site" not in ds[0] and "host" not in ds[0], "annotations for a process without the preload")
 ps = [p for p in r["processes"] if p["exe"] and os.path.realpath(p["exe"]) == prog]
