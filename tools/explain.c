@@ -192,12 +192,14 @@ static void sum_capabilities(struct ex *x)
 		fprintf(o, "  none\n");
 }
 
-/* How many denials, and the first one in full. */
+/* How many denials, how many were tolerated, and the one that explains
+ * the outcome in full (cw_tool_run_headline). */
 static void sum_denials(struct ex *x)
 {
 	struct cw_tool_run *r = x->r;
 	FILE *o = x->o;
-	size_t i;
+	size_t i, tol = 0;
+	long h = cw_tool_run_headline(r, &tol);
 
 	fprintf(o, "%sdenials: %zu%s", r->ndenials ? x->s.red : "", r->ndenials, x->s.reset);
 	if (r->ndenials) {
@@ -208,12 +210,16 @@ static void sum_denials(struct ex *x)
 		if (unenforced)
 			fprintf(o, " (%zu recorded but not enforced: observe mode)", unenforced);
 	}
+	if (tol)
+		fprintf(o, " (%zu tolerated: the process went on and exited 0)", tol);
 	fputc('\n', o);
-	if (r->ndenials) {
-		const struct cw_tdenial *d = &r->denials[0];
-		struct cw_tproc *p = cw_tool_run_find(r, d->pid);
+	if (r->ndenials && h < 0 && tol)
+		fprintf(o, "  none explains the outcome: every enforced one was tolerated\n");
+	if (h >= 0) {
+		const struct cw_tdenial *d = &r->denials[h];
+		struct cw_tproc *p = d->proc < r->nprocs ? &r->procs[d->proc] : cw_tool_run_find(r, d->pid);
 
-		fprintf(o, "  first: pid %d ", d->pid);
+		fprintf(o, "  explains the outcome: pid %d ", d->pid);
 		cw_tool_put(o, p ? cw_tproc_name(p) : "?");
 		fputc(' ', o);
 		cw_tool_put(o, d->syscall);
@@ -432,6 +438,8 @@ static void denials(struct ex *x)
 		cw_tool_put(o, d->decision ? d->decision : "deny");
 		if (!d->enforced)
 			fputs(" (not enforced)", o);
+		else if (cw_tool_denial_tolerated(r, d))
+			fputs(" (tolerated: the process went on and exited 0)", o);
 		fputc('\n', o);
 		fputs("      rule ", o);
 		cw_tool_put(o, d->rule);

@@ -236,15 +236,63 @@ static int add_record(struct cw_tdenial **v, size_t *n, size_t *cap, const cJSON
 	d->program = cw_j_bytes(ev, "program");
 	/* the trace says next_action and source_of_decision ("source" is the
 	 * interception layer there); a report record says "source" */
-	d->next_action = dupn(cw_j_str(ev, "next_action"));
+	d->next_action = dupn(cw_j_str(ev, "next_action") ? cw_j_str(ev, "next_action")
+							  : cw_j_str(ev, "nextAction"));
 	d->source = dupn(cw_j_str(ev, "source_of_decision"));
 	d->enforced = cw_j_bool(ev, "enforced", true);
+	d->tolerated = cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(ev, "tolerated"))
+		       ? cw_j_bool(ev, "tolerated", false) : -1;
+	d->proc = SIZE_MAX;
 	return 0;
 }
 
 static int add_denial(struct cw_tool_run *r, const cJSON *ev, int pid)
 {
-	return add_record(&r->denials, &r->ndenials, &r->dencap, ev, pid);
+	struct cw_tproc *p = cw_tool_run_find(r, pid);
+	int e = add_record(&r->denials, &r->ndenials, &r->dencap, ev, pid);
+
+	/* the record of the process as it is now: a later spawn of the same
+	 * pid is another record (add_spawn) */
+	if (e == 0 && p)
+		r->denials[r->ndenials - 1].proc = (size_t)(p - r->procs);
+	return e;
+}
+
+bool cw_tool_denial_tolerated(const struct cw_tool_run *r, const struct cw_tdenial *d)
+{
+	const struct cw_tproc *p = d->proc < r->nprocs ? &r->procs[d->proc] : NULL;
+
+	if (d->tolerated >= 0)
+		return d->tolerated;
+	return p && p->pid != 0 && p->has_end && p->exited && p->code == 0 && !p->signal;
+}
+
+long cw_tool_run_headline(const struct cw_tool_run *r, size_t *tolerated)
+{
+	long best = -1;
+	int best_rank = 0;
+	size_t i, tol = 0;
+
+	for (i = 0; i < r->ndenials; i++) {
+		const struct cw_tdenial *d = &r->denials[i];
+		bool t = cw_tool_denial_tolerated(r, d);
+		int rank = d->next_action && !strcmp(d->next_action, "request_approval");
+
+		if (!d->enforced)
+			continue;
+		if (t) {
+			tol++;
+			continue;
+		}
+		/* denials are in time order: a later one of the same rank wins */
+		if (best < 0 || rank >= best_rank) {
+			best = (long)i;
+			best_rank = rank;
+		}
+	}
+	if (tolerated)
+		*tolerated = tol;
+	return best;
 }
 
 static int add_op(struct cw_tool_run *r, const cJSON *ev)

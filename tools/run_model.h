@@ -37,6 +37,8 @@ struct cw_tdenial {
 	char *next_action;      /* "change_command", ...; NULL when not recorded */
 	char *source;           /* "configured_policy", "approval", ...; or NULL */
 	bool enforced;
+	int tolerated;          /* report: its "tolerated"; -1: not recorded (a trace) */
+	size_t proc;            /* index into procs of its process, or SIZE_MAX */
 };
 
 struct cw_tool_run {
@@ -75,6 +77,16 @@ struct cw_tproc *cw_tool_run_find(struct cw_tool_run *r, int pid);
 void cw_tool_run_link(struct cw_tool_run *r);
 /* Short program name of a process: basename of exe, else argv[0], else "?" */
 const char *cw_tproc_name(const struct cw_tproc *p);
+/* The denial that explains the run's outcome, as the supervisor chooses
+ * it (policy/report.h, cw_report_headline): of the enforced denials not
+ * tolerated (a denial is, when its process exited 0), one whose next
+ * action is request_approval if any, else the latest. Its index into
+ * denials, or -1 when there is none; *TOLERATED (may be NULL): how many
+ * enforced denials were tolerated. Call after cw_tool_run_link. */
+long cw_tool_run_headline(const struct cw_tool_run *r, size_t *tolerated);
+/* Whether D was tolerated: as its report says, or (a trace) its process
+ * exited 0. */
+bool cw_tool_denial_tolerated(const struct cw_tool_run *r, const struct cw_tdenial *d);
 /* Seconds since the start of the run. */
 double cw_tool_run_rel(const struct cw_tool_run *r, double t);
 

@@ -112,4 +112,22 @@ EOF2
 run_cw "$T/out" "$T/err" explain "$T/fk.jsonl"
 has "$T/out" "101 /usr/bin/python3.11"
 hasnt "$T/out" "101 ?"
+# Which denial explains the outcome (issue 17 item 11): pid 100's secret
+# read is tolerated (it exited 0); of pid 101's two, the ask
+# (request_approval) heads though the other one is later.
+cat >"$T/hd.jsonl" <<'EOF2'
+{"type":"header","schema":"capwatch.trace/v1","version":1,"profile":"verify","roots":["/w"],"command":{"name":"sh","args":[]},"kernel":"x","start":"2026-12-01T00:00:00Z"}
+{"type":"spawn","seq":1,"time":0.001,"pid":100,"ppid":1,"tid":100,"via":"fork"}
+{"type":"op","seq":2,"time":0.002,"pid":100,"ppid":1,"tid":100,"source":"seccomp","syscall":"openat","op":"open","capability":"filesystem_read","scope":"/w/.env","decision":"deny","rule":"verify:filesystem_read_secret:default","next_action":"change_command"}
+{"type":"spawn","seq":3,"time":0.003,"pid":101,"ppid":100,"tid":101,"via":"fork"}
+{"type":"op","seq":4,"time":0.004,"pid":101,"ppid":100,"tid":101,"source":"seccomp","syscall":"connect","op":"connect","capability":"external_network","scope":"203.0.113.7:443","decision":"deny","rule":"verify:external_network:default","next_action":"request_approval"}
+{"type":"op","seq":5,"time":0.005,"pid":101,"ppid":100,"tid":101,"source":"seccomp","syscall":"openat","op":"open","capability":"filesystem_read","scope":"/w/.env","decision":"deny","rule":"verify:filesystem_read_secret:default","next_action":"change_command"}
+{"type":"exit","seq":6,"time":0.006,"pid":101,"code":1}
+{"type":"exit","seq":7,"time":0.007,"pid":100,"code":0}
+EOF2
+run_cw "$T/out" "$T/err" explain "$T/hd.jsonl"
+has "$T/out" "denials: 3 (1 tolerated: the process went on and exited 0)"
+has "$T/out" "explains the outcome: pid 101 ? connect external_network 203.0.113.7:443"
+grep -q "seq 2 .*/w/.env: deny (tolerated" "$T/out" || fail "the tolerated denial is not marked"
+grep -q "seq 5 .*/w/.env: deny$" "$T/out" || fail "an untolerated denial is marked tolerated"
 exit 0
