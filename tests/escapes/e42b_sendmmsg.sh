@@ -29,10 +29,9 @@ r = libc.sendmmsg(s.fileno(), msgs, 4, 0)
 print("sendmmsg", r, ctypes.get_errno())
 PYEOF
 bare "$PY" "$T/mm.py"
-sleep 0.2
 sink_wait || esc_control_failed "bare sendmmsg did not reach the UDP sink: $(cat "$O/bare.out")"
 sink_reset
 under readonly -- "$PY" "$T/mm.py"
-sleep 0.3
+sink_flush
 [ "$(sink_hits)" = 0 ] || esc_bypass "sendmmsg: $(sink_hits) datagrams reached $SINK_ADDR:5354 under capwatch --profile readonly ($(cat "$OUT"))"
 expect_denied external_network "'$SINK_ADDR:5354'"

@@ -15,14 +15,14 @@ sink_start udp 8092
 for call in sendmsg sendmmsg sendmsgnull; do
 	sink_reset
 	for try in 1 2 3 4 5; do
-		bare "$ESC_BIN/e09e_net_flip" $call "$(race_bare_secs)" "$SINK_ADDR" 8092
+		bare "$ESC_BIN/e09e_net_flip" $call "$(race_sink_bare_secs)" "$SINK_ADDR" 8092
 		sink_wait && break
 	done
 	[ "$(sink_hits)" -gt 0 ] || esc_control_failed "$call: bare flipper never reached the sink: $(race_line "$O/bare.out")"
 	esc_log "$call bare: $(race_line "$O/bare.out"), sink lines $(sink_hits)"
 	sink_reset
 	under verify -- "$ESC_BIN/e09e_net_flip" $call "$RACE" "$SINK_ADDR" 8092
-	sleep 0.3
+	sink_flush
 	esc_log "$call under capwatch, ${RACE}s: $(race_line "$OUT"); sink lines $(sink_hits)"
 	[ "$(sink_hits)" = 0 ] || esc_bypass "$call with a flipped msg_name reached $SINK_ADDR:8092 under --profile verify: $(race_line "$OUT"), sink recorded $(sink_hits)"
 	race_need_ok
