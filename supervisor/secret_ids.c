@@ -260,20 +260,28 @@ void cw_secret_ids_start(struct cw_run *run)
 
 /* ---- home secrets reached through symbolic links (cw_secret_ids_linked) ---- */
 
+/* Links followed per home: each home has its own bound, so that one
+ * user's links cannot use up another's (red team e162: eve's 65 links in
+ * ~eve/.ssh, listed first in /home, left bob's ~/.aws -> dotfiles/aws
+ * unfollowed and read as a plain file). At most LINKS_MAX times the
+ * homes looked at, LINKED_HOMES_MAX + 2. */
 #define LINKS_MAX 64
 #define LINKS_WALK_ENTRIES 2048 /* entries looked at below one home's secret directories */
 #define LINKS_WALK_DIRS 256
 #define LINKED_HOMES_MAX 32
 
 struct cw_secret_links {
-	size_t n, dropped; /* dropped: links past LINKS_MAX, not followed */
+	size_t n, cap;
+	size_t home_n;     /* links followed of the home being looked at */
+	size_t dropped;    /* links past a home's LINKS_MAX, not followed */
+	size_t homes_skipped; /* homes in /home past LINKED_HOMES_MAX */
 	size_t holding;    /* links not followed: their target holds a workspace root */
 	size_t foreign;    /* links of another user's home to what that user does not own */
 	bool walk_spent;   /* a home's secret directories had more than LINKS_WALK_ENTRIES entries */
 	const struct cw_context *ctx;
 	struct {
 		char *real, *lex; /* what the kernel names, the name the policy knows */
-	} p[LINKS_MAX];
+	} *p;
 	char buf[PATH_MAX];
 };
 
@@ -326,7 +334,23 @@ static bool link_add(struct cw_secret_links *L, const char *lex, uid_t owner)
 			free(r);
 			return true;
 		}
-	char *l = L->n < LINKS_MAX ? strdup(lex) : NULL;
+	if (L->home_n >= LINKS_MAX) {
+		L->dropped++;
+		free(r);
+		return false;
+	}
+	if (L->n == L->cap) {
+		size_t nc = L->cap ? L->cap * 2 : 16;
+		void *np = realloc(L->p, nc * sizeof(*L->p));
+		if (!np) {
+			L->dropped++;
+			free(r);
+			return false;
+		}
+		L->p = np;
+		L->cap = nc;
+	}
+	char *l = strdup(lex);
 	if (!l) {
 		L->dropped++;
 		free(r);
@@ -335,6 +359,7 @@ static bool link_add(struct cw_secret_links *L, const char *lex, uid_t owner)
 	L->p[L->n].real = r;
 	L->p[L->n].lex = l;
 	L->n++;
+	L->home_n++;
 	return true;
 }
 
@@ -345,6 +370,7 @@ static void links_of_home(struct cw_secret_links *L, const char *home, uid_t own
 	char path[PATH_MAX];
 	if (!home || home[0] != '/' || strlen(home) > PATH_MAX - 64)
 		return;
+	L->home_n = 0;
 	link_add(L, home, owner);
 	for (size_t i = 0; cw_home_secret_files[i]; i++) {
 		/* the file, and the directory that holds it (~/.kube) */
@@ -450,14 +476,18 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 	links_of_home(L, "/root", (uid_t)-1);
 	/* /home/X for any X (path.c secret_by_home): /home itself may be a
 	 * link (/home -> /var/home), and so may each home in it. */
+	L->home_n = 0;
 	link_add(L, "/home", (uid_t)-1);
 	DIR *d = opendir("/home");
 	if (d) {
 		struct dirent *de;
-		for (int k = 0; k < LINKED_HOMES_MAX && (de = readdir(d));) {
+		for (int k = 0; (de = readdir(d));) {
 			if (de->d_name[0] == '.')
 				continue;
-			k++;
+			if (k++ == LINKED_HOMES_MAX) {
+				L->homes_skipped++;
+				continue;
+			}
 			char hp[PATH_MAX];
 			struct stat hs;
 			/* another user's home: its links count for that user's files */
@@ -482,9 +512,14 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 			 L->foreign);
 	if (L->dropped)
 		cw_record_note(run, 0, "warning",
-			       "%zu symbolic links to homes' secret places past the first %d are not followed: what "
-			       "they lead to is a secret only by its own name",
+			       "%zu symbolic links to homes' secret places past the first %d of their home are not "
+			       "followed: what they lead to is a secret only by its own name",
 			       L->dropped, LINKS_MAX);
+	if (L->homes_skipped)
+		cw_record_note(run, 0, "warning",
+			       "%zu homes in /home past the first %d are not looked at for symbolic links: what "
+			       "links there lead to is a secret only by its own name",
+			       L->homes_skipped, LINKED_HOMES_MAX);
 	return L;
 }
 
@@ -529,6 +564,7 @@ void cw_secret_ids_free(struct cw_run *run)
 			free(L->p[i].real);
 			free(L->p[i].lex);
 		}
+		free(L->p);
 		free(L);
 		run->secret_links = NULL;
 	}

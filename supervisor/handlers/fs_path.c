@@ -531,6 +531,23 @@ static bool answered_early(struct cw_notif *n, struct cw_event *ev, const struct
 		if (ev->op.exchange && ev->op.path2 && ev->op.path2[0] == '/')
 			ev->op.secret_dst = cw_secret_ids_linked_moved(n->run, ev->op.path2, dst, sizeof(n->fs->secret_dst));
 	}
+	/* A link made from a descriptor (linkat(fd, "", ..., AT_EMPTY_PATH)):
+	 * the file it is open on, by what it is (a known secret's inode) or
+	 * by the name it was opened under, is what gets a new name (red team
+	 * e161: an O_WRONLY descriptor of ~/.aws -> dotfiles/aws's
+	 * credentials linked into the workspace, then read as a plain file).
+	 * The descriptor is capwatch's own copy: the file cannot change under
+	 * it. */
+	if (ev->op.kind == CW_OP_RENAME && fd_op) {
+		struct stat fs;
+		const char *known = fstat(n->fs->fd, &fs) == 0 && S_ISREG(fs.st_mode)
+				    ? cw_secret_ids_find_any(n->run, &fs) : NULL;
+		char *src = n->fs->secret_src;
+		if (known && (size_t)snprintf(src, sizeof(n->fs->secret_src), "%s", known) < sizeof(n->fs->secret_src))
+			ev->op.secret_src = src;
+		else if (ev->op.path && ev->op.path[0] == '/')
+			ev->op.secret_src = cw_secret_ids_linked_moved(n->run, ev->op.path, src, sizeof(n->fs->secret_src));
+	}
 	/* A path ending in "." or "..": what the kernel says, nothing done. */
 	if (!fd_op && !n->run->observe) {
 		int de = dot_path_errno(n, nr, l);

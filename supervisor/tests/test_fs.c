@@ -91,6 +91,12 @@ const char *cw_secret_ids_find(struct cw_run *r, const struct stat *st)
 	(void)st;
 	return NULL;
 }
+const char *cw_secret_ids_find_any(struct cw_run *r, const struct stat *st)
+{
+	(void)r;
+	(void)st;
+	return NULL;
+}
 
 void cw_secret_ids_unlinking(struct cw_run *r, const char *path)
 {
