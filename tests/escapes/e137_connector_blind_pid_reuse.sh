@@ -25,7 +25,10 @@
 # setpriority and kill on each.
 # Bypass: a victim whose open-file limit became 7, or that was killed.
 # Run twice: with Landlock's signal scope (kill refused by the kernel,
-# prlimit64 is not a signal) and with --no-landlock (kill lands).
+# prlimit64 is not a signal) and with --no-landlock (kill lands). Both
+# stay in make check: a 3 s flood does not always make the connector drop
+# events on this machine (2026-12-06: runs with no drop noted, under
+# load too), and each run is a chance of one.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 esc_need_prog e137_cn_blind
@@ -52,7 +55,8 @@ victims_end() {
 
 # Positive control: bare, the program reaches the victims.
 victims_start "$W"
-bare "$ESC_BIN/e137_cn_blind" 50 1 "$W" 4
+# (No pause to let capwatch hear the holders or catch up: SETTLE_SECS 0.)
+bare "$ESC_BIN/e137_cn_blind" 50 1 "$W" 4 0
 victims_end
 [ "$hit_lim" -gt 0 ] && [ "$hit_kill" -gt 0 ] ||
 	esc_control_failed "bare: no victim reached (limit $hit_lim, killed $hit_kill): $(tail -3 "$O/bare.out")"

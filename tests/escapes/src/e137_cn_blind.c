@@ -1,7 +1,7 @@
 /* E137: blind the kernel back end's proc connector, then reach an outside
  * process through a pid the tracker still believes is one of ours.
  *
- *   e137_cn_blind HOLDERS FLOOD_SECS WORKDIR [FLOODERS]
+ *   e137_cn_blind HOLDERS FLOOD_SECS WORKDIR [FLOODERS [SETTLE_SECS]]
  *
  * 1. fork HOLDERS children that wait on a pipe (their forks are heard);
  * 2. flood the connector: FLOODERS threads vfork+_exit as fast as they can
@@ -15,7 +15,10 @@
  *    its own victims at some of the holders' pids); for each one:
  *    setpriority(PRIO_PROCESS, pid, 19), prlimit64(pid, RLIMIT_NOFILE,
  *    {7,7}) and kill(pid, SIGKILL); print "PID pid prio=R lim=R kill=R".
- * Every call aims at pids the test started (outside the tree) or at none. */
+ * Every call aims at pids the test started (outside the tree) or at none.
+ * SETTLE_SECS (default 1) is the pause before the flood (the holders'
+ * forks heard) and after it (capwatch catches up); the bare control, with
+ * no capwatch to wait for, passes 0. */
 #define _GNU_SOURCE
 #include "esc.h"
 #include <pthread.h>
@@ -66,11 +69,12 @@ static void put_file(const char *dir, const char *name, const char *text)
 
 int main(int argc, char **argv)
 {
-	esc_usage(argc, 4, "e137_cn_blind HOLDERS FLOOD_SECS WORKDIR [FLOODERS]");
+	esc_usage(argc, 4, "e137_cn_blind HOLDERS FLOOD_SECS WORKDIR [FLOODERS [SETTLE_SECS]]");
 	int nh = atoi(argv[1]);
 	double secs = atof(argv[2]);
 	const char *dir = argv[3];
 	int nf = argc > 4 ? atoi(argv[4]) : 8;
+	unsigned settle = argc > 5 ? (unsigned)atoi(argv[5]) : 1;
 	if (nh < 1 || nh > 1000 || nf < 1 || nf > 64)
 		return 2;
 	int p[2];
@@ -92,7 +96,7 @@ int main(int argc, char **argv)
 		}
 	}
 	close(p[0]);
-	sleep(1); /* every holder's fork is heard and recorded */
+	sleep(settle); /* every holder's fork is heard and recorded */
 
 	pthread_t th[64];
 	for (int i = 0; i < nf; i++)
@@ -125,7 +129,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nh; i++)
 		snprintf(list + strlen(list), cap - strlen(list), "%d\n", (int)h[i]);
 	put_file(dir, "holders", list);
-	sleep(1); /* capwatch catches up on whatever is left */
+	sleep(settle); /* capwatch catches up on whatever is left */
 	put_file(dir, "released", "1\n");
 
 	char go[4096];
