@@ -275,6 +275,9 @@ void cw_outcome_add_processes(struct cw_run *run)
 	if (run->procs_reported || !run->report)
 		return;
 	run->procs_reported = true;
+	/* what the preload said of each process (its "preload" field)
+	 * comes with the channel's last messages */
+	cw_annot_report(run);
 	cw_tracker_report(run);
 }
 
