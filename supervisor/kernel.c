@@ -659,7 +659,7 @@ static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, 
 	struct cw_proc *p = cw_tracker_find(run, pid);
 	struct cw_denial_record dr = {
 		.pid = pid, .program = p && p->exe ? p->exe : path, .syscall = "execve", .d = d,
-		.time = cw_record_time(run), .enforced = !run->observe, .proc = p ? p->serial : 0,
+		.time = cw_record_time(run), .enforced = !run->observe, .proc = p && p->alive ? p->serial : 0,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && !run->observe) {

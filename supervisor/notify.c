@@ -463,7 +463,11 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.enforced = ev->enforced,
 		.host = ev->op.host,
 		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
-		.proc = p ? p->serial : 0,
+		/* Its process, when the tracker knows it alive: a record of
+		 * an earlier process of the same pid (the kernel back end hears
+		 * of forks after the fact) must not lend it its exit status.
+		 * 0, no process, is never tolerated (report.h). */
+		.proc = p && p->alive ? p->serial : 0,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && ev->enforced) {
