@@ -14,10 +14,16 @@ sd = sys.argv[1]
 schemas = {}
 
 
+# One validator per schema, its schema checked once: jsonschema.validate()
+# checks the schema again on every call, which for a trace of a few
+# hundred lines was seconds (tests/approval/tty.sh: 5.7 s of its 8).
 def schema(name):
     if name not in schemas:
         with open("%s/%s.schema.json" % (sd, name)) as f:
-            schemas[name] = json.load(f)
+            s = json.load(f)
+        cls = jsonschema.validators.validator_for(s)
+        cls.check_schema(s)
+        schemas[name] = cls(s)
     return schemas[name]
 
 
@@ -27,13 +33,13 @@ for fn in sys.argv[2:]:
         if fn.endswith(".jsonl"):
             with open(fn) as f:
                 for i, line in enumerate(f, 1):
-                    jsonschema.validate(json.loads(line), schema("trace"))
+                    schema("trace").validate(json.loads(line))
         elif fn.endswith(".outcome.json"):
             with open(fn) as f:
-                jsonschema.validate(json.load(f), schema("outcome"))
+                schema("outcome").validate(json.load(f))
         else:
             with open(fn) as f:
-                jsonschema.validate(json.load(f), schema("report"))
+                schema("report").validate(json.load(f))
     except Exception as e:  # one line per bad file
         print("schema_check: %s: %s" % (fn, str(e).splitlines()[0]), file=sys.stderr)
         bad += 1

@@ -107,13 +107,19 @@ try:
 except ImportError:
     jsonschema = None
 if jsonschema:
-    rs = json.load(open(f"{SRC}/schemas/report.schema.json"))
-    ts = json.load(open(f"{SRC}/schemas/trace.schema.json"))
+    # One validator each, its schema checked once (jsonschema.validate
+    # checks the schema again on every call: seconds over a trace).
+    def validator(name):
+        s = json.load(open(f"{SRC}/schemas/{name}.schema.json"))
+        cls = jsonschema.validators.validator_for(s)
+        cls.check_schema(s)
+        return cls(s)
+    rv, tv = validator("report"), validator("trace")
     for name, _, _ in cases:
         try:
-            jsonschema.validate(json.load(open(f"{O}/{name}.json")), rs)
+            rv.validate(json.load(open(f"{O}/{name}.json")))
             for line in open(f"{O}/{name}.jsonl"):
-                jsonschema.validate(json.loads(line), ts)
+                tv.validate(json.loads(line))
         except jsonschema.ValidationError as ex:
             bad.append(f"{name}: schema: {ex.message}")
 for b in bad:
