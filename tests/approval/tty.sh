@@ -138,11 +138,15 @@ wait_done rl
 [ "$(cat "$O/rl.out")" = "ENETUNREACH
 got:typed-for-the-command" ] || fail "terminal input after the answer: command printed '$(cat "$O/rl.out")'"
 # 6. A process killed while its question is on the terminal: the question
-#    is withdrawn (not answered, not recorded) and the run goes on.
+#    is withdrawn (not answered, not recorded) and the run goes on. The
+#    command kills when the test has seen the question and goes on when
+#    it has seen it withdrawn (files the test creates: waits for a reason,
+#    where it slept 1 s and 2 s).
 cat > "$O/kill.run" <<SH
 unshare -n sh -c 'ip link set lo up 2>/dev/null; exec "\$@"' sh \
 	timeout --foreground -k 5 60 "$CAPWATCH" --report "$O/kill.json" --trace "$O/kill.jsonl" -- \
-	sh -c '"$CW_PY" net2.py 1 & p=\$!; sleep 1; kill -9 \$p; sleep 2; echo after' >"$O/kill.out" 2>"$O/kill.err"
+	sh -c '"$CW_PY" net2.py 1 & p=\$!; until [ -e go.kill ]; do sleep 0.05; done; kill -9 \$p
+		until [ -e go.on ]; do sleep 0.05; done; echo after' >"$O/kill.out" 2>"$O/kill.err"
 touch "$O/kill.done"
 sleep 30
 SH
@@ -150,7 +154,9 @@ tm kill-server 2>/dev/null
 TS=$T/tmux-kill.sock
 tm new-session -d -x 200 -y 50 -c "$W" "sh '$O/kill.run'" || fail "tmux new-session"
 wait_for "allow once" 1
+: >"$W/go.kill"
 wait_for "question withdrawn" 1
+: >"$W/go.on"
 wait_done kill
 [ "$(cat "$O/kill.out")" = after ] || fail "killed while asking: the run did not go on"
 report_assert "$O/kill.json" "not denials()" "not d['approvals']"
