@@ -46,9 +46,20 @@ secs=$RACE
 # Bare control: with the swapper running, the opener really lands on the
 # FIFO (it blocks there, so its opens stop early), which is what would
 # stall a supervisor that opened the name on its event loop.
+# swapper_up: until the swapper has made both names (it swaps them
+# atomically from then on).
+swapper_up() {
+	_i=0
+	until [ -e "$W/f" ] && [ -e "$W/f.fifo" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt 200 ] && fail "the swapper did not start: $(cat "$1")"
+		sleep 0.02
+	done
+}
 "$ESC_BIN/e57c_fifo_swap" "$W/f" 4 >"$O/swap0.out" 2>&1 &
-esc_bg_started $!
-sleep 0.2
+SW=$!
+esc_bg_started $SW
+swapper_up "$O/swap0.out"
 cat >"$T/probe.py" <<'EOF2'
 import os, sys, threading, time
 def opener():
@@ -61,11 +72,12 @@ os._exit(0)
 EOF2
 bare "$CW_PY" "$T/probe.py" "$W/f"
 grep -q blocked "$O/bare.out" || esc_control_failed "the swapped-in FIFO never blocked a bare open: $(cat "$O/bare.out")"
-wait
+# (the control's swapper is done with: not waited for to its 4 s end)
+esc_kill $SW
 rm -f "$W/f" "$W/f.fifo"
 "$ESC_BIN/e57c_fifo_swap" "$W/f" $((secs + 3)) >"$O/swap.out" 2>&1 &
 esc_bg_started $!
-sleep 0.2
+swapper_up "$O/swap.out"
 ESC_TIMEOUT=$((secs + 60)) under verify --timeout $((secs + 30)) -- "$CW_PY" "$T/open.py" "$W/f" "$secs"
 line=$(grep '^COUNT' "$OUT")
 esc_log "under capwatch, ${secs}s: $line; $(cat "$O/swap.out" 2>/dev/null)"
