@@ -8,11 +8,15 @@
 # that /dev/tty opens). Pass = zero writes to the canary in
 # $CW_RACE_SECONDS, and the allowed side still opens. Landlock (the
 # kernel backstop) also stops these writes, so each case runs a second
-# time with --no-landlock: the supervisor alone must hold.
+# time with --no-landlock: the supervisor alone must hold. make check runs
+# the --no-landlock cases only, make check-long (CW_LONG=1) all four: the
+# bug was the supervisor's (decided on the string, then continued), which
+# the runs without Landlock race alone, and Landlock only refuses more
+# (issue 16 item 7: half of a 9-10 s test).
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 esc_need_prog e17e_special_flip
-for v in "/dev/tty" "/dev/ptmx" "/dev/tty --no-landlock" "/dev/ptmx --no-landlock"; do
+for v in ${CW_LONG:+"/dev/tty" "/dev/ptmx"} "/dev/tty --no-landlock" "/dev/ptmx --no-landlock"; do
 	set -- $v
 	good=$1 ll=${2:-}
 	canary_make "$H/.bashrc"
