@@ -10,7 +10,7 @@ cw_workdir
 # make check runs the opens at shorter lengths than make check-long
 # (CW_LONG=1: 100 000 opens, 8 x 10 000 in threads): 70 000 opens still pass
 # 65 536, where a 16-bit count would wrap, and 8 x 2 000 threaded opens
-# still interleave all eight threads for two seconds or more (no bug was
+# still interleave all eight threads for over a second (no bug was
 # ever seen there: it checks that none is lost and each has its thread;
 # 8 x 4 000 took 4.8 s of the test's 17 on 2026-12-06). The 1000
 # processes stay (a fork whose child was reaped before its event was read
