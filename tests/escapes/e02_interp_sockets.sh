@@ -13,7 +13,7 @@ run_one() { # LABEL CMD...
 	sink_wait || esc_control_failed "$label: bare run did not reach the sink: $(cat "$O/bare.out")"
 	sink_reset
 	under readonly -- "$@"
-	sleep 0.3
+	sink_flush
 	[ "$(sink_hits)" = 0 ] || esc_bypass "$label: the sink recorded a connection under capwatch: $(cat "$SINK_LOG")"
 	expect_denied external_network "'$SINK_ADDR:8081'"
 	n=$((n + 1))

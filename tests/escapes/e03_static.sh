@@ -14,7 +14,7 @@ canary_intact "$H/.bashrc" && esc_control_failed "bare static write did not chan
 sink_wait || esc_control_failed "bare static connect did not reach the sink"
 canary_make "$H/.bashrc"; sink_reset
 under readonly -- "$ESC_BIN/e03_static" "$H/.bashrc" "$SINK_ADDR" 8085
-sleep 0.2
+sink_flush
 canary_intact "$H/.bashrc" || esc_bypass "static binary wrote $H/.bashrc under --profile readonly"
 [ "$(sink_hits)" = 0 ] || esc_bypass "static binary reached the sink under --profile readonly"
 expect_denied unrestricted "'$H/.bashrc'"

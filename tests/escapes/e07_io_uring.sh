@@ -12,13 +12,12 @@ bare "$ESC_BIN/e07_io_uring" open "$H/.bashrc"
 [ "$rc" = 3 ] && skip "io_uring unavailable: $(cat "$O/bare.out")"
 canary_intact "$H/.bashrc" && esc_control_failed "bare io_uring OPENAT did not change the canary: $(cat "$O/bare.out")"
 bare "$ESC_BIN/e07_io_uring" connect "$SINK_ADDR" 8086
-sleep 0.2
 sink_wait || esc_control_failed "bare io_uring CONNECT did not reach the sink: $(cat "$O/bare.out")"
 canary_make "$H/.bashrc"; sink_reset
 under readonly -- "$ESC_BIN/e07_io_uring" open "$H/.bashrc"
 canary_intact "$H/.bashrc" || esc_bypass "io_uring OPENAT wrote $H/.bashrc under --profile readonly"
 expect_denied unrestricted "'io_uring_setup'"
 under verify -- "$ESC_BIN/e07_io_uring" connect "$SINK_ADDR" 8086
-sleep 0.2
+sink_flush
 [ "$(sink_hits)" = 0 ] || esc_bypass "io_uring CONNECT reached the sink under --profile verify"
 expect_denied unrestricted "'io_uring_setup'"

@@ -17,14 +17,14 @@ canary_make "$O/unused"
 # machine one short run can miss, so the control gets up to three tries.
 for try in 1 2 3; do
 	bare "$ESC_BIN/e09b_sockaddr_flip" "$(race_bare_secs)" "$SINK_ADDR" 8087
-	sleep 0.3
+	sink_flush
 	[ "$(race_hits "$O/bare.out")" -gt 0 ] && [ "$(sink_hits)" -gt 0 ] && break
 done
 [ "$(race_hits "$O/bare.out")" -gt 0 ] && [ "$(sink_hits)" -gt 0 ] || esc_control_failed "bare flipper never reached the sink: $(race_line "$O/bare.out")"
 esc_log "bare: $(race_line "$O/bare.out")"
 sink_reset
 under verify -- "$ESC_BIN/e09b_sockaddr_flip" "$RACE" "$SINK_ADDR" 8087
-sleep 0.3
+sink_flush
 h=$(race_hits "$OUT")
 esc_log "under capwatch, ${RACE}s: $(race_line "$OUT"); sink lines $(sink_hits)"
 [ "${h:-0}" = 0 ] && [ "$(sink_hits)" = 0 ] || esc_bypass "connect() with a flipped sockaddr reached $SINK_ADDR:8087 under --profile verify: $(race_line "$OUT"), sink recorded $(sink_hits)"

@@ -10,11 +10,10 @@ for a in "::ffff:$SINK_ADDR" "::ffff:cb00:7107"; do
 	cmd="import socket; s=socket.socket(socket.AF_INET6); s.connect(('$a', 8083)); s.sendall(b'alias')"
 	sink_reset
 	bare "$PY" -c "$cmd"
-	sleep 0.2
 	sink_wait || esc_control_failed "bare connect to [$a] did not reach the sink: $(cat "$O/bare.out")"
 	sink_reset
 	under verify -- "$PY" -c "$cmd"
-	sleep 0.3
+	sink_flush
 	[ "$(sink_hits)" = 0 ] || esc_bypass "connect to [$a]:8083 reached the sink under capwatch --profile verify"
 	report_has 'denied_run()' \
 		'denials("external_network") and not used("isolated_loopback", R(".*8083"))'

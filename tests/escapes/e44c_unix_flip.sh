@@ -46,7 +46,7 @@ for m in unix unixlink; do
 	set -- "$W/in.sock" "$@"
 	[ $m = unixlink ] && set -- "$W/app.sock" "$@"
 	under verify -- sh "$T/inside.sh" "$ESC_BIN/e09e_net_flip" $m "$RACE" "$@"
-	sleep 0.3
+	sink_flush
 	esc_log "$m under capwatch, ${RACE}s: $(race_line "$OUT"); daemon lines $(sink_hits)"
 	h=$(race_hits "$OUT")
 	[ "${h:-0}" = 0 ] && [ "$(sink_hits)" = 0 ] || esc_bypass "$m: connect() reached $T/run/evil.sock under --profile verify: $(race_line "$OUT"), daemon recorded $(sink_hits)"

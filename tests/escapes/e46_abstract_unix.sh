@@ -9,12 +9,11 @@ name="cwtest-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 sink_start abstract "$name"
 cmd="import socket; s=socket.socket(socket.AF_UNIX); s.connect('\\0$name'); s.sendall(b'hello')"
 bare "$PY" -c "$cmd"
-sleep 0.2
 sink_wait || esc_control_failed "bare connect did not reach @$name: $(cat "$O/bare.out")"
 sink_reset
 for prof in readonly verify; do
 	under $prof -- "$PY" -c "$cmd"
-	sleep 0.3
+	sink_flush
 	[ "$(sink_hits)" = 0 ] || esc_bypass "$prof: @$name got a connection: $(cat "$SINK_LOG")"
 	expect_denied process_control "R('unix:@.*')"
 done
