@@ -16,7 +16,14 @@ esc_need_prog e141_unreceived_restart
 P=$ESC_BIN/e141_unreceived_restart
 mkfifo "$W/f" || fail "mkfifo"
 : >"$W/plain"
-TRIALS=${E141_TRIALS:-100}
+# 50 trials in make check, 100 in make check-long (CW_LONG=1): the defect
+# restarted 18-25 opens in 100 (3e4c59a), so 50 trials miss it with a
+# chance of about 0.8^50, 1 in 70,000; with the fix taken out again
+# (2026-12-06) 32 and 33 of 50 restarted. Eight threads keep capwatch busy
+# for every trial: 100 took 18 s of a loaded make -j2 check (issue 16
+# item 7).
+TRIALS=${E141_TRIALS:-50}
+[ -n "${CW_LONG:-}" ] && [ -z "${E141_TRIALS:-}" ] && TRIALS=100
 
 val() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$2"; }
 
@@ -32,7 +39,7 @@ r=$(val restarted "$OUT") s=$(val slept_through "$OUT")
 # Restarted: never (the defect). Slept through without a restart: the
 # signal came before the open began (ptrace delivers it later than bare),
 # a legitimate order that the previous binary showed too (1-2 in 100 on
-# a quiet machine, more under load); a bound, not zero.
-[ "${r:-0}" = 0 ] && [ "${s:-0}" -le 20 ] ||
+# a quiet machine, more under load); a bound, not zero: a fifth of them.
+[ "${r:-0}" = 0 ] && [ "${s:-0}" -le $((TRIALS / 5)) ] ||
 	fail "--observe: $s of $TRIALS alarm-bounded FIFO opens slept past their SIGALRM (no SA_RESTART), $r of them restarted by the kernel; bare: none"
 exit 0
