@@ -298,6 +298,15 @@ static int end_unstarted(struct cw_run *run, const char *state, const char *kind
 static void say_denials(const struct cw_run *run, const struct cw_outcome *o)
 {
 	uint64_t n = run->hl.enforced, tol = run->hl.tolerated;
+	/* a timed-out or cancelled run has a headline too; a command whose
+	 * own exec was denied (policy_denied) has that denial */
+	bool found = run->hl.found;
+	const struct cw_decision *d = &run->headline;
+	if (!n && o->denial) {
+		n = run->denials ? run->denials : 1;
+		found = true;
+		d = o->denial;
+	}
 	if (!n || run->opts->verbosity < 0 || run->opts->from_request)
 		return;
 	char where[64], tolerated[64] = "";
@@ -308,9 +317,7 @@ static void say_denials(const struct cw_run *run, const struct cw_outcome *o)
 	else
 		snprintf(where, sizeof(where), "run with --report FILE for details");
 	const char *s = n == 1 ? "" : "s", *rep = run->opts->report ? run->opts->report : "";
-	(void)o; /* a timed-out or cancelled run has a headline too */
-	const struct cw_decision *d = &run->headline;
-	if (!run->hl.found) {
+	if (!found) {
 		cw_warn("%llu operation%s denied by profile %s, %s (the process went on and succeeded); "
 			"%s%s", (unsigned long long)n, s, run->profile_name,
 			n == 1 ? "tolerated" : "all tolerated", where, rep);

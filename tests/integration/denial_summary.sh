@@ -76,6 +76,14 @@ else
 	echo "note: no network namespace: case 4 not run" >&2
 fi
 
+# 5. The command's own exec denied (policy_denied): the line names it.
+prog=$(readlink -f /bin/true)
+printf '{"name": "notrue", "extends": "verify", "capabilities": {"process_spawn": {"deny": ["%s"]}}}\n' "$prog" > "$O/notrue.json"
+cw --profile "$O/notrue.json" --report "$O/r5.json" -- "$prog" >"$O/out" 2>"$O/err"
+expect_rc 126 "the command's own exec denied ($(cat "$O/err"))"
+grep -q "^capwatch: 1 operation denied by profile notrue; the one that explains the outcome: process_spawn " "$O/err" ||
+	{ cat "$O/err" >&2; fail "a command denied at its own exec is not named on stderr"; }
+
 # -q: no line; no report: say how to get one
 cw -q --profile readonly --report "$O/q.json" -- sh -c 'echo a > one' >"$O/out" 2>"$O/err"
 ! grep -q '^capwatch: ' "$O/err" || fail "-q printed a capwatch line"
