@@ -118,25 +118,55 @@ def _report_names(d):
 
 	def headline_ok():
 		"""Issue 17 item 11, checked on the report's own data: an
-		enforced denial is tolerated exactly when its process (the last
-		record of its pid) exited with status 0; the run is
+		enforced denial is tolerated only when its process (the one that
+		had its pid at its time, to the last program it ran) exited with
+		status 0, and is when that pid had no other process; the run is
 		enforcement_denied exactly when one was not tolerated (unless a
 		timeout, a cancellation or policy_denied says more), and then
 		outcome.denial is one of those, the same capability and scope."""
-		last = {}
+		by_pid = {}
 		for p in d.get("processes") or []:
-			last[p.get("pid")] = p
+			by_pid.setdefault(p.get("pid"), []).append(p)
 
-		def ended_ok(pid):
-			p = last.get(pid) or {}
+		def chains(pid):
+			"""The processes that had PID, each as the records of the
+			programs it ran (a record starts when the one before it
+			ended by an exec), in time order."""
+			out = []
+			for p in sorted(by_pid.get(pid) or [], key=lambda p: p.get("start") or 0):
+				last = out[-1][-1] if out else None
+				if last is not None and last.get("end") is not None and not last.get("exit") \
+						and abs((p.get("start") or 0) - last["end"]) < 2e-6:
+					out[-1].append(p)
+				else:
+					out.append([p])
+			return out
+
+		def ended_ok(p):
 			ex = p.get("exit") or {}
 			return p.get("end") is not None and ex.get("code") == 0 and not ex.get("signal")
 
 		enforced = [e for e in d.get("denials") or [] if e.get("enforced")]
 		for e in enforced:
-			if e.get("tolerated") != (e.get("pid") != 0 and ended_ok(e.get("pid"))):
-				raise AssertionError("denial %r: tolerated %r, its process %r"
-						     % (scope_of(e), e.get("tolerated"), last.get(e.get("pid"))))
+			pid, t = e.get("pid"), e.get("time") or 0
+			if not pid:
+				if e.get("tolerated"):
+					raise AssertionError("denial %r before the command: tolerated" % (scope_of(e),))
+				continue
+			cs = chains(pid)
+			# the process that had the pid at the denial's time: the
+			# last to start before it
+			at = [c for c in cs if (c[0].get("start") or 0) <= t + 1e-6]
+			if not at:
+				continue
+			final = at[-1][-1]
+			if e.get("tolerated") and not ended_ok(final):
+				raise AssertionError("denial %r: tolerated, its process %r" % (scope_of(e), final))
+			# a pid used by one process only (pid_max is 32768 here): its
+			# end decides; with reuse the supervisor's own process numbers
+			# may know better than times do
+			if len(cs) == 1 and not e.get("tolerated") and ended_ok(final):
+				raise AssertionError("denial %r: not tolerated, its process %r" % (scope_of(e), final))
 		untolerated = [e for e in enforced if not e.get("tolerated")]
 		k = outcome.get("kind")
 		if k in ("timed_out", "cancelled", "policy_denied") or not d.get("processes"):
