@@ -197,7 +197,9 @@ ESCAPES_TESTS = \
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
-	tests/escapes/e156_kreads_fifo_secret.sh
+	tests/escapes/e156_kreads_fifo_secret.sh \
+	tests/escapes/e163_kreads_reopen_emulated_fd.sh \
+	tests/escapes/e164_foreign_links_realpath_stall.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
