@@ -16,6 +16,7 @@
 #include "supervisor/log.h"
 #include "supervisor/resolve.h"
 #include "supervisor/hashkey.h"
+#include "supervisor/util.h"
 #include "path.h"
 
 /* (dev, ino) -> the name it was seen under. Inode numbers are chosen by
@@ -266,6 +267,13 @@ void cw_secret_ids_start(struct cw_run *run)
  * unfollowed and read as a plain file). At most LINKS_MAX times the
  * homes looked at, LINKED_HOMES_MAX + 2. */
 #define LINKS_MAX 64
+/* The walk of a home's links is done before the command starts, so it
+ * has a time bound, per home like the count (one user's slow tree costs
+ * only that user's links): a home on a slow file system, or a tree made to
+ * be slow to walk (e164), must not hold up every run. The run's own home
+ * and root's get longer (an NFS home is slow and legitimate). */
+#define LINKS_SECONDS_OWN 2.0
+#define LINKS_SECONDS_OTHER 0.5
 #define LINKS_WALK_ENTRIES 2048 /* entries looked at below one home's secret directories */
 #define LINKS_WALK_DIRS 256
 #define LINKED_HOMES_MAX 32
@@ -275,6 +283,8 @@ struct cw_secret_links {
 	size_t home_n;     /* links followed of the home being looked at */
 	size_t dropped;    /* links past a home's LINKS_MAX, not followed */
 	size_t homes_skipped; /* homes in /home past LINKED_HOMES_MAX */
+	size_t late;       /* links not followed: their home's walk took too long */
+	double deadline;
 	size_t holding;    /* links not followed: their target holds a workspace root */
 	size_t foreign;    /* links of another user's home to what that user does not own */
 	bool walk_spent;   /* a home's secret directories had more than LINKS_WALK_ENTRIES entries */
@@ -285,6 +295,27 @@ struct cw_secret_links {
 	char buf[PATH_MAX];
 };
 
+/* What LEX leads to, as the kernel names it (malloc'd), or NULL: one
+ * O_PATH open (the kernel's own walk, bounded by its 40 links) and the
+ * name of the descriptor. Not realpath(3): it walks component by
+ * component from user space, and a home's link into a tree 1,900 levels
+ * deep through links of "a/../" repeated took it 7 s, at every run's
+ * start, for any local user to set up (red team e164). */
+static char *resolve_link(const char *lex)
+{
+	int fd = open(lex, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char lp[64], out[PATH_MAX];
+	snprintf(lp, sizeof(lp), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(lp, out, sizeof(out) - 1);
+	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof(out) - 1 || out[0] != '/')
+		return NULL; /* too long, or not a path of this root (" (deleted)" aside) */
+	out[n] = '\0';
+	return strdup(out);
+}
+
 /* Follow the link LEX (a home's secret place, or a link in one): true
  * when what it leads to is now a secret by LEX's name. OWNER: the uid of
  * another user's home the link is in, or (uid_t)-1 for the run's own
@@ -293,7 +324,16 @@ static bool link_add(struct cw_secret_links *L, const char *lex, uid_t owner)
 {
 	if (!lex || lex[0] != '/')
 		return false;
-	char *r = realpath(lex, NULL);
+	/* a home's bounds first: a link past them costs nothing (e164) */
+	if (L->home_n >= LINKS_MAX) {
+		L->dropped++;
+		return false;
+	}
+	if (cw_now() > L->deadline) {
+		L->late++;
+		return false;
+	}
+	char *r = resolve_link(lex);
 	/* "/" would make every path a secret's: a link that names the root
 	 * is not where anybody keeps credentials. */
 	if (!r || strcmp(r, lex) == 0 || strcmp(r, "/") == 0) {
@@ -334,11 +374,6 @@ static bool link_add(struct cw_secret_links *L, const char *lex, uid_t owner)
 			free(r);
 			return true;
 		}
-	if (L->home_n >= LINKS_MAX) {
-		L->dropped++;
-		free(r);
-		return false;
-	}
 	if (L->n == L->cap) {
 		size_t nc = L->cap ? L->cap * 2 : 16;
 		void *np = realloc(L->p, nc * sizeof(*L->p));
@@ -371,6 +406,7 @@ static void links_of_home(struct cw_secret_links *L, const char *home, uid_t own
 	if (!home || home[0] != '/' || strlen(home) > PATH_MAX - 64)
 		return;
 	L->home_n = 0;
+	L->deadline = cw_now() + (owner == (uid_t)-1 ? LINKS_SECONDS_OWN : LINKS_SECONDS_OTHER);
 	link_add(L, home, owner);
 	for (size_t i = 0; cw_home_secret_files[i]; i++) {
 		/* the file, and the directory that holds it (~/.kube) */
@@ -429,7 +465,7 @@ static void links_of_home(struct cw_secret_links *L, const char *home, uid_t own
 			struct stat st;
 			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
 				continue;
-			if (budget-- <= 0) {
+			if (budget-- <= 0 || cw_now() > L->deadline) {
 				L->walk_spent = true;
 				break;
 			}
@@ -477,6 +513,7 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 	/* /home/X for any X (path.c secret_by_home): /home itself may be a
 	 * link (/home -> /var/home), and so may each home in it. */
 	L->home_n = 0;
+	L->deadline = cw_now() + LINKS_SECONDS_OWN;
 	link_add(L, "/home", (uid_t)-1);
 	DIR *d = opendir("/home");
 	if (d) {
@@ -515,6 +552,11 @@ static struct cw_secret_links *links_get(struct cw_run *run)
 			       "%zu symbolic links to homes' secret places past the first %d of their home are not "
 			       "followed: what they lead to is a secret only by its own name",
 			       L->dropped, LINKS_MAX);
+	if (L->late)
+		cw_record_note(run, 0, "warning",
+			       "the walk of a home's secret places for symbolic links took over %.1f s (%.1f s for the "
+			       "run's own home and root's): %zu links not followed, what they lead to is a secret only "
+			       "by its own name", LINKS_SECONDS_OTHER, LINKS_SECONDS_OWN, L->late);
 	if (L->homes_skipped)
 		cw_record_note(run, 0, "warning",
 			       "%zu homes in /home past the first %d are not looked at for symbolic links: what "
