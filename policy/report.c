@@ -267,8 +267,13 @@ int cw_report_add_process(cw_report *r, const struct cw_proc_record *p)
 	return 0;
 }
 
-/* How much a denial explains a failure (report.h, cw_report_headline):
- * one the next step of which is to ask for approval ranks first. */
+bool cw_headline_over(bool a_asks, double ta, bool b_asks, double tb)
+{
+	return a_asks != b_asks ? a_asks : ta >= tb;
+}
+
+/* How much a denial explains a failure (cw_headline_over): one the next
+ * step of which is to ask for approval ranks first. */
 static int head_rank(const struct cw_decision *d)
 {
 	return d->next_action == CW_NEXT_REQUEST_APPROVAL ? 1 : 0;
@@ -340,7 +345,7 @@ int cw_report_headline(cw_report *r, struct cw_decision *d, struct cw_report_hea
 			out->tolerated += h->count;
 			continue;
 		}
-		if (!best || h->rank > best->rank || (h->rank == best->rank && h->time >= best->time))
+		if (!best || cw_headline_over(h->rank, h->time, best->rank, best->time))
 			best = h;
 	}
 	r->head = best;

@@ -97,6 +97,11 @@ struct cw_report_headline {
 	const char *program, *syscall;
 };
 int cw_report_headline(cw_report *r, struct cw_decision *d, struct cw_report_headline *h);
+/* The headline's order, for whoever chooses one (this module, explain):
+ * true when an untolerated denial at time TA, asking for approval or not
+ * (A_ASKS: next action request_approval), explains the outcome at least
+ * as well as one at TB (B_ASKS): an ask first, then the later. */
+bool cw_headline_over(bool a_asks, double ta, bool b_asks, double tb);
 /* The byte store behind spilling and cw_report_write. policy/ makes no
  * system calls (pure policy, effectful supervisor): the caller supplies
  * them, on descriptors it opened.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
+#include "policy/report.h"
 #include "policy/trace.h"
 #include "tools/common.h"
 
@@ -270,25 +271,23 @@ bool cw_tool_denial_tolerated(const struct cw_tool_run *r, const struct cw_tdeni
 long cw_tool_run_headline(const struct cw_tool_run *r, size_t *tolerated)
 {
 	long best = -1;
-	int best_rank = 0;
 	size_t i, tol = 0;
 
 	for (i = 0; i < r->ndenials; i++) {
 		const struct cw_tdenial *d = &r->denials[i];
-		bool t = cw_tool_denial_tolerated(r, d);
-		int rank = d->next_action && !strcmp(d->next_action, "request_approval");
+		const struct cw_tdenial *b = best >= 0 ? &r->denials[best] : NULL;
+		bool asks = d->next_action && !strcmp(d->next_action, "request_approval");
 
 		if (!d->enforced)
 			continue;
-		if (t) {
+		if (cw_tool_denial_tolerated(r, d)) {
 			tol++;
 			continue;
 		}
-		/* denials are in time order: a later one of the same rank wins */
-		if (best < 0 || rank >= best_rank) {
+		/* the supervisor's order (policy/report.h) */
+		if (!b || cw_headline_over(asks, d->time, b->next_action && !strcmp(b->next_action, "request_approval"),
+					   b->time))
 			best = (long)i;
-			best_rank = rank;
-		}
 	}
 	if (tolerated)
 		*tolerated = tol;
