@@ -43,6 +43,7 @@
 #include "supervisor/log.h"
 #include "supervisor/util.h"
 #include "supervisor/secret_ids.h"
+#include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/keys.h"
 
 /* What fanotify reports on the tree's mounts: every open for exec. (Not
@@ -793,12 +794,20 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 		return FAN_DENY;
 	char path[PATH_MAX];
 	ssize_t len = event_name(m->fd, path, sizeof(path));
-	if (len < 0 && errno == ENAMETOOLONG) {
+	const char *long_name = len < 0 && errno == ENAMETOOLONG ? cw_fs_long_name(run, m->fd) : NULL;
+	bool nameless = false; /* deeper than PATH_MAX, and no name known */
+	if (long_name) {
+		/* Deeper than PATH_MAX, opened for the tree by capwatch under
+		 * that whole name (a file it made or wrote down there), which
+		 * still names it: decided on it, as the portable back end does. */
+		path[0] = '\0';
+	} else if (len < 0 && errno == ENAMETOOLONG) {
 		/* Deeper than PATH_MAX (e113): no name the kernel will give.
 		 * Decided on what names it otherwise: its inode (a secret
 		 * known by name, secret_ids.h: the workspace and home, and
 		 * every secret name the tree made) and its content.
 		 * SECURITY.md. */
+		nameless = true;
 		len = snprintf(path, sizeof(path), "/(a name longer than PATH_MAX)/inode:%u:%u:%llu",
 			       major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
 	} else if (len <= 0 || path[0] != '/') {
@@ -812,12 +821,13 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	/* The name now, not the one the tree opened: removed or renamed
 	 * over since (e151), it reads "NAME (deleted)". Decided as NAME,
 	 * and on identity whatever the links. */
-	bool unsure = st.st_nlink == 0 || strncmp(path, "/(a name longer", 15) == 0;
-	size_t pl = strlen(path);
+	bool unsure = st.st_nlink == 0 || nameless;
+	size_t pl = long_name ? 0 : strlen(path);
 	if (pl > 10 && strcmp(path + pl - 10, " (deleted)") == 0) {
 		path[pl - 10] = '\0';
 		unsure = true;
 	}
+	const char *dp = long_name ? long_name : path; /* the name decided */
 
 	struct seccomp_notif req;
 	memset(&req, 0, sizeof(req));
@@ -829,18 +839,18 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	cw_event_init(&ev, "open");
 	ev.via = "fanotify";
 	ev.op.kind = CW_OP_OPEN_READ;
-	ev.op.path = path;
+	ev.op.path = dp;
 	ev.checked = true;
 	/* A *.pem or *.key holding no private key (a certificate) is not a
 	 * secret (fs_open.c, note_key_free): this is the very file opened. */
-	if (cw_path_secret_by_key_name(&run->ctx, path))
+	if (cw_path_secret_by_key_name(&run->ctx, dp))
 		ev.op.key_free = S_ISREG(st.st_mode) && st.st_size <= (off_t)(4u << 20) &&
 				 cw_keys_scan_fd(m->fd, 4u << 20) == 0;
-	bool secret_name = cw_path_is_secret(&run->ctx, path) && !ev.op.key_free;
+	bool secret_name = cw_path_is_secret(&run->ctx, dp) && !ev.op.key_free;
 	char alias[PATH_MAX + 64];
 	const char *name = secret_name ? NULL
 				       : unsure ? cw_secret_ids_find_any(run, &st) : cw_secret_ids_find(run, &st);
-	const char *linked = secret_name || name ? NULL : cw_secret_ids_linked(run, path);
+	const char *linked = secret_name || name ? NULL : cw_secret_ids_linked(run, dp);
 	if (name) {
 		snprintf(alias, sizeof(alias), "the same file as the secret %s", name);
 		ev.op.alias = alias;
@@ -849,9 +859,15 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 		 * kernel names its target (e157). */
 		snprintf(alias, sizeof(alias), "the secret %s, through a symbolic link", linked);
 		ev.op.alias = alias;
-	} else if (!secret_name && S_ISREG(st.st_mode) && cw_keys_worth_scanning(path, st.st_size) &&
+	} else if (!secret_name && S_ISREG(st.st_mode) && cw_keys_worth_scanning(dp, st.st_size) &&
 		   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {
 		ev.op.alias = "a file holding a private key";
+	} else if (!secret_name && !S_ISDIR(st.st_mode) && nameless) {
+		/* No name, and no secret known by this inode: a .env that was
+		 * deeper than PATH_MAX before the run is not known by inode
+		 * (e165). Whether it is a secret cannot be told: read as one
+		 * (fail closed; the portable back end decides on the name). */
+		ev.op.alias = "a file with no name shorter than PATH_MAX, which may be a secret's";
 	}
 	bool allowed = cw_event_decide(&n, &ev);
 	if (!allowed) {
@@ -869,7 +885,7 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	 * name: no mark, but for the package-managed /usr, whose files an
 	 * image often hard-links (every open of libc would be an event). */
 	bool quiet = ev.d.verdict == CW_ALLOW && !secret_name && !ev.op.alias && !unsure &&
-		     (S_ISDIR(st.st_mode) || st.st_nlink == 1 || strncmp(path, "/usr/", 5) == 0);
+		     (S_ISDIR(st.st_mode) || st.st_nlink == 1 || strncmp(dp, "/usr/", 5) == 0);
 	if (quiet) {
 		/* A directory's ignore mark must survive modification (the
 		 * kernel refuses it otherwise: EISDIR): a new entry changes
@@ -1312,6 +1328,10 @@ int cw_kernel_ready(struct cw_run *run)
 		snprintf(pp, sizeof(pp), "/proc/%d/root/proc", (int)run->child);
 		run->ns_proc_fd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (run->ns_proc_fd < 0)
+			return -errno;
+		snprintf(pp, sizeof(pp), "/proc/%d/root", (int)run->child);
+		run->tree_root_fd = open(pp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (run->tree_root_fd < 0)
 			return -errno;
 	}
 	int r = mark_mounts(run, run->kernel_reads ? CW_FAN_MASK | CW_FAN_READ_MASK : CW_FAN_MASK);

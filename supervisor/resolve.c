@@ -102,16 +102,21 @@ static void strip_deleted(char *p)
  * CW_PATH_LONG_MAX) and acts on it in steps, each shorter than PATH_MAX,
  * relative to the directory the previous step opened (resolve.h). */
 
-/* The step core: openat2 of the first LEN bytes of the absolute PATH. */
-static int openat2_long_n(const char *path, size_t len, const struct open_how *how)
+/* The step core: openat2 of the first LEN bytes of the absolute PATH,
+ * from ROOT: AT_FDCWD (capwatch's "/"), or a directory taken as "/"
+ * (RESOLVE_IN_ROOT: the tree's root, cw_openat2_tree). */
+static int openat2_long_n(int root, const char *path, size_t len, const struct open_how *how)
 {
 	char step[PATH_MAX];
 	int dfd = AT_FDCWD, fd;
+	struct open_how first = *how;
+	if (root != AT_FDCWD)
+		first.resolve |= RESOLVE_IN_ROOT;
 
 	if (len < PATH_MAX) {
 		memcpy(step, path, len);
 		step[len] = '\0';
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, step, how, sizeof(*how));
+		fd = (int)syscall(SYS_openat2, root, step, &first, sizeof(first));
 		return fd < 0 ? -errno : fd;
 	}
 	if (path[0] != '/' || len >= CW_PATH_LONG_MAX)
@@ -134,9 +139,9 @@ static int openat2_long_n(const char *path, size_t len, const struct open_how *h
 		step[cut] = '\0';
 		struct open_how dh = {
 			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			.resolve = how->resolve | (dfd != AT_FDCWD ? beneath : 0),
+			.resolve = dfd != AT_FDCWD ? how->resolve | beneath : first.resolve,
 		};
-		int nfd = (int)syscall(SYS_openat2, dfd, step, &dh, sizeof(dh));
+		int nfd = (int)syscall(SYS_openat2, dfd != AT_FDCWD ? dfd : root, step, &dh, sizeof(dh));
 		int e = errno;
 		if (dfd != AT_FDCWD)
 			close(dfd);
@@ -165,7 +170,14 @@ static int openat2_long_n(const char *path, size_t len, const struct open_how *h
 
 int cw_openat2_long(const char *path, const struct open_how *how)
 {
-	return openat2_long_n(path, strlen(path), how);
+	return openat2_long_n(AT_FDCWD, path, strlen(path), how);
+}
+
+int cw_openat2_tree(int root, const char *path, const struct open_how *how)
+{
+	if (root < 0)
+		root = AT_FDCWD;
+	return openat2_long_n(root, path, strlen(path), how);
 }
 
 int cw_open_parent_long(const char *path, unsigned long long resolve, char *base, size_t basesz)
@@ -181,7 +193,7 @@ int cw_open_parent_long(const char *path, unsigned long long resolve, char *base
 	strcpy(base, b);
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = resolve };
 	size_t dlen = (size_t)(slash - path);
-	return dlen ? openat2_long_n(path, dlen, &how) : openat2_long_n("/", 1, &how);
+	return dlen ? openat2_long_n(AT_FDCWD, path, dlen, &how) : openat2_long_n(AT_FDCWD, "/", 1, &how);
 }
 
 int cw_stat_long(const char *path, struct stat *st, bool follow)

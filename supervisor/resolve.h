@@ -104,6 +104,10 @@ int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *out);
  * what is opened is exactly the name, component by component, as one
  * openat2 would have walked it. Returns the descriptor or -errno. */
 int cw_openat2_long(const char *path, const struct open_how *how);
+/* The same from ROOT taken as "/" (RESOLVE_IN_ROOT on its first step):
+ * the file is reached through ROOT's mounts. ROOT < 0: as
+ * cw_openat2_long. */
+int cw_openat2_tree(int root, const char *path, const struct open_how *how);
 
 /* The directory that holds the last component of the absolute PATH,
  * opened O_PATH|O_DIRECTORY as cw_openat2_long() does with the resolve

@@ -886,7 +886,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->t0 = cw_now();
 	run->last_flush = run->t0;
 	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
-	run->ns_init_w = run->own_pidns_fd = run->ns_proc_fd = -1;
+	run->ns_init_w = run->own_pidns_fd = run->ns_proc_fd = run->tree_root_fd = -1;
 	run->observe = opts->observe;
 	cw_jbuf_init(&run->tj);
 

@@ -117,10 +117,15 @@ struct cw_run {
 	struct cw_kernel *kernel;     /* kernel.c's state, NULL for portable */
 	/* The kernel back end deciding reads in the kernel (kernel.h,
 	 * CAPWATCH_KERNEL_READS=1): the tree in a PID namespace of its own,
-	 * whose init is ns_init; ns_proc_fd is that namespace's /proc. */
+	 * whose init is ns_init; ns_proc_fd is that namespace's /proc.
+	 * tree_root_fd is the tree's "/" (its own mounts, which fanotify
+	 * watches): the files capwatch opens for the tree are opened from it
+	 * (fs_open.c), so that a descriptor it installs leads nowhere
+	 * unwatched (a reopen through /proc/self/fd: red team e163). -1
+	 * otherwise. */
 	bool kernel_reads;
 	pid_t ns_init;
-	int ns_init_w, own_pidns_fd, ns_proc_fd;
+	int ns_init_w, own_pidns_fd, ns_proc_fd, tree_root_fd;
 	/* --- the state of the infrastructure modules, each made by the
 	 * module's init and freed at its teardown (NULL: not made, or off) --- */
 	struct cw_limits *limits;         /* limits.c */

@@ -146,6 +146,11 @@ const char *cw_fs_long_name_of(struct cw_fs_state *fs, int fd)
 	return NULL;
 }
 
+const char *cw_fs_long_name(struct cw_run *run, int fd)
+{
+	return run->fs_state ? cw_fs_long_name_of(run->fs_state, fd) : NULL;
+}
+
 bool cw_fs_foreign_hardlink(const struct cw_fs_state *fs, const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || st->st_nlink <= 1)

@@ -132,32 +132,26 @@ static bool emulable_object(const char *path, const struct cw_resolved *res)
  * same credentials; the target's umask is applied to creations. */
 
 /* Is the file open on FD (at PATH) mounted over its name, i.e. on another
- * mount than its directory? */
-static bool file_is_mount_point(int fd, const char *path)
+ * mount than its directory? The directory is opened from ROOT, where FD
+ * was (cw_openat2_tree): in the same mount namespace. */
+static bool file_is_mount_point(int root, int fd, const char *path)
 {
 	struct statx a, b;
-	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	if (slash && (size_t)(slash - path) >= sizeof(dir)) {
-		/* Deeper than PATH_MAX: the directory through descriptors. */
-		char base[NAME_MAX + 1];
-		_cleanup_close_ int d = cw_open_parent_long(path, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-							    base, sizeof(base));
-		return d >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) == 0 &&
-		       statx(d, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) == 0 && (a.stx_mask & STATX_MNT_ID) &&
-		       (b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id != b.stx_mnt_id;
-	}
 	if (!slash)
 		return false;
-	if (slash == path) {
-		strcpy(dir, "/");
-	} else {
-		memcpy(dir, path, (size_t)(slash - path));
-		dir[slash - path] = '\0';
-	}
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) < 0 ||
-	    statx(AT_FDCWD, dir, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &b) < 0 ||
-	    !(a.stx_mask & STATX_MNT_ID) || !(b.stx_mask & STATX_MNT_ID))
+	size_t dl = slash == path ? 1 : (size_t)(slash - path);
+	_cleanup_free_ char *dir = strndup(path, dl);
+	if (!dir)
+		return false;
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int d = cw_openat2_tree(root, dir, &how);
+	if (d < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) < 0 ||
+	    statx(d, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) < 0 || !(a.stx_mask & STATX_MNT_ID) ||
+	    !(b.stx_mask & STATX_MNT_ID))
 		return false;
 	return a.stx_mnt_id != b.stx_mnt_id;
 }
@@ -285,7 +279,7 @@ static int open_existing(struct cw_notif *n, const struct cw_event *ev, const st
 	struct open_how plain = *how;
 	plain.flags &= ~(unsigned long long)O_CREAT;
 	plain.mode = 0;
-	int fd = cw_openat2_long(ev->op.path, &plain);
+	int fd = cw_openat2_tree(n->run->tree_root_fd, ev->op.path, &plain);
 	if (fd < 0) {
 		errno = -fd;
 		fd = -1;
@@ -361,10 +355,10 @@ static int open_file(struct cw_notif *n, struct cw_event *ev, struct open_plan *
 		bool excl_added = (o->flags & O_CREAT) && !(o->flags & (O_EXCL | CW_O_TMPFILE_BIT));
 		if (excl_added)
 			how.flags |= O_EXCL;
-		fd = cw_openat2_long(ev->op.path, &how);
+		fd = cw_openat2_tree(n->run->tree_root_fd, ev->op.path, &how);
 		if (fd == -EEXIST && excl_added) {
 			how.flags &= ~(unsigned long long)O_EXCL;
-			fd = cw_openat2_long(ev->op.path, &how);
+			fd = cw_openat2_tree(n->run->tree_root_fd, ev->op.path, &how);
 		} else if (fd >= 0 && (o->flags & O_CREAT) && !(o->flags & CW_O_TMPFILE_BIT)) {
 			p->created = true;
 		}
@@ -481,7 +475,7 @@ static int finish_write(struct cw_notif *n, struct cw_event *ev, int fd, const s
 	 * the run (the tree cannot mount): no statx pair. */
 	if (cw_fs_foreign_hardlink(n->run->fs_state, st))
 		ev->op.alias = "hard link";
-	else if (S_ISREG(st->st_mode) && n->fs->res1.exists && file_is_mount_point(fd, ev->op.path))
+	else if (S_ISREG(st->st_mode) && n->fs->res1.exists && file_is_mount_point(n->run->tree_root_fd, fd, ev->op.path))
 		ev->op.alias = "mount";
 	if (ev->op.alias && !cw_event_decide(n, ev)) {
 		close(fd);

@@ -84,6 +84,10 @@ struct cw_fs_scratch;
 int cw_fs_init(struct cw_run *run);
 void cw_fs_free(struct cw_run *run);
 struct cw_fs_scratch *cw_fs_scratch_of(struct cw_run *run);
+/* The name longer than PATH_MAX under which capwatch opened for the tree
+ * the regular file open at FD, if it still names that file (fs.c, the
+ * last 32 such names); NULL otherwise. Under the loop's lock. */
+const char *cw_fs_long_name(struct cw_run *run, int fd);
 void cw_handle_exec(struct cw_notif *n);    /* exec.c */
 void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, listen, socket,
 					       setsockopt of the options that reroute */

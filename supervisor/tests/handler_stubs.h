@@ -326,6 +326,7 @@ static int fake_run(const char *profile)
 		return -1;
 	roots[0] = dir;
 	memset(&run, 0, sizeof(run));
+	run.ns_init_w = run.own_pidns_fd = run.ns_proc_fd = run.tree_root_fd = -1; /* as run.c */
 	run.profile = p;
 	run.ctx.roots = roots;
 	run.ctx.nroots = 1;

@@ -2,19 +2,23 @@
 # Red team 9 (2026-12-06), reads decided in the kernel
 # (CAPWATCH_KERNEL_READS=1, opt-in): a secret opened O_WRONLY (a workspace
 # write, allowed under verify) and reopened for reading through
-# /proc/self/fd/N is read with no decision and nothing in the trace. The
+# /proc/self/fd/N was read with no decision and nothing in the trace. The
 # write open is performed by capwatch and installed in the tree (ADDFD):
-# its file is on capwatch's mount of the workspace, in capwatch's mount
-# namespace, which has no fanotify mark (kernel.c mark_mounts marks the
-# mounts of the tree's namespace only). The read-only reopen passes the
-# filter under the mode, follows the magic link to that unmarked mount,
-# and the kernel sends no FAN_OPEN_PERM event; Landlock's READ_FILE rule
-# allows it (beneath the workspace). Every secret the profile lets the
-# tree open for writing is readable: `.env`, a `.key` holding a private
-# key, and a file where a home's secret place leads through a link
-# (~/.aws -> dotfiles/aws in the workspace, e157/e161). Under the portable
-# back end and the default kernel back end the reopen is notified and
-# decided on its object: denied. readonly denies the O_WRONLY open.
+# opened from capwatch's "/", its file was on capwatch's mount of the
+# workspace, in capwatch's mount namespace, which has no fanotify mark
+# (kernel.c mark_mounts marks the mounts of the tree's namespace only).
+# The read-only reopen passed the filter under the mode, followed the
+# magic link to that unmarked mount, and the kernel sent no FAN_OPEN_PERM
+# event; Landlock's READ_FILE rule allowed it (beneath the workspace).
+# Every secret the profile lets the tree open for writing was readable:
+# `.env`, a `.key` holding a private key, and a file where a home's secret
+# place leads through a link (~/.aws -> dotfiles/aws in the workspace,
+# e157/e161). Held since: in this mode capwatch opens the tree's files
+# from the tree's root (run->tree_root_fd, RESOLVE_IN_ROOT), on its
+# watched mounts, and the reopen is an event decided as a read. Under the
+# portable back end and the default kernel back end the reopen is
+# notified and decided on its object: denied. readonly denies the
+# O_WRONLY open.
 # Capability sought: filesystem_read of a secret under verify.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup

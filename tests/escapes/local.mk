@@ -194,12 +194,13 @@ ESCAPES_TESTS = \
 	tests/escapes/e160_linked_secret_workspace.sh \
 	tests/escapes/e161_linked_secret_flink.sh \
 	tests/escapes/e162_foreign_links_fill_bound.sh \
-	tests/escapes/e164_foreign_links_realpath_stall.sh
+	tests/escapes/e163_kreads_reopen_emulated_fd.sh \
+	tests/escapes/e164_foreign_links_realpath_stall.sh \
+	tests/escapes/e165_kreads_deep_preexisting_secret.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
-	tests/escapes/e156_kreads_fifo_secret.sh \
-	tests/escapes/e163_kreads_reopen_emulated_fd.sh
+	tests/escapes/e156_kreads_fifo_secret.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
