@@ -80,11 +80,30 @@ struct cw_kernel {
 	unsigned long marks, mark_failures;
 	unsigned long exec_events, exec_denied, lost;
 	unsigned long read_events, read_denied, read_marked;
-	/* The exec whose interpreter comes next, per process: the device and
+	/* What the fanotify reader may answer without the decider (fan_fast),
+	 * under fast_mu: a lock held only for a look at these two tables,
+	 * never across a system call, so that the reader never waits on
+	 * anything but this. */
+	pthread_mutex_t fast_mu;
+	/* The exec whose interpreter comes next, per thread: the device and
 	 * inode of the PT_INTERP of the image allowed last (ld.so is opened
-	 * for exec after the program, in the same execve). */
-	struct interp { pid_t tgid; dev_t dev; ino_t ino; char name[256]; } interp[64];
+	 * for exec after the program, by the same thread in the same
+	 * execve). SYSTEM: that name is the system's dynamic loader. */
+	struct interp {
+		pid_t tgid, tid;
+		dev_t dev;
+		ino_t ino;
+		bool system;
+		char name[256];
+	} interp[64];
 	unsigned ninterp;
+	/* Threads whose execve or execveat notification was just continued
+	 * (cw_kernel_exec_continued): members of the tree, proven by the
+	 * seccomp filter that only the tree's threads carry. A ring; an
+	 * entry is taken by the exec's first fanotify event. */
+	pid_t execing[64];
+	unsigned execing_next;
+	unsigned long fast_allowed, fast_members; /* the reader's own counts */
 	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
 	 * calls while the loop may be stuck: an O_WRONLY descriptor of
 	 * cgroup.kill, set before any thread starts (the watchdog starts
@@ -483,8 +502,11 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 	p->nfan_ok = 0;
 }
 
+static void fast_forget(struct cw_kernel *k, pid_t tid);
+
 static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
 {
+	fast_forget(run->kernel, pid);
 	if (pid != tgid)
 		return;
 	struct cw_proc *p = cw_tracker_find(run, pid);
@@ -505,7 +527,7 @@ static void connector_drain(struct cw_run *run)
 		if (len < 0 && errno == ENOBUFS) {
 			/* Events were dropped: the exits among them are lost;
 			 * membership stays right (the cgroup decides). */
-			if (k->lost++ == 0)
+			if (__atomic_fetch_add(&k->lost, 1, __ATOMIC_RELAXED) == 0)
 				cw_record_note(run, 0, "warning", "the proc connector dropped events: some "
 					    "processes may lack their fork, exec or exit record");
 			/* Exits may be among them: whoever is no longer in the
@@ -717,20 +739,29 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		     ns.st_ino == st.st_ino;
 
 	struct cw_proc *p = cw_tracker_find(run, tgid);
+	char iname[256];
+	pthread_mutex_lock(&k->fast_mu);
 	struct interp *ip = interp_slot(k, tgid, false);
-	if (ip && ip->dev == st.st_dev && ip->ino == st.st_ino) {
-		ip->tgid = 0;
+	bool is_interp = ip && ip->dev == st.st_dev && ip->ino == st.st_ino;
+	if (is_interp) {
+		ip->tgid = ip->tid = 0;
+		snprintf(iname, sizeof(iname), "%s", ip->name);
+	}
+	pthread_mutex_unlock(&k->fast_mu);
+	if (is_interp) {
 		fan_ok(p, &st);
 		/* The PT_INTERP of the image allowed just before, the very file
 		 * its name led to when capwatch looked (in a chroot the
 		 * descriptor's path may not be one). The system's dynamic
 		 * loader is part of that program (the notification decided the
 		 * program); any other file is a program of its own, decided
-		 * below by that name like a #! interpreter (red team e134). */
-		if (cw_tracker_system_loader(ip->name, &st))
+		 * below by that name like a #! interpreter (red team e134).
+		 * (The reader answers the first case itself as a rule:
+		 * fan_fast.) */
+		if (cw_tracker_system_loader(iname, &st))
 			return FAN_ALLOW;
 		if (!named) {
-			snprintf(path, sizeof(path), "%s", ip->name);
+			snprintf(path, sizeof(path), "%s", iname);
 			named = true;
 		}
 	}
@@ -764,13 +795,17 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	}
 	fan_ok(p, &st);
 	struct stat is;
-	char iname[256];
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
+		bool sys = cw_tracker_system_loader(iname, &is);
+		pthread_mutex_lock(&k->fast_mu);
 		ip = interp_slot(k, tgid, true);
 		ip->tgid = tgid;
+		ip->tid = m->pid; /* the thread that execs (FAN_REPORT_TID) */
 		ip->dev = is.st_dev;
 		ip->ino = is.st_ino;
+		ip->system = sys;
 		snprintf(ip->name, sizeof(ip->name), "%s", iname);
+		pthread_mutex_unlock(&k->fast_mu);
 	}
 	return FAN_ALLOW;
 }
@@ -916,6 +951,96 @@ static void fan_respond(int fan, int fd, unsigned response)
 	close(fd);
 }
 
+/* The thread TID is the tree's: its execve or execveat notification is
+ * being continued (handlers/exec.c). Its exec's first fanotify event
+ * then needs no cgroup test (fan_fast). */
+void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
+{
+	struct cw_kernel *k = run->kernel;
+	if (!k || tid <= 0)
+		return;
+	pthread_mutex_lock(&k->fast_mu);
+	k->execing[k->execing_next++ % CW_ARRAY_SIZE(k->execing)] = tid;
+	pthread_mutex_unlock(&k->fast_mu);
+}
+
+/* The thread TID is gone (the connector's exit event): an entry it left
+ * in the fast tables must not vouch for whoever gets its number next. */
+static void fast_forget(struct cw_kernel *k, pid_t tid)
+{
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->execing); i++)
+		if (k->execing[i] == tid)
+			k->execing[i] = 0;
+	for (unsigned i = 0; i < k->ninterp; i++)
+		if (k->interp[i].tid == tid)
+			k->interp[i].tid = k->interp[i].tgid = 0;
+	pthread_mutex_unlock(&k->fast_mu);
+}
+
+/* What the reader answers itself, without the loop's lock, the decider's
+ * hand-over or a look up of any name (each was a wake-up of another
+ * thread on the path of every exec): the second exec event of an execve,
+ * the system's dynamic loader that the program the decider allowed just
+ * before names as its PT_INTERP, opened by the thread that execs - the
+ * decider's own first answer for it (decide_exec), on the same facts:
+ * the thread, the file's device and inode, its owner and mode, and the
+ * name capwatch looked up. The file's attributes come from its inode as
+ * cached (AT_STATX_DONT_SYNC): no file system is asked, so the reader
+ * cannot be made to wait on one. True when answered (FAN_ALLOW).
+ * *MEMBER: otherwise, whether the event is the first of an exec whose
+ * notification the tree's thread made (cw_kernel_exec_continued), which
+ * spares the reader the cgroup test. */
+static bool fan_fast(struct cw_kernel *k, const struct fanotify_event_metadata *m, bool *member)
+{
+	*member = false;
+	/* After the connector dropped events, an exit may be among them: an
+	 * entry could then outlive its thread, and its number be another's
+	 * (e137). The cgroup and the decider answer from then on. */
+	if (!(m->mask & FAN_OPEN_EXEC_PERM) || m->pid <= 0 || __atomic_load_n(&k->lost, __ATOMIC_RELAXED))
+		return false;
+	bool want = false;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->ninterp && !want; i++)
+		want = k->interp[i].tid == m->pid && k->interp[i].system;
+	pthread_mutex_unlock(&k->fast_mu);
+	struct statx sx;
+	bool have = want && statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
+				  STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO, &sx) == 0 &&
+		    (sx.stx_mask & (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO)) ==
+			    (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO);
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	if (have) {
+		st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+		st.st_ino = (ino_t)sx.stx_ino;
+		st.st_mode = sx.stx_mode;
+		st.st_uid = sx.stx_uid;
+	}
+	bool allow = false;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; have && i < k->ninterp && !allow; i++) {
+		struct interp *ip = &k->interp[i];
+		if (ip->tid == m->pid && ip->system && ip->dev == st.st_dev && ip->ino == st.st_ino &&
+		    cw_tracker_system_loader(ip->name, &st)) {
+			ip->tid = ip->tgid = 0;
+			allow = true;
+		}
+	}
+	for (unsigned i = 0; !allow && i < CW_ARRAY_SIZE(k->execing); i++)
+		if (k->execing[i] == m->pid) {
+			k->execing[i] = 0;
+			*member = true;
+			break;
+		}
+	if (allow)
+		k->fast_allowed++;
+	else if (*member)
+		k->fast_members++;
+	pthread_mutex_unlock(&k->fast_mu);
+	return allow;
+}
+
 static void *fan_reader(void *arg)
 {
 	struct cw_run *run = arg;
@@ -942,8 +1067,13 @@ static void *fan_reader(void *arg)
 			 * answered here, never behind the loop's lock. The
 			 * cgroup test reads only /proc and what is set before
 			 * this thread starts. */
+			bool member = false;
+			if (m->pid != self && fan_fast(k, m, &member)) {
+				fan_respond(k->fan, m->fd, FAN_ALLOW);
+				continue;
+			}
 			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
-			    !cw_kernel_in_tree(run, m->pid)) {
+			    (!member && !cw_kernel_in_tree(run, m->pid))) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
@@ -977,7 +1107,8 @@ static void *fan_decider(void *arg)
 		pthread_mutex_unlock(&fq->mu);
 		cw_loop_lock(run);
 		connector_drain(run);
-		/* (a member: fan_reader asked the cgroup) */
+		/* (a member: fan_reader asked the cgroup, or the thread's exec
+		 * notification vouched for it) */
 		unsigned response = (m.mask & FAN_OPEN_EXEC_PERM) ? decide_exec(run, &m) : decide_read(run, &m);
 		cw_loop_unlock(run);
 		fan_respond(k->fan, m.fd, response);
@@ -1362,6 +1493,7 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 		return -ENOMEM;
 	k->cg_events = k->cn = k->fan = k->sentinel_w = k->cg_kill_fd = -1;
 	pthread_mutex_init(&k->fq.mu, NULL);
+	pthread_mutex_init(&k->fast_mu, NULL);
 	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];
@@ -1512,6 +1644,11 @@ void cw_kernel_teardown(struct cw_run *run)
 	struct cw_kernel *k = run->kernel;
 	if (!k)
 		return;
+	pthread_mutex_lock(&k->fast_mu);
+	cw_debug("kernel back end: %lu exec events decided, %lu loaders allowed by the reader, "
+		 "%lu members vouched for by their exec notification",
+		 k->exec_events, k->fast_allowed, k->fast_members);
+	pthread_mutex_unlock(&k->fast_mu);
 	if (k->sentinel_w >= 0) {
 		/* A clean end: the sentinel goes without killing. */
 		if (write(k->sentinel_w, "x", 1) < 0)

@@ -52,6 +52,9 @@ void cw_kernel_names_changed(struct cw_run *run);
 int cw_kernel_ready(struct cw_run *run);
 /* Is PID a member of the run's cgroup? */
 bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid);
+/* The tree's thread TID is having its exec continued (handlers/exec.c):
+ * the exec's first fanotify event needs no cgroup test. */
+void cw_kernel_exec_continued(struct cw_run *run, pid_t tid);
 /* Read what the proc connector has queued (forks, execs, exits): called
  * with the run's lock held by whoever meets a process it does not know. */
 void cw_kernel_sync(struct cw_run *run);

@@ -196,6 +196,7 @@ static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 		 * an earlier exec of this process left queued is read first,
 		 * then this one's argv is kept for its record. */
 		cw_kernel_sync(n->run);
+		cw_kernel_exec_continued(n->run, n->tid);
 		cw_tracker_pending_argv(n->run, n->tgid, read_full_argv(n, n->call->exec.argv_addr));
 	}
 }

@@ -265,6 +265,12 @@ void cw_kernel_sync(struct cw_run *run)
 	kernel_syncs++;
 }
 
+void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
+{
+	(void)run;
+	(void)tid;
+}
+
 const char *cw_annot_exec(struct cw_run *run, pid_t pid)
 {
 	(void)run;
