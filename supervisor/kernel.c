@@ -465,6 +465,9 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 	record_exec_denial(run, p->pid, d.scope, &d);
 }
 
+static void fast_forget(struct cw_kernel *k, pid_t tid);
+static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
+
 static void on_exec(struct cw_run *run, pid_t tgid)
 {
 	struct cw_proc *p = cw_tracker_find(run, tgid);
@@ -497,12 +500,11 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		return;
 	}
 	check_image(run, p);
+	fast_forget_process(run->kernel, tgid); /* its other threads are gone */
 	cw_tracker_record_exec(run, p);
 	p->napproved = 0; /* approvals serve one exec (e135) */
 	p->nfan_ok = 0;
 }
-
-static void fast_forget(struct cw_kernel *k, pid_t tid);
 
 static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
 {
@@ -662,10 +664,15 @@ static bool elf_interp(int fd, struct stat *out, char *out_name, size_t out_n)
 	return false;
 }
 
-static struct interp *interp_slot(struct cw_kernel *k, pid_t tgid, bool make)
+/* The slot of the thread TID of TGID (its exec's two events come from
+ * the thread that execs: FAN_REPORT_TID). A slot is the thread's alone:
+ * another thread's, left by an exec the kernel refused after the
+ * program's event (ENOEXEC), must not vouch for this one's (red team
+ * e170). */
+static struct interp *interp_slot(struct cw_kernel *k, pid_t tgid, pid_t tid, bool make)
 {
 	for (unsigned i = 0; i < k->ninterp; i++)
-		if (k->interp[i].tgid == tgid)
+		if (k->interp[i].tgid == tgid && k->interp[i].tid == tid)
 			return &k->interp[i];
 	if (!make)
 		return NULL;
@@ -741,7 +748,7 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	char iname[256];
 	pthread_mutex_lock(&k->fast_mu);
-	struct interp *ip = interp_slot(k, tgid, false);
+	struct interp *ip = interp_slot(k, tgid, m->pid, false);
 	bool is_interp = ip && ip->dev == st.st_dev && ip->ino == st.st_ino;
 	if (is_interp) {
 		ip->tgid = ip->tid = 0;
@@ -798,7 +805,7 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
 		bool sys = cw_tracker_system_loader(iname, &is);
 		pthread_mutex_lock(&k->fast_mu);
-		ip = interp_slot(k, tgid, true);
+		ip = interp_slot(k, tgid, m->pid, true);
 		ip->tgid = tgid;
 		ip->tid = m->pid; /* the thread that execs (FAN_REPORT_TID) */
 		ip->dev = is.st_dev;
@@ -880,7 +887,8 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	 * secret (fs_open.c, note_key_free): this is the very file opened. */
 	if (cw_path_secret_by_key_name(&run->ctx, dp))
 		ev.op.key_free = S_ISREG(st.st_mode) && st.st_size <= (off_t)(4u << 20) &&
-				 cw_keys_scan_fd(m->fd, 4u << 20) == 0;
+				 cw_keys_scan_fd(m->fd, 4u << 20) == 0 &&
+				 !cw_secret_ids_key_held(run, st.st_dev, st.st_ino);
 	bool secret_name = cw_path_is_secret(&run->ctx, dp) && !ev.op.key_free;
 	char alias[PATH_MAX + 64];
 	const char *name = secret_name ? NULL
@@ -894,6 +902,9 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 		 * kernel names its target (e157). */
 		snprintf(alias, sizeof(alias), "the secret %s, through a symbolic link", linked);
 		ev.op.alias = alias;
+	} else if (!secret_name && S_ISREG(st.st_mode) && cw_secret_ids_key_held(run, st.st_dev, st.st_ino)) {
+		/* A private key when the tree opened it to write (e167). */
+		ev.op.alias = "a file that held a private key";
 	} else if (!secret_name && S_ISREG(st.st_mode) && cw_keys_worth_scanning(dp, st.st_size) &&
 		   cw_keys_scan_fd(m->fd, cw_keys_scan_size(st.st_size)) == 1) {
 		ev.op.alias = "a file holding a private key";
@@ -961,6 +972,11 @@ void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
 		return;
 	pthread_mutex_lock(&k->fast_mu);
 	k->execing[k->execing_next++ % CW_ARRAY_SIZE(k->execing)] = tid;
+	/* A new exec of the thread: what an earlier one left (a program
+	 * the kernel refused before its loader was opened) is stale. */
+	for (unsigned i = 0; i < k->ninterp; i++)
+		if (k->interp[i].tid == tid)
+			k->interp[i].tid = k->interp[i].tgid = 0;
 	pthread_mutex_unlock(&k->fast_mu);
 }
 
@@ -974,6 +990,17 @@ static void fast_forget(struct cw_kernel *k, pid_t tid)
 			k->execing[i] = 0;
 	for (unsigned i = 0; i < k->ninterp; i++)
 		if (k->interp[i].tid == tid)
+			k->interp[i].tid = k->interp[i].tgid = 0;
+	pthread_mutex_unlock(&k->fast_mu);
+}
+
+/* The process TGID has a new image (the connector's exec event): the
+ * slots its threads left are stale. */
+static void fast_forget_process(struct cw_kernel *k, pid_t tgid)
+{
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->ninterp; i++)
+		if (k->interp[i].tgid == tgid)
 			k->interp[i].tid = k->interp[i].tgid = 0;
 	pthread_mutex_unlock(&k->fast_mu);
 }

@@ -28,6 +28,8 @@ struct id_key {
 struct id_val {
 	char *name;
 	bool orphan; /* a name of it was removed while it had others */
+	bool key;    /* it held a private key when the tree opened it to write
+			(cw_secret_ids_key_note): a secret whatever it holds now */
 };
 /* The module's state (run->secret_ids): made by the scan, the first
  * cw_secret_ids_start of the run; used by the notification thread under
@@ -80,6 +82,7 @@ static void add(struct cw_run *run, const struct stat *st, const char *path)
 	}
 	v->name = name;
 	v->orphan = false;
+	v->key = false;
 }
 
 void cw_secret_ids_note(struct cw_run *run, const char *path)
@@ -111,6 +114,28 @@ const char *cw_secret_ids_find_any(struct cw_run *run, const struct stat *st)
 	return e ? e->name : NULL;
 }
 
+bool cw_secret_ids_key_note(struct cw_run *run, const struct stat *st, const char *path)
+{
+	if (!S_ISREG(st->st_mode) || !path)
+		return false;
+	cw_secret_ids_start(run);
+	struct cw_secret_ids *S = run->secret_ids;
+	if (!S)
+		return false;
+	add(run, st, path);
+	struct id_val *e = lookup(S, st->st_dev, st->st_ino);
+	if (!e)
+		return false; /* the map is full (noted once), or no memory */
+	e->key = true;
+	return true;
+}
+
+bool cw_secret_ids_key_held(struct cw_run *run, dev_t dev, ino_t ino)
+{
+	struct id_val *e = lookup(run->secret_ids, dev, ino);
+	return e && e->key;
+}
+
 void cw_secret_ids_unlinking(struct cw_run *run, const char *path)
 {
 	struct cw_secret_ids *S = run->secret_ids;
@@ -120,6 +145,16 @@ void cw_secret_ids_unlinking(struct cw_run *run, const char *path)
 	struct id_val *e = lookup(S, st.st_dev, st.st_ino);
 	if (!e)
 		return;
+	/* A file that held a private key is never forgotten: the name may
+	 * not go away at all (a rename onto itself, one that fails: red team
+	 * e169), or the inode may live on in a descriptor the tree holds.
+	 * Its number, if reused by a new file after all, reads as a secret's
+	 * (fail closed). */
+	if (e->key) {
+		if (st.st_nlink > 1)
+			e->orphan = true;
+		return;
+	}
 	if (st.st_nlink > 1) {
 		e->orphan = true;
 		return;

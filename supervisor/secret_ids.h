@@ -45,9 +45,21 @@ const char *cw_secret_ids_find(struct cw_run *run, const struct stat *st);
  * name removed since the open, kernel.c decide_read): any known secret,
  * whatever its number of links (the scan first). */
 const char *cw_secret_ids_find_any(struct cw_run *run, const struct stat *st);
+/* The regular file ST, named PATH, holds a private key as the tree opens
+ * it to write (fs_open.c): remember that it is a secret for the rest of
+ * the run, whatever it holds later. A write may change what the file
+ * holds, so that a read decided on its content would no longer see the
+ * key; two bytes into its markers leave the key itself to be read (red
+ * team e167). Starts the scan. False when it cannot be remembered (the
+ * map is full): the caller fails closed. */
+bool cw_secret_ids_key_note(struct cw_run *run, const struct stat *st, const char *path);
+/* Did the file DEV:INO hold a private key when the tree opened it to
+ * write (cw_secret_ids_key_note)? */
+bool cw_secret_ids_key_held(struct cw_run *run, dev_t dev, ino_t ino);
 /* The tree is about to remove the name PATH (unlink, or a rename over
  * it): a known secret with other names stays one under them; one with no
- * other name is forgotten. */
+ * other name is forgotten, but for one that held a private key
+ * (cw_secret_ids_key_note), which is kept for the run. */
 void cw_secret_ids_unlinking(struct cw_run *run, const char *path);
 /* The secret place of a home that PATH (absolute, resolved) is, reached
  * through a symbolic link, or NULL. The policy's home secrets (~/.ssh,

@@ -136,6 +136,18 @@ bool cw_fs_refuse_privilege(struct cw_notif *n, const char *what);
  * symlink, its last component copied to BASE: the descriptor or -errno. */
 int cw_fs_open_parent(const char *path, char *base, size_t basesz);
 
+/* Secrets by content (keys.h) of a file capwatch opened for the tree,
+ * FD any descriptor of it (O_PATH too), named PATH: the alias it is read
+ * as ("a file holding a private key", or one that held one when the tree
+ * opened it to write), or NULL. */
+const char *cw_fs_key_alias(struct cw_run *run, const char *path, int fd, const struct stat *st);
+/* Before the tree writes to the file FD (FLAGS: the open's): a file
+ * holding a private key is remembered as a secret for the run
+ * (cw_secret_ids_key_note, red team e167). False when it holds one and
+ * cannot be remembered: the caller fails closed. */
+bool cw_fs_key_before_write(struct cw_run *run, const char *path, int fd, const struct stat *st,
+			    unsigned long long flags);
+
 /* ---- fs_meta.c ---- */
 
 /* A metadata call by path on the decided object PATH, AT its AT_* flags:

@@ -66,6 +66,10 @@ static const char *secret_alias(struct cw_notif *n, const struct cw_event *ev, c
 		snprintf(n->fs->secret_alias, sizeof(n->fs->secret_alias), "the same file as the secret %s", name);
 		return n->fs->secret_alias;
 	}
+	/* A private key when the tree opened it to write, whatever it holds
+	 * now (e167: its markers overwritten). */
+	if (S_ISREG(st->st_mode) && cw_secret_ids_key_held(n->run, st->st_dev, st->st_ino))
+		return "a file that held a private key";
 	/* A home's secret place reached through a symbolic link (e157). */
 	name = cw_secret_ids_linked(n->run, ev->op.path);
 	if (!name)
@@ -454,6 +458,77 @@ static bool decide_read_aliases(struct cw_notif *n, struct cw_event *ev, int fd,
 	return true;
 }
 
+/* The key checks of an object capwatch opened for the tree (this file's
+ * emulation and fs_special.c's), FD any descriptor of it (O_PATH too):
+ * the same file opened again to read, -1 when it cannot be. */
+static int reopen_to_read(int fd, const struct stat *st)
+{
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	int rfd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat rst;
+	if (rfd >= 0 && (fstat(rfd, &rst) < 0 || rst.st_dev != st->st_dev || rst.st_ino != st->st_ino)) {
+		close(rfd);
+		rfd = -1;
+	}
+	return rfd;
+}
+
+const char *cw_fs_key_alias(struct cw_run *run, const char *path, int fd, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return NULL;
+	if (cw_secret_ids_key_held(run, st->st_dev, st->st_ino))
+		return "a file that held a private key";
+	if (!cw_keys_worth_scanning(path, st->st_size))
+		return NULL;
+	int rfd = reopen_to_read(fd, st);
+	int k = rfd >= 0 ? cw_keys_scan_fd(rfd, cw_keys_scan_size(st->st_size)) : 0;
+	if (rfd >= 0)
+		close(rfd);
+	return k == 1 ? "a file holding a private key" : NULL;
+}
+
+bool cw_fs_key_before_write(struct cw_run *run, const char *path, int fd, const struct stat *st,
+			    unsigned long long flags)
+{
+	if (!S_ISREG(st->st_mode) || st->st_size < 64 || (flags & O_TRUNC))
+		return true;
+	bool by_name = cw_path_secret_by_key_name(&run->ctx, path);
+	if (!by_name && !cw_keys_worth_scanning(path, st->st_size))
+		return true;
+	int rfd = reopen_to_read(fd, st);
+	if (rfd < 0)
+		return true; /* (nothing to read it by: it cannot be read either) */
+	int k = cw_keys_scan_fd(rfd, by_name ? (size_t)(4u << 20) : cw_keys_scan_size(st->st_size));
+	close(rfd);
+	return k != 1 || cw_secret_ids_key_note(run, st, path);
+}
+
+/* Before a write to a file that was there: when it holds a private key
+ * (a *.pem or *.key by its name, up to 4 MiB; any other file worth a look,
+ * keys.h), it stays a secret for the run whatever the write makes of it
+ * (cw_secret_ids_key_note, red team e167: two bytes written into its
+ * markers left the key to be read). An open that truncates leaves nothing
+ * of it to read. False when answered (FD closed): the key could not be
+ * remembered, and the write is decided as a read of it (fail closed). */
+static bool key_note_before_write(struct cw_notif *n, struct cw_event *ev, int fd, const struct open_plan *p)
+{
+	if (!n->fs->res1.exists || cw_fs_key_before_write(n->run, ev->op.path, fd, &p->st, n->fs->open.flags))
+		return true;
+	cw_op_kind kind = ev->op.kind;
+	ev->op.kind = CW_OP_OPEN_READ;
+	ev->op.alias = "a file holding a private key, which capwatch cannot remember";
+	if (!cw_event_decide(n, ev)) {
+		close(fd);
+		cw_event_deny(n, ev);
+		return false;
+	}
+	ev->op.kind = kind;
+	ev->op.alias = NULL;
+	return true;
+}
+
 /* Step 4: a write. The decision was on this name. A file with hard
  * links made before the run, or one mounted over this name, has other
  * names we did not see: decided again, as the policy says for such
@@ -482,6 +557,8 @@ static int finish_write(struct cw_notif *n, struct cw_event *ev, int fd, const s
 		cw_event_deny(n, ev);
 		return -1;
 	}
+	if (!key_note_before_write(n, ev, fd, p))
+		return -1;
 	/* An empty file that was missing when resolved was just made (by
 	 * this open, or within microseconds): nothing to cut, and its times
 	 * are now already. */
@@ -890,9 +967,11 @@ static void note_key_free(struct cw_notif *n, struct cw_event *ev)
 	if (o->lexical) {
 		struct stat kst;
 		ev->op.key_free = o->fd >= 0 && fstat(o->fd, &kst) == 0 && S_ISREG(kst.st_mode) &&
-				  kst.st_size <= (off_t)(4u << 20) && cw_keys_scan_fd(o->fd, 4u << 20) == 0;
+				  kst.st_size <= (off_t)(4u << 20) && cw_keys_scan_fd(o->fd, 4u << 20) == 0 &&
+				  !cw_secret_ids_key_held(n->run, kst.st_dev, kst.st_ino);
 	} else {
-		ev->op.key_free = cw_keys_free(ev->op.path, &o->key_dev, &o->key_ino);
+		ev->op.key_free = cw_keys_free(ev->op.path, &o->key_dev, &o->key_ino) &&
+				  !cw_secret_ids_key_held(n->run, o->key_dev, o->key_ino);
 	}
 }
 

@@ -617,6 +617,7 @@ static int start_worker(struct cw_notif *n, int opath, int flags, bool cloexec, 
 
 /* Step 1: the decided path, O_PATH, no symlink followed. */
 struct lookup {
+	int root;               /* the tree's root, or -1: capwatch's (special_root) */
 	const char *path;
 	struct open_how how;
 	int fd;                 /* or -errno */
@@ -627,7 +628,7 @@ struct lookup {
 static void do_lookup(void *arg)
 {
 	struct lookup *l = arg;
-	l->fd = cw_openat2_long(l->path, &l->how); /* in steps when deeper than PATH_MAX */
+	l->fd = cw_openat2_tree(l->root, l->path, &l->how); /* in steps when deeper than PATH_MAX */
 	if (l->fd < 0) {
 		/* -errno already */
 	} else if (fstat(l->fd, &l->st) < 0 || fstatfs(l->fd, &l->sfs) < 0) {
@@ -641,6 +642,7 @@ enum open_kind { OPEN_REOPEN, OPEN_CTTY, OPEN_CREATE };
 struct opening {
 	enum open_kind kind;
 	int opath;              /* REOPEN, CTTY: the object */
+	int root;               /* CREATE: as struct lookup's */
 	const char *path;       /* CREATE: the decided path */
 	int flags;              /* capwatch's: the target's + O_NOCTTY|O_CLOEXEC */
 	mode_t mode;
@@ -661,7 +663,7 @@ static void do_open(void *arg)
 			.mode = o->mode,
 			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 		};
-		o->fd = cw_openat2_long(o->path, &how);
+		o->fd = cw_openat2_tree(o->root, o->path, &how);
 	}
 }
 
@@ -700,6 +702,34 @@ static void open_and_answer(struct cw_notif *n, struct cw_event *ev, const struc
 	answer_fd(n, ev, o->fd, tflags & O_CLOEXEC);
 }
 
+/* Where the decided PATH is looked up from. With reads decided in the
+ * kernel (CAPWATCH_KERNEL_READS) the tree has a mount namespace of its
+ * own, and its mounts are the ones fanotify watches: a file capwatch
+ * opened through its own mounts (the host's /dev/shm, where a workspace
+ * may be) would be one the tree can reopen for reading through
+ * /proc/self/fd unseen (red team e166). So from the tree's root, as the
+ * kernel would for the tree: files, FIFOs and directories anywhere, the
+ * tree's /dev/shm and /dev/mqueue (the host's, cloned and watched), and
+ * the tree's /dev, a tmpfs of a few devices, where a file made is made
+ * (not the host's /dev). Not /proc and /sys, whose names here are
+ * capwatch's (the pids translated: proc.c), nor ptys and the terminal,
+ * which capwatch opens as it sees them (kernel.c reads_view). Else
+ * capwatch's root. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+	return strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/');
+}
+
+static int special_root(const struct cw_notif *n, const char *path)
+{
+	if (path_under(path, "/proc") || path_under(path, "/sys"))
+		return -1;
+	if (path_under(path, "/dev/pts") || path_under(path, "/dev/ptmx") || path_under(path, "/dev/tty"))
+		return -1;
+	return n->run->tree_root_fd;
+}
+
 /* Step 1 of cw_open_special: the decided path of EV looked up O_PATH,
  * no symlink followed, with the target's rights AS, into L. True when
  * L->fd holds the object; false when answered (a missing name with
@@ -712,6 +742,7 @@ static bool lookup_decided(struct cw_notif *n, struct cw_event *ev, const struct
 	bool excl_create = (tflags & O_CREAT) && (tflags & O_EXCL);
 	bool trailing = ev->raw_path && ev->raw_path_len > 1 && ev->raw_path[ev->raw_path_len - 1] == '/';
 	*l = (struct lookup){
+		.root = special_root(n, path),
 		.path = path,
 		.how = {
 			.flags = O_PATH | O_CLOEXEC |
@@ -738,7 +769,7 @@ static bool lookup_decided(struct cw_notif *n, struct cw_event *ev, const struct
 		return false;
 	}
 	if (l->fd < 0) {
-		struct opening o = { .kind = OPEN_CREATE, .path = path, .flags = oflags,
+		struct opening o = { .kind = OPEN_CREATE, .root = l->root, .path = path, .flags = oflags,
 				     .mode = mode, .tid = n->tid };
 		if (l->fd == -ENOENT && (tflags & O_CREAT) && trailing)
 			answer_err(n, ev, EISDIR);
@@ -832,6 +863,29 @@ static bool decide_on_object(struct cw_notif *n, struct cw_event *ev, int tflags
 		}
 		if (kind != CW_OP_OPEN_READ) {
 			ev->op.kind = kind; /* the write is decided below */
+			ev->op.alias = NULL;
+		}
+	}
+	/* A private key under a name that is not a secret's, or one the
+	 * tree opened to write while it held one (e167), as in fs_open.c: a
+	 * workspace under /dev/shm is opened here. */
+	const char *key = S_ISREG(st->st_mode) && (tflags & O_ACCMODE) != O_WRONLY &&
+				  !cw_path_is_secret(&n->run->ctx, path)
+			  ? cw_fs_key_alias(n->run, path, l->fd, st)
+			  : NULL;
+	if (!key && S_ISREG(st->st_mode) && (tflags & O_ACCMODE) != O_RDONLY &&
+	    !cw_fs_key_before_write(n->run, path, l->fd, st, (unsigned long long)tflags))
+		key = "a file holding a private key, which capwatch cannot remember";
+	if (key) {
+		cw_op_kind kind = ev->op.kind;
+		ev->op.kind = CW_OP_OPEN_READ;
+		ev->op.alias = key;
+		if (!cw_event_decide(n, ev)) {
+			cw_event_deny(n, ev);
+			return false;
+		}
+		if (kind != CW_OP_OPEN_READ) {
+			ev->op.kind = kind;
 			ev->op.alias = NULL;
 		}
 	}

@@ -196,7 +196,12 @@ ESCAPES_TESTS = \
 	tests/escapes/e162_foreign_links_fill_bound.sh \
 	tests/escapes/e163_kreads_reopen_emulated_fd.sh \
 	tests/escapes/e164_foreign_links_realpath_stall.sh \
-	tests/escapes/e165_kreads_deep_preexisting_secret.sh
+	tests/escapes/e165_kreads_deep_preexisting_secret.sh \
+	tests/escapes/e166_kreads_devshm_workspace_reopen.sh \
+	tests/escapes/e167_key_marker_defang.sh \
+	tests/escapes/e168_devshm_key_content.sh \
+	tests/escapes/e169_key_forgotten_by_rename.sh \
+	tests/escapes/e170_stale_interp_slot.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -241,6 +246,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e70_ioctl_calls \
 	tests/escapes/src/e137_cn_blind \
 	tests/escapes/src/e140_exec_flip \
+	tests/escapes/src/e170_stale_interp_flip \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -293,6 +299,8 @@ tests_escapes_src_e137_cn_blind_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e137_cn_blind_LDFLAGS = -pthread
 tests_escapes_src_e140_exec_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e140_exec_flip_LDFLAGS = -pthread
+tests_escapes_src_e170_stale_interp_flip_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e170_stale_interp_flip_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
