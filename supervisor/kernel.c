@@ -960,6 +960,15 @@ static void fan_respond(int fan, int fd, unsigned response)
 	close(fd);
 }
 
+/* Under fast_mu: drop the loader slots of the thread TID, or of every
+ * thread of TGID (either <= 0: not that way). */
+static void drop_slots(struct cw_kernel *k, pid_t tid, pid_t tgid)
+{
+	for (unsigned i = 0; i < k->ninterp; i++)
+		if ((tid > 0 && k->interp[i].tid == tid) || (tgid > 0 && k->interp[i].tgid == tgid))
+			k->interp[i].tid = k->interp[i].tgid = 0;
+}
+
 /* The thread TID is the tree's: its execve or execveat notification is
  * being continued (handlers/exec.c). Its exec's first fanotify event
  * then needs no cgroup test (fan_fast). */
@@ -972,9 +981,7 @@ void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
 	k->execing[k->execing_next++ % CW_ARRAY_SIZE(k->execing)] = tid;
 	/* A new exec of the thread: what an earlier one left (a program
 	 * the kernel refused before its loader was opened) is stale. */
-	for (unsigned i = 0; i < k->ninterp; i++)
-		if (k->interp[i].tid == tid)
-			k->interp[i].tid = k->interp[i].tgid = 0;
+	drop_slots(k, tid, 0);
 	pthread_mutex_unlock(&k->fast_mu);
 }
 
@@ -986,9 +993,7 @@ static void fast_forget(struct cw_kernel *k, pid_t tid)
 	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->execing); i++)
 		if (k->execing[i] == tid)
 			k->execing[i] = 0;
-	for (unsigned i = 0; i < k->ninterp; i++)
-		if (k->interp[i].tid == tid)
-			k->interp[i].tid = k->interp[i].tgid = 0;
+	drop_slots(k, tid, 0);
 	pthread_mutex_unlock(&k->fast_mu);
 }
 
@@ -997,9 +1002,7 @@ static void fast_forget(struct cw_kernel *k, pid_t tid)
 static void fast_forget_process(struct cw_kernel *k, pid_t tgid)
 {
 	pthread_mutex_lock(&k->fast_mu);
-	for (unsigned i = 0; i < k->ninterp; i++)
-		if (k->interp[i].tgid == tgid)
-			k->interp[i].tid = k->interp[i].tgid = 0;
+	drop_slots(k, 0, tgid);
 	pthread_mutex_unlock(&k->fast_mu);
 }
 
