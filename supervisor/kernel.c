@@ -1326,8 +1326,13 @@ static pid_t ns_tid_of(const char *status)
 	char *nl = strchr(l, '\n');
 	if (nl)
 		*nl = '\0';
+	/* "NSpid:\tHOST\tTREE": a task of the tree's namespace has two
+	 * numbers at least. One alone is a task of capwatch's namespace (a
+	 * host process that got a dead member's number), not the tree's. */
 	char *last = strrchr(l, '\t');
-	return last ? (pid_t)atoi(last + 1) : (pid_t)atoi(l);
+	if (!last || last == strchr(l, '\t'))
+		return -1;
+	return (pid_t)atoi(last + 1);
 }
 
 pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid)
