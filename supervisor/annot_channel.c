@@ -246,8 +246,8 @@ static bool ns_thread_gone(struct cw_run *run, pid_t pid, pid_t claim)
 	if (claim <= 1)
 		return false;
 	for (size_t i = 0; i < cw_tracker_count(run); i++) {
-		struct cw_proc *p = cw_tracker_at(run, i);
-		if (p->alive && p->pid != pid && cw_kernel_nspid(run, p) == claim)
+		const struct cw_proc *p = cw_tracker_at(run, i);
+		if (p->alive && p->nspid == claim && p->pid != pid)
 			return false;
 	}
 	return true;
@@ -324,7 +324,7 @@ static void receive_one(struct cw_run *run, const unsigned char *buf, size_t len
 		 * gone by now (its number was noted at its fork). */
 		struct cw_proc *pp = cw_tracker_find(run, pid);
 		pid_t claim = tid;
-		tid = pp && cw_kernel_nspid(run, pp) == claim ? pid : cw_kernel_host_tid(pid, claim);
+		tid = pp && pp->nspid == claim ? pid : cw_kernel_host_tid(pid, claim);
 		gone = tid < 0 && ns_thread_gone(run, pid, claim);
 	}
 	if (tid != pid && !gone) {

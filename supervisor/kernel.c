@@ -406,9 +406,11 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (!c)
 		return;
 	c->ppid = parent;
-	/* (its number in the tree's namespace: read when first needed,
-	 * cw_kernel_nspid; /proc/PID/status at every fork was the costliest
-	 * read of the exec path) */
+	if (run->kernel_reads) {
+		char st[64];
+		snprintf(st, sizeof(st), "/proc/%d/status", (int)child);
+		c->nspid = ns_tid_of(st);
+	}
 	if (pp && pp->exe)
 		c->exe = strdup(pp->exe);
 	cw_tracker_trace_spawn(run, c, "fork");
@@ -1358,18 +1360,6 @@ pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid)
 	return found;
 }
 
-pid_t cw_kernel_nspid(const struct cw_run *run, struct cw_proc *p)
-{
-	if (!run->kernel_reads || !p)
-		return -1;
-	if (p->nspid == 0 && p->alive) {
-		char st[64];
-		snprintf(st, sizeof(st), "/proc/%d/status", (int)p->pid);
-		p->nspid = ns_tid_of(st); /* -1: gone, not to be asked again */
-	}
-	return p->nspid;
-}
-
 pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
 {
 	if (!run->kernel_reads || nspid <= 1)
@@ -1377,7 +1367,7 @@ pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
 	connector_drain(run); /* a member forked just now has its entry */
 	for (size_t i = 0; i < cw_tracker_count(run); i++) {
 		struct cw_proc *p = cw_tracker_at(run, i);
-		if (p->alive && cw_kernel_nspid(run, p) == nspid)
+		if (p->alive && p->nspid == nspid)
 			return p->pid;
 	}
 	for (size_t i = 0; thread && i < cw_tracker_count(run); i++) {

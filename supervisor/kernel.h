@@ -43,11 +43,6 @@ pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid);
 /* The number capwatch knows a member by that the tree's namespace
  * numbers NSPID (a process; THREAD: a thread too), or -1: for what
  * capwatch performs with a pid the tree gave (a SIGIO owner). */
-/* P's number in the tree's PID namespace (CAPWATCH_KERNEL_READS), read
- * from its /proc/PID/status the first time it is asked for (alive only);
- * -1 when it cannot be known. */
-struct cw_proc;
-pid_t cw_kernel_nspid(const struct cw_run *run, struct cw_proc *p);
 pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread);
 /* The tree made or changed a name (rename, link): reads are decided
  * anew (the ignore marks go). */

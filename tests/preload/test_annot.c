@@ -63,13 +63,6 @@ pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid)
 	return nstid;
 }
 
-pid_t cw_kernel_nspid(const struct cw_run *run, struct cw_proc *p)
-{
-	(void)run;
-	(void)p;
-	return -1;
-}
-
 /* The kernel back end's connector drain: no kernel back end here. */
 void cw_kernel_sync(struct cw_run *run)
 {
