@@ -136,6 +136,12 @@ bool cw_fs_refuse_privilege(struct cw_notif *n, const char *what);
  * symlink, its last component copied to BASE: the descriptor or -errno. */
 int cw_fs_open_parent(const char *path, char *base, size_t basesz);
 
+/* EV decided again as a read of a secret, ALIAS saying what makes the
+ * object one (a known secret's inode, a private key...). False when
+ * denied (answered; the caller closes what it opened). Allowed, the op
+ * is the call's again when it writes, decided as a write after this. */
+bool cw_fs_decide_secret_read(struct cw_notif *n, struct cw_event *ev, const char *alias);
+
 /* Secrets by content (keys.h) of a file capwatch opened for the tree,
  * FD any descriptor of it (O_PATH too), named PATH: the alias it is read
  * as ("a file holding a private key", or one that held one when the tree

@@ -413,6 +413,24 @@ static bool check_type(struct cw_notif *n, struct cw_event *ev, int fd, const st
 	return true;
 }
 
+bool cw_fs_decide_secret_read(struct cw_notif *n, struct cw_event *ev, const char *alias)
+{
+	cw_op_kind kind = ev->op.kind;
+	ev->op.kind = CW_OP_OPEN_READ;
+	ev->op.alias = alias;
+	if (!cw_event_decide(n, ev)) {
+		cw_event_deny(n, ev);
+		return false;
+	}
+	/* Allowed (observe, or a profile that allows it): a write is still
+	 * decided as one, on its name. */
+	if (kind != CW_OP_OPEN_READ) {
+		ev->op.kind = kind;
+		ev->op.alias = NULL;
+	}
+	return true;
+}
+
 /* Step 3: a read of what is a secret under another name (a known
  * secret's inode, a private key in any file), or of a *.pem that is not
  * the certificate read before the decision, is decided again. False when
@@ -437,23 +455,11 @@ static bool decide_read_aliases(struct cw_notif *n, struct cw_event *ev, int fd,
 	    cw_keys_worth_scanning(ev->op.path, st->st_size) &&
 	    !cw_path_is_secret(&n->run->ctx, ev->op.path) && cw_keys_scan_fd(fd, cw_keys_scan_size(st->st_size)) == 1)
 		sa = "a file holding a private key";
-	if (sa) {
-		/* The same inode as a secret known under another name: a
-		 * secret read, whatever this name is. */
-		cw_op_kind kind = ev->op.kind;
-		ev->op.kind = CW_OP_OPEN_READ;
-		ev->op.alias = sa;
-		if (!cw_event_decide(n, ev)) {
-			close(fd);
-			cw_event_deny(n, ev);
-			return false;
-		}
-		/* Allowed (observe, or a profile that allows it): a write is
-		 * still decided as one in step 4. */
-		if (kind != CW_OP_OPEN_READ) {
-			ev->op.kind = kind;
-			ev->op.alias = NULL;
-		}
+	/* The same inode as a secret known under another name, or a key: a
+	 * secret read, whatever this name is. */
+	if (sa && !cw_fs_decide_secret_read(n, ev, sa)) {
+		close(fd);
+		return false;
 	}
 	return true;
 }
@@ -516,16 +522,10 @@ static bool key_note_before_write(struct cw_notif *n, struct cw_event *ev, int f
 {
 	if (!n->fs->res1.exists || cw_fs_key_before_write(n->run, ev->op.path, fd, &p->st, n->fs->open.flags))
 		return true;
-	cw_op_kind kind = ev->op.kind;
-	ev->op.kind = CW_OP_OPEN_READ;
-	ev->op.alias = "a file holding a private key, which capwatch cannot remember";
-	if (!cw_event_decide(n, ev)) {
+	if (!cw_fs_decide_secret_read(n, ev, "a file holding a private key, which capwatch cannot remember")) {
 		close(fd);
-		cw_event_deny(n, ev);
 		return false;
 	}
-	ev->op.kind = kind;
-	ev->op.alias = NULL;
 	return true;
 }
 

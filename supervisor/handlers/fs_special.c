@@ -782,25 +782,6 @@ static bool lookup_decided(struct cw_notif *n, struct cw_event *ev, const struct
 	return true;
 }
 
-/* EV decided again as a read of a secret, ALIAS (what makes the object
- * one), as in fs_open.c. False when denied (answered). Allowed, a write
- * is decided as one after this, on its name. */
-static bool decide_secret_read(struct cw_notif *n, struct cw_event *ev, const char *alias)
-{
-	cw_op_kind kind = ev->op.kind;
-	ev->op.kind = CW_OP_OPEN_READ;
-	ev->op.alias = alias;
-	if (!cw_event_decide(n, ev)) {
-		cw_event_deny(n, ev);
-		return false;
-	}
-	if (kind != CW_OP_OPEN_READ) {
-		ev->op.kind = kind;
-		ev->op.alias = NULL;
-	}
-	return true;
-}
-
 /* Step 2: what the object L holds decides more than its name (see
  * the top of this file): EV decided again where it is a process's, a
  * block device, another session's terminal, a known secret or a file
@@ -873,7 +854,7 @@ static bool decide_on_object(struct cw_notif *n, struct cw_event *ev, int tflags
 			snprintf(text, sizeof(n->fs->secret_alias), "the same file as the secret %s", secret);
 		else
 			snprintf(text, sizeof(n->fs->secret_alias), "the secret %s, through a symbolic link", linked);
-		if (!decide_secret_read(n, ev, text))
+		if (!cw_fs_decide_secret_read(n, ev, text))
 			return false;
 	}
 	/* A private key under a name that is not a secret's, or one the
@@ -886,7 +867,7 @@ static bool decide_on_object(struct cw_notif *n, struct cw_event *ev, int tflags
 	if (!key && S_ISREG(st->st_mode) && (tflags & O_ACCMODE) != O_RDONLY &&
 	    !cw_fs_key_before_write(n->run, path, l->fd, st, (unsigned long long)tflags))
 		key = "a file holding a private key, which capwatch cannot remember";
-	if (key && !decide_secret_read(n, ev, key))
+	if (key && !cw_fs_decide_secret_read(n, ev, key))
 		return false;
 	if (S_ISREG(st->st_mode) && st->st_nlink > 1 &&
 	    ((tflags & O_ACCMODE) != O_RDONLY || (tflags & O_TRUNC))) {
