@@ -49,6 +49,12 @@ if approve:
 ino = os.stat(prog).st_ino
 os.unlink(prog)
 data = open(src, "rb").read()
+if not approve:
+    # The control needs no inode reuse: the payload at the denied name.
+    with open(W + "/evil", "wb") as f:
+        f.write(data)
+    os.chmod(W + "/evil", 0o755)
+    os.execv(W + "/s", [W + "/s"])
 got, made = None, []
 for j in range(500):
     p = "%s/c%d" % (W, j)
@@ -92,7 +98,17 @@ under "$prof" --backend portable -- "$py" "$T/attack.py" "$W" "$T/payload.src" a
 esc_log "portable back end: exit $rc, payload $( [ -e "$W/PAYLOAD_RAN" ] && echo RAN || echo 'did not run')"
 rm -f "$W/PAYLOAD_RAN" "$W/evil"
 
-under "$prof" --backend kernel -- "$py" "$T/attack.py" "$W" "$T/payload.src" approve
-grep -q 'reused: True' "$OUT" || fail "no inode reuse under capwatch (the attack did not get to step 3): $(cat "$OUT")"
+# The inode number comes back only sometimes (see the bare run): the
+# attack is run until it gets to step 3, at most 8 times; a run that did
+# not get there tests nothing, whatever capwatch did.
+n=0
+while :; do
+	n=$((n + 1))
+	rm -f "$W/PAYLOAD_RAN" "$W/evil" "$W"/c[0-9]*
+	under "$prof" --backend kernel -- "$py" "$T/attack.py" "$W" "$T/payload.src" approve
+	grep -q 'reused: True' "$OUT" && break
+	[ "$n" -ge 8 ] && skip "no inode reuse under capwatch in $n runs (the attack never got to step 3): $(cat "$OUT")"
+done
+esc_log "kernel back end: attack reached step 3 on run $n"
 [ -e "$W/PAYLOAD_RAN" ] && esc_bypass "the denied #! interpreter $W/evil ran on a stale approval of a deleted file's inode (kernel back end, exit $rc, outcome $(json_get "$R" 'd["outcome"]["kind"]'), exe $(json_get "$R" '[p.get("exe") for p in d["processes"]]'))"
 report_has 'outcome["kind"] in ("enforcement_denied", "policy_denied")' "denials('process_spawn', '$W/evil')"
