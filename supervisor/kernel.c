@@ -81,29 +81,62 @@ struct cw_kernel {
 	unsigned long exec_events, exec_denied, lost;
 	unsigned long read_events, read_denied, read_marked;
 	/* What the fanotify reader may answer without the decider (fan_fast),
-	 * under fast_mu: a lock held only for a look at these two tables,
+	 * under fast_mu: a lock held only for a look at these tables,
 	 * never across a system call, so that the reader never waits on
 	 * anything but this. */
 	pthread_mutex_t fast_mu;
 	/* The exec whose interpreter comes next, per thread: the device and
 	 * inode of the PT_INTERP of the image allowed last (ld.so is opened
 	 * for exec after the program, by the same thread in the same
-	 * execve). SYSTEM: that name is the system's dynamic loader. */
+	 * execve). SYSTEM: that name is the system's dynamic loader. PROG:
+	 * a descriptor of that image (the slot's own, -1 none), whose change
+	 * and modification times were PROG_C and PROG_M before its
+	 * PT_INTERP was read: at the loader's event the image is the
+	 * kernel's, no longer writable, and these tell whether it is still
+	 * what was read (prog_unchanged). */
 	struct interp {
 		pid_t tgid, tid;
 		dev_t dev;
 		ino_t ino;
 		bool system;
 		char name[256];
+		int prog;
+		struct timespec prog_c, prog_m;
 	} interp[64];
 	unsigned ninterp;
-	/* Threads whose execve or execveat notification was just continued
-	 * (cw_kernel_exec_continued): members of the tree, proven by the
-	 * seccomp filter that only the tree's threads carry. A ring; an
-	 * entry is taken by the exec's first fanotify event. */
-	pid_t execing[64];
-	unsigned execing_next;
-	unsigned long fast_allowed, fast_members; /* the reader's own counts */
+	/* The exec each thread's notification allowed last
+	 * (cw_kernel_exec_allowed), for its first fanotify event: the
+	 * thread is the tree's (proven by the seccomp filter that only the
+	 * tree's threads carry), and the file the decided name named is
+	 * held by PIN, an O_PATH descriptor, so that its device and inode
+	 * stay that file's while the approval lives (no other file can get
+	 * the number: red team e135). The ELF interpreter it names, read
+	 * then, for the loader's event. TID 0: free. USED: its event came
+	 * (the pin is closed by whoever drops the entry, never the
+	 * reader). */
+	struct approval {
+		pid_t tid, tgid;
+		bool file, used;
+		dev_t dev;
+		ino_t ino;
+		struct timespec c, m; /* its times before the read */
+		int pin;
+		bool has_interp, interp_system;
+		dev_t idev;
+		ino_t iino;
+		char iname[256];
+	} appr[64];
+	/* The files the reader allowed a process to open for exec, for
+	 * check_image (the decider's are in the process's fan_ok): kept
+	 * until the connector's exec or exit event of the process. When
+	 * full, the reader leaves programs to the decider. */
+	struct fok {
+		pid_t tgid;
+		dev_t dev;
+		ino_t ino;
+	} fok[256];
+	unsigned nfok, appr_next, interp_next;
+	unsigned long fast_allowed, fast_members, fast_programs; /* the reader's own counts */
 	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
 	 * calls while the loop may be stuck: an O_WRONLY descriptor of
 	 * cgroup.kill, set before any thread starts (the watchdog starts
@@ -374,6 +407,8 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 /* --- the proc connector --- */
 
 static pid_t ns_tid_of(const char *status);
+static void fast_forget(struct cw_kernel *k, pid_t tid);
+static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
 
 static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_tgid)
 {
@@ -402,6 +437,7 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 		 * (dropped by the connector). */
 		cw_tracker_dead(run, c);
 	}
+	fast_forget_process(run->kernel, child); /* whatever a pid's last owner left */
 	c = cw_tracker_add(run, child);
 	if (!c)
 		return;
@@ -455,6 +491,14 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 	for (unsigned i = 0; i < p->nfan_ok && i < CW_ARRAY_SIZE(p->fan_ok); i++)
 		if (p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino)
 			return;
+	struct cw_kernel *k = run->kernel;
+	bool seen = false;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->nfok && !seen; i++)
+		seen = k->fok[i].tgid == p->pid && k->fok[i].dev == st.st_dev && k->fok[i].ino == st.st_ino;
+	pthread_mutex_unlock(&k->fast_mu);
+	if (seen)
+		return;
 	struct cw_decision d;
 	unidentified(&d, &st, "the image was opened for exec where fanotify does not watch "
 		     "(a mount outside the tree's namespace)");
@@ -464,9 +508,6 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 	}
 	record_exec_denial(run, p->pid, d.scope, &d);
 }
-
-static void fast_forget(struct cw_kernel *k, pid_t tid);
-static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
 
 static void on_exec(struct cw_run *run, pid_t tgid)
 {
@@ -502,7 +543,6 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 	check_image(run, p);
 	fast_forget_process(run->kernel, tgid); /* its other threads are gone */
 	cw_tracker_record_exec(run, p);
-	p->napproved = 0; /* approvals serve one exec (e135) */
 	p->nfan_ok = 0;
 }
 
@@ -515,6 +555,7 @@ static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned co
 	if (!p || !p->alive)
 		return;
 	cw_tracker_exited(run, p, (int)code);
+	fast_forget_process(run->kernel, tgid); /* (the reader's list too) */
 }
 
 /* Everything queued on the connector, without waiting. */
@@ -669,19 +710,58 @@ static bool elf_interp(int fd, struct stat *out, char *out_name, size_t out_n)
  * another thread's, left by an exec the kernel refused after the
  * program's event (ENOEXEC), must not vouch for this one's (red team
  * e170). */
-static struct interp *interp_slot(struct cw_kernel *k, pid_t tgid, pid_t tid, bool make)
+static struct interp *interp_slot(struct cw_kernel *k, pid_t tgid, pid_t tid)
 {
 	for (unsigned i = 0; i < k->ninterp; i++)
 		if (k->interp[i].tgid == tgid && k->interp[i].tid == tid)
 			return &k->interp[i];
-	if (!make)
-		return NULL;
-	if (k->ninterp == CW_ARRAY_SIZE(k->interp)) {
-		memmove(&k->interp[0], &k->interp[1], sizeof(k->interp[0]) * (k->ninterp - 1));
-		k->ninterp--;
-	}
-	return &k->interp[k->ninterp++];
+	return NULL;
 }
+
+/* Under fast_mu: a new slot for the thread TID of TGID, filled from
+ * SLOT; what it replaces (the thread's older one, or the oldest of a
+ * full table) has its descriptor put in *OLD (else -1), to be closed
+ * when the lock is let go. */
+static void interp_set(struct cw_kernel *k, const struct interp *slot, int *old)
+{
+	struct interp *ip = interp_slot(k, slot->tgid, slot->tid);
+	if (!ip) {
+		for (unsigned i = 0; i < k->ninterp && !ip; i++)
+			if (k->interp[i].tid == 0 && k->interp[i].tgid == 0)
+				ip = &k->interp[i];
+	}
+	if (!ip && k->ninterp < CW_ARRAY_SIZE(k->interp))
+		ip = &k->interp[k->ninterp++];
+	if (!ip) {
+		ip = &k->interp[k->interp_next++ % CW_ARRAY_SIZE(k->interp)];
+	}
+	*old = ip->prog;
+	*ip = *slot;
+}
+
+/* The image PROG still what it was when its change and modification
+ * times were C and M? It is read at the loader's event, when the kernel
+ * holds the image against writes; a write since the times were taken
+ * changed them (the file systems that keep fine-grained times: ext4,
+ * xfs, btrfs, tmpfs since Linux 6.13; elsewhere a write in the same
+ * clock tick is not seen: SECURITY.md). As cached: no file system is
+ * asked. */
+static bool timespec_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool prog_unchanged(int prog, const struct timespec *c, const struct timespec *m)
+{
+	struct statx sx;
+	if (prog < 0 || statx(prog, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_CTIME | STATX_MTIME, &sx) < 0 ||
+	    (sx.stx_mask & (STATX_CTIME | STATX_MTIME)) != (STATX_CTIME | STATX_MTIME))
+		return false;
+	return sx.stx_ctime.tv_sec == c->tv_sec && sx.stx_ctime.tv_nsec == (uint32_t)c->tv_nsec &&
+	       sx.stx_mtime.tv_sec == m->tv_sec && sx.stx_mtime.tv_nsec == (uint32_t)m->tv_nsec;
+}
+
+static struct approval *approval_of(struct cw_kernel *k, pid_t tid);
 
 static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, struct cw_decision *d)
 {
@@ -747,13 +827,23 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	char iname[256];
+	struct interp slot = { .prog = -1 };
 	pthread_mutex_lock(&k->fast_mu);
-	struct interp *ip = interp_slot(k, tgid, m->pid, false);
+	struct interp *ip = interp_slot(k, tgid, m->pid);
 	bool is_interp = ip && ip->dev == st.st_dev && ip->ino == st.st_ino;
 	if (is_interp) {
+		slot = *ip; /* taken, its descriptor with it */
 		ip->tgid = ip->tid = 0;
-		snprintf(iname, sizeof(iname), "%s", ip->name);
+		ip->prog = -1;
+		snprintf(iname, sizeof(iname), "%s", slot.name);
 	}
+	/* The thread's first exec event since its notification: the file
+	 * the allowed name named then, held since (cw_kernel_exec_allowed)?
+	 * An approval serves that one event (e135). */
+	struct approval *a = approval_of(k, m->pid);
+	bool approved = a && a->file && a->dev == st.st_dev && a->ino == st.st_ino;
+	if (a)
+		a->used = true;
 	pthread_mutex_unlock(&k->fast_mu);
 	if (is_interp) {
 		fan_ok(p, &st);
@@ -761,11 +851,16 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		 * its name led to when capwatch looked (in a chroot the
 		 * descriptor's path may not be one). The system's dynamic
 		 * loader is part of that program (the notification decided the
-		 * program); any other file is a program of its own, decided
-		 * below by that name like a #! interpreter (red team e134).
-		 * (The reader answers the first case itself as a rule:
-		 * fan_fast.) */
-		if (cw_tracker_system_loader(iname, &st))
+		 * program), when the image the kernel loaded is the one whose
+		 * PT_INTERP was read: rewritten since (a #! script naming the
+		 * loader), the loader is a program of its own. Any other file
+		 * is a program of its own too, decided below by that name like
+		 * a #! interpreter (red team e134). (The reader answers the
+		 * first case itself as a rule: fan_fast.) */
+		bool same = prog_unchanged(slot.prog, &slot.prog_c, &slot.prog_m);
+		if (slot.prog >= 0)
+			close(slot.prog);
+		if (same && cw_tracker_system_loader(iname, &st))
 			return FAN_ALLOW;
 		if (!named) {
 			snprintf(path, sizeof(path), "%s", iname);
@@ -774,24 +869,20 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	}
 	bool allowed = false;
 	struct cw_decision d;
-	if (named) {
-		/* By its name while the name names it, as the exec stop does:
-		 * an approval is only for a file no name names (e135). */
+	if (approved && !is_interp) {
+		/* The very file the exec notification's allowed name named
+		 * (a memfd or deleted file too: fexecve names it by its
+		 * descriptor), as the reader allows it (fan_fast). */
+		allowed = true;
+	} else if (named) {
+		/* By its name while the name names it, as the exec stop does. */
 		struct cw_op op = { .kind = CW_OP_EXEC, .syscall = "execve", .path = path };
 		cw_policy_decide(run->profile, &run->ctx, &op, &d);
 		allowed = d.verdict == CW_ALLOW;
-	} else if (p && cw_tracker_approved(p, &st)) {
-		/* A memfd, a deleted file: the very file the exec notification
-		 * decided (fexecve names it by its descriptor). */
-		allowed = true;
 	} else {
 		unidentified(&d, &st, "the file the kernel opened for exec has no name that names it, "
 			     "and no allowed exec named it");
 	}
-	/* An approval serves the exec it was made for, once: a stale one
-	 * must not vouch for a later file that reuses the inode (e135). */
-	if (p)
-		p->napproved = 0;
 	if (!allowed) {
 		k->exec_denied++;
 		record_exec_denial(run, tgid, named ? path : d.scope, &d);
@@ -802,17 +893,24 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 	}
 	fan_ok(p, &st);
 	struct stat is;
+	/* (st was taken before the read: its times are the slot's) */
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
-		bool sys = cw_tracker_system_loader(iname, &is);
+		memset(&slot, 0, sizeof(slot));
+		slot.tgid = tgid;
+		slot.tid = m->pid; /* the thread that execs (FAN_REPORT_TID) */
+		slot.dev = is.st_dev;
+		slot.ino = is.st_ino;
+		slot.system = cw_tracker_system_loader(iname, &is);
+		snprintf(slot.name, sizeof(slot.name), "%s", iname);
+		slot.prog = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
+		slot.prog_c = st.st_ctim;
+		slot.prog_m = st.st_mtim;
+		int old;
 		pthread_mutex_lock(&k->fast_mu);
-		ip = interp_slot(k, tgid, m->pid, true);
-		ip->tgid = tgid;
-		ip->tid = m->pid; /* the thread that execs (FAN_REPORT_TID) */
-		ip->dev = is.st_dev;
-		ip->ino = is.st_ino;
-		ip->system = sys;
-		snprintf(ip->name, sizeof(ip->name), "%s", iname);
+		interp_set(k, &slot, &old);
 		pthread_mutex_unlock(&k->fast_mu);
+		if (old >= 0)
+			close(old);
 	}
 	return FAN_ALLOW;
 }
@@ -963,64 +1061,190 @@ static void fan_respond(int fan, int fd, unsigned response)
 }
 
 /* Under fast_mu: drop the loader slots of the thread TID, or of every
- * thread of TGID (either <= 0: not that way). */
-static void drop_slots(struct cw_kernel *k, pid_t tid, pid_t tgid)
+ * thread of TGID (either <= 0: not that way); their descriptors go in
+ * FDS (as many as slots), to be closed when the lock is let go. Their
+ * count. */
+static unsigned drop_slots(struct cw_kernel *k, pid_t tid, pid_t tgid, int *fds)
 {
-	for (unsigned i = 0; i < k->ninterp; i++)
-		if ((tid > 0 && k->interp[i].tid == tid) || (tgid > 0 && k->interp[i].tgid == tgid))
-			k->interp[i].tid = k->interp[i].tgid = 0;
+	unsigned n = 0;
+	for (unsigned i = 0; i < k->ninterp; i++) {
+		struct interp *ip = &k->interp[i];
+		if ((ip->tid == 0 && ip->tgid == 0) ||
+		    !((tid > 0 && ip->tid == tid) || (tgid > 0 && ip->tgid == tgid)))
+			continue;
+		ip->tid = ip->tgid = 0;
+		if (ip->prog >= 0)
+			fds[n++] = ip->prog;
+		ip->prog = -1;
+	}
+	return n;
 }
 
-/* The thread TID is the tree's: its execve or execveat notification is
- * being continued (handlers/exec.c). Its exec's first fanotify event
- * then needs no cgroup test (fan_fast). */
-void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
+#define NAPPR CW_ARRAY_SIZE(((struct cw_kernel *)0)->appr)
+
+/* Under fast_mu: the approval of the thread TID that its exec event has
+ * not taken yet, or NULL. */
+static struct approval *approval_of(struct cw_kernel *k, pid_t tid)
+{
+	for (unsigned i = 0; i < NAPPR; i++)
+		if (k->appr[i].tid == tid && !k->appr[i].used)
+			return &k->appr[i];
+	return NULL;
+}
+
+/* Under fast_mu: free the approvals of the thread TID, or of every
+ * thread of TGID (either <= 0: not that way); their pins are put in
+ * PINS (NAPPR of them), to be closed when the lock is let go
+ * (close_pins): no system call under fast_mu. Their count. */
+static unsigned drop_approvals(struct cw_kernel *k, pid_t tid, pid_t tgid, int *pins)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < NAPPR; i++) {
+		struct approval *a = &k->appr[i];
+		if (a->tid == 0 || !((tid > 0 && a->tid == tid) || (tgid > 0 && a->tgid == tgid)))
+			continue;
+		if (a->pin >= 0)
+			pins[n++] = a->pin;
+		memset(a, 0, sizeof(*a));
+		a->pin = -1;
+	}
+	return n;
+}
+
+static void close_pins(const int *pins, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		close(pins[i]);
+}
+
+/* The tree's thread TID of TGID is having its execve or execveat
+ * continued (handlers/exec.c): it is a member of the tree (only the
+ * tree's threads carry the filter that notified it), and when ST is not
+ * NULL the profile allowed the name that named the file ST, which PIN (an
+ * O_PATH descriptor of it, taken over here; -1 with ST NULL) holds.
+ * Its exec's first fanotify event then needs no cgroup test, and when
+ * it opens that very file, neither the decider (fan_fast). The ELF
+ * interpreter that file names is read now, as decide_exec reads it at
+ * the event: the slot the loader's event is answered from. */
+void cw_kernel_exec_allowed(struct cw_run *run, pid_t tid, pid_t tgid, int pin, const struct stat *st)
 {
 	struct cw_kernel *k = run->kernel;
-	if (!k || tid <= 0)
+	if (!k || tid <= 0) {
+		if (pin >= 0)
+			close(pin);
 		return;
+	}
+	struct approval n;
+	memset(&n, 0, sizeof(n));
+	n.tid = tid;
+	n.tgid = tgid;
+	n.pin = -1;
+	if (st && pin >= 0 && S_ISREG(st->st_mode)) {
+		/* Read as the decider reads the event's descriptor; a file
+		 * capwatch cannot read here is left to the decider. */
+		char lp[64];
+		snprintf(lp, sizeof(lp), "/proc/self/fd/%d", pin);
+		int rfd = open(lp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		struct stat rs, is;
+		if (rfd >= 0 && fstat(rfd, &rs) == 0 && rs.st_dev == st->st_dev && rs.st_ino == st->st_ino) {
+			n.file = true;
+			n.dev = st->st_dev;
+			n.ino = st->st_ino;
+			n.c = st->st_ctim; /* (taken before the read: prepare_exec) */
+			n.m = st->st_mtim;
+			n.has_interp = elf_interp(rfd, &is, n.iname, sizeof(n.iname));
+			if (n.has_interp) {
+				n.idev = is.st_dev;
+				n.iino = is.st_ino;
+				n.interp_system = cw_tracker_system_loader(n.iname, &is);
+			}
+		}
+		if (rfd >= 0)
+			close(rfd);
+	}
+	if (n.file) {
+		n.pin = pin;
+		pin = -1;
+	}
+	int pins[NAPPR + 1];
+	unsigned np = 0;
+	int fds[CW_ARRAY_SIZE(k->interp)];
 	pthread_mutex_lock(&k->fast_mu);
-	k->execing[k->execing_next++ % CW_ARRAY_SIZE(k->execing)] = tid;
 	/* A new exec of the thread: what an earlier one left (a program
-	 * the kernel refused before its loader was opened) is stale. */
-	drop_slots(k, tid, 0);
+	 * the kernel refused before its loader was opened, an exec that
+	 * failed before any event) is stale. */
+	unsigned nf = drop_slots(k, tid, 0, fds);
+	np = drop_approvals(k, tid, 0, pins);
+	struct approval *slot = NULL;
+	for (unsigned i = 0; i < NAPPR && !slot; i++)
+		if (k->appr[i].tid == 0)
+			slot = &k->appr[i];
+	for (unsigned i = 0; i < NAPPR && !slot; i++)
+		if (k->appr[i].used)
+			slot = &k->appr[i];
+	if (!slot) {
+		/* Every entry an exec still to come (64 threads execing at
+		 * once): the oldest goes to the decider, by name. */
+		slot = &k->appr[k->appr_next++ % NAPPR];
+	}
+	if (slot->pin >= 0)
+		pins[np++] = slot->pin;
+	*slot = n;
 	pthread_mutex_unlock(&k->fast_mu);
+	close_pins(pins, np);
+	close_pins(fds, nf);
+	if (pin >= 0)
+		close(pin);
 }
 
 /* The thread TID is gone (the connector's exit event): an entry it left
  * in the fast tables must not vouch for whoever gets its number next. */
 static void fast_forget(struct cw_kernel *k, pid_t tid)
 {
+	int pins[NAPPR], fds[CW_ARRAY_SIZE(k->interp)];
 	pthread_mutex_lock(&k->fast_mu);
-	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->execing); i++)
-		if (k->execing[i] == tid)
-			k->execing[i] = 0;
-	drop_slots(k, tid, 0);
+	unsigned np = drop_approvals(k, tid, 0, pins);
+	unsigned nf = drop_slots(k, tid, 0, fds);
 	pthread_mutex_unlock(&k->fast_mu);
+	close_pins(pins, np);
+	close_pins(fds, nf);
 }
 
-/* The process TGID has a new image (the connector's exec event): the
- * slots its threads left are stale. */
+/* The process TGID has a new image (the connector's exec event), or the
+ * number is a new process's (its fork): what its threads left is stale,
+ * and so are the files the reader allowed it (check_image has looked). */
 static void fast_forget_process(struct cw_kernel *k, pid_t tgid)
 {
+	int pins[NAPPR], fds[CW_ARRAY_SIZE(k->interp)];
 	pthread_mutex_lock(&k->fast_mu);
-	drop_slots(k, 0, tgid);
+	unsigned np = drop_approvals(k, 0, tgid, pins);
+	unsigned nf = drop_slots(k, 0, tgid, fds);
+	unsigned j = 0;
+	for (unsigned i = 0; i < k->nfok; i++)
+		if (k->fok[i].tgid != tgid)
+			k->fok[j++] = k->fok[i];
+	k->nfok = j;
 	pthread_mutex_unlock(&k->fast_mu);
+	close_pins(pins, np);
+	close_pins(fds, nf);
 }
 
 /* What the reader answers itself, without the loop's lock, the decider's
  * hand-over or a look up of any name (each was a wake-up of another
- * thread on the path of every exec): the second exec event of an execve,
- * the system's dynamic loader that the program the decider allowed just
- * before names as its PT_INTERP, opened by the thread that execs - the
- * decider's own first answer for it (decide_exec), on the same facts:
- * the thread, the file's device and inode, its owner and mode, and the
- * name capwatch looked up. The file's attributes come from its inode as
- * cached (AT_STATX_DONT_SYNC): no file system is asked, so the reader
- * cannot be made to wait on one. True when answered (FAN_ALLOW).
- * *MEMBER: otherwise, whether the event is the first of an exec whose
- * notification the tree's thread made (cw_kernel_exec_continued), which
- * spares the reader the cgroup test. */
+ * thread on the path of every exec), on the file's device and inode as
+ * cached (AT_STATX_DONT_SYNC: no file system is asked, so the reader
+ * cannot be made to wait on one) and the thread (FAN_REPORT_TID):
+ *  - an exec's first event, the very file that the thread's exec
+ *    notification allowed by its name, held since by the approval's
+ *    pin (cw_kernel_exec_allowed); recorded for check_image, and its
+ *    PT_INTERP read then becomes the thread's loader slot;
+ *  - its second, the system's dynamic loader that this program names as
+ *    its PT_INTERP - the decider's own first answer for it
+ *    (decide_exec), on the same facts: the file, its owner and mode, and
+ *    the name capwatch looked up.
+ * True when answered (FAN_ALLOW). *MEMBER: otherwise, whether the event
+ * is the first of an exec whose notification the tree's thread made,
+ * which spares the reader the cgroup test. */
 static bool fan_fast(struct cw_kernel *k, const struct fanotify_event_metadata *m, bool *member)
 {
 	*member = false;
@@ -1033,12 +1257,13 @@ static bool fan_fast(struct cw_kernel *k, const struct fanotify_event_metadata *
 	pthread_mutex_lock(&k->fast_mu);
 	for (unsigned i = 0; i < k->ninterp && !want; i++)
 		want = k->interp[i].tid == m->pid && k->interp[i].system;
+	const struct approval *pa = approval_of(k, m->pid);
+	want = want || (pa && pa->file);
 	pthread_mutex_unlock(&k->fast_mu);
 	struct statx sx;
-	bool have = want && statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
-				  STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO, &sx) == 0 &&
-		    (sx.stx_mask & (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO)) ==
-			    (STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO);
+	const unsigned need = STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO | STATX_CTIME | STATX_MTIME;
+	bool have = want && statx(m->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, need, &sx) == 0 &&
+		    (sx.stx_mask & need) == need;
 	struct stat st;
 	memset(&st, 0, sizeof(st));
 	if (have) {
@@ -1046,28 +1271,73 @@ static bool fan_fast(struct cw_kernel *k, const struct fanotify_event_metadata *
 		st.st_ino = (ino_t)sx.stx_ino;
 		st.st_mode = sx.stx_mode;
 		st.st_uid = sx.stx_uid;
+		st.st_ctim.tv_sec = sx.stx_ctime.tv_sec;
+		st.st_ctim.tv_nsec = sx.stx_ctime.tv_nsec;
+		st.st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+		st.st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
 	}
-	bool allow = false;
+	bool allow = false, loader = false;
+	struct interp taken = { .prog = -1 };
+	int old = -1;
 	pthread_mutex_lock(&k->fast_mu);
-	for (unsigned i = 0; have && i < k->ninterp && !allow; i++) {
+	for (unsigned i = 0; have && i < k->ninterp && !loader; i++) {
 		struct interp *ip = &k->interp[i];
 		if (ip->tid == m->pid && ip->system && ip->dev == st.st_dev && ip->ino == st.st_ino &&
 		    cw_tracker_system_loader(ip->name, &st)) {
+			taken = *ip; /* its descriptor with it */
 			ip->tid = ip->tgid = 0;
+			ip->prog = -1;
+			loader = true;
+		}
+	}
+	struct approval *a = loader ? NULL : approval_of(k, m->pid);
+	if (a) {
+		*member = true;
+		if (have && a->file && a->dev == st.st_dev && a->ino == st.st_ino &&
+		    timespec_eq(&a->c, &st.st_ctim) && timespec_eq(&a->m, &st.st_mtim) &&
+		    k->nfok < CW_ARRAY_SIZE(k->fok)) {
+			k->fok[k->nfok].tgid = a->tgid;
+			k->fok[k->nfok].dev = a->dev;
+			k->fok[k->nfok].ino = a->ino;
+			k->nfok++;
+			a->used = true;
+			if (a->has_interp) {
+				/* Its PT_INTERP was read from this very content (the
+				 * times tell): the loader's event checks them again. */
+				struct interp slot = {
+					.tgid = a->tgid, .tid = a->tid, .dev = a->idev, .ino = a->iino,
+					.system = a->interp_system, .prog = a->pin, .prog_c = a->c, .prog_m = a->m,
+				};
+				snprintf(slot.name, sizeof(slot.name), "%s", a->iname);
+				a->pin = -1;
+				interp_set(k, &slot, &old);
+			}
+			allow = true;
+			k->fast_programs++;
+		} else {
+			/* Another file, changed since, or no room: the
+			 * decider's, which takes the approval (decide_exec). */
+			k->fast_members++;
+		}
+	}
+	pthread_mutex_unlock(&k->fast_mu);
+	if (old >= 0)
+		close(old);
+	if (loader) {
+		/* The image that names it is still the one read: when it was
+		 * rewritten in between (a #! script naming the loader), the
+		 * slot is gone and the decider decides the loader by its name,
+		 * as a program of its own (e134). */
+		bool same = prog_unchanged(taken.prog, &taken.prog_c, &taken.prog_m);
+		if (taken.prog >= 0)
+			close(taken.prog);
+		if (same) {
+			pthread_mutex_lock(&k->fast_mu);
+			k->fast_allowed++;
+			pthread_mutex_unlock(&k->fast_mu);
 			allow = true;
 		}
 	}
-	for (unsigned i = 0; !allow && i < CW_ARRAY_SIZE(k->execing); i++)
-		if (k->execing[i] == m->pid) {
-			k->execing[i] = 0;
-			*member = true;
-			break;
-		}
-	if (allow)
-		k->fast_allowed++;
-	else if (*member)
-		k->fast_members++;
-	pthread_mutex_unlock(&k->fast_mu);
 	return allow;
 }
 
@@ -1529,6 +1799,10 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	k->cg_events = k->cn = k->fan = k->sentinel_w = k->cg_kill_fd = -1;
 	pthread_mutex_init(&k->fq.mu, NULL);
 	pthread_mutex_init(&k->fast_mu, NULL);
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->appr); i++)
+		k->appr[i].pin = -1;
+	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->interp); i++)
+		k->interp[i].prog = -1;
 	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];
@@ -1681,8 +1955,8 @@ void cw_kernel_teardown(struct cw_run *run)
 		return;
 	pthread_mutex_lock(&k->fast_mu);
 	cw_debug("kernel back end: %lu exec events decided, %lu loaders allowed by the reader, "
-		 "%lu members vouched for by their exec notification",
-		 k->exec_events, k->fast_allowed, k->fast_members);
+		 "%lu members vouched for by their exec notification, %lu programs allowed by the reader",
+		 k->exec_events, k->fast_allowed, k->fast_members, k->fast_programs);
 	pthread_mutex_unlock(&k->fast_mu);
 	if (k->sentinel_w >= 0) {
 		/* A clean end: the sentinel goes without killing. */

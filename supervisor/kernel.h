@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+struct stat;
 struct cw_run;
 
 /* Can this machine and this capwatch run the kernel back end? 0, or
@@ -52,9 +54,12 @@ void cw_kernel_names_changed(struct cw_run *run);
 int cw_kernel_ready(struct cw_run *run);
 /* Is PID a member of the run's cgroup? */
 bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid);
-/* The tree's thread TID is having its exec continued (handlers/exec.c):
- * the exec's first fanotify event needs no cgroup test. */
-void cw_kernel_exec_continued(struct cw_run *run, pid_t tid);
+/* The tree's thread TID of TGID is having its exec continued
+ * (handlers/exec.c): the exec's first fanotify event needs no cgroup
+ * test. ST not NULL: the profile allowed the name that named the file ST
+ * (held by PIN, an O_PATH descriptor taken over here; else -1), which
+ * that event then needs no decision for. */
+void cw_kernel_exec_allowed(struct cw_run *run, pid_t tid, pid_t tgid, int pin, const struct stat *st);
 /* Read what the proc connector has queued (forks, execs, exits): called
  * with the run's lock held by whoever meets a process it does not know. */
 void cw_kernel_sync(struct cw_run *run);

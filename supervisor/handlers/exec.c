@@ -167,37 +167,64 @@ static char **read_full_argv(struct cw_notif *n, uint64_t addr)
 
 /* An allowed exec: remember what the decided path names now (device and
  * inode), for the exec stop, which identifies the image the kernel loaded
- * by these when its name cannot be read back (ptrace.c). The decided
- * path first; else the name as the target gave it, looked up from its own
- * cwd or descriptor (a memfd or deleted file has no path to stat). */
+ * by these when its name cannot be read back (ptrace.c), or for the
+ * kernel back end's first fanotify event of the exec, held open (O_PATH)
+ * so that no other file can take its number meanwhile (kernel.c). The
+ * decided path first; else the name as the target gave it, looked up
+ * from its own cwd or descriptor (a memfd or deleted file has no path to
+ * stat). */
 static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 {
 	const char *raw = n->call->exec.raw;
+	struct cw_run *run = n->run;
 	struct stat st;
 	char alt[PATH_MAX + 64];
-	bool ok = ev->op.path && ev->op.path[0] == '/' && stat(ev->op.path, &st) == 0;
-	if (!ok) {
-		int dirfd = ev->has_dirfd ? ev->dirfd : AT_FDCWD;
-		int k;
-		if (raw[0] == '/')
-			k = snprintf(alt, sizeof(alt), "%s", raw);
-		else if (raw[0] == '\0' && (ev->flags & AT_EMPTY_PATH) && dirfd >= 0)
-			k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d", (int)n->tid, dirfd);
-		else if (dirfd == AT_FDCWD)
-			k = snprintf(alt, sizeof(alt), "/proc/%d/cwd/%s", (int)n->tid, raw);
-		else
-			k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d/%s", (int)n->tid, dirfd, raw);
-		ok = k > 0 && (size_t)k < sizeof(alt) && stat(alt, &st) == 0;
+	const char *look = NULL;
+	if (ev->op.path && ev->op.path[0] == '/')
+		look = ev->op.path;
+	int pin = -1;
+	bool ok = false;
+	for (int pass = 0; pass < 2 && !ok; pass++) {
+		if (pass == 1) {
+			int dirfd = ev->has_dirfd ? ev->dirfd : AT_FDCWD;
+			int k;
+			if (raw[0] == '/')
+				k = snprintf(alt, sizeof(alt), "%s", raw);
+			else if (raw[0] == '\0' && (ev->flags & AT_EMPTY_PATH) && dirfd >= 0)
+				k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d", (int)n->tid, dirfd);
+			else if (dirfd == AT_FDCWD)
+				k = snprintf(alt, sizeof(alt), "/proc/%d/cwd/%s", (int)n->tid, raw);
+			else
+				k = snprintf(alt, sizeof(alt), "/proc/%d/fd/%d/%s", (int)n->tid, dirfd, raw);
+			look = k > 0 && (size_t)k < sizeof(alt) ? alt : NULL;
+		}
+		if (!look)
+			continue;
+		if (run->kernel) {
+			pin = open(look, O_PATH | O_CLOEXEC);
+			ok = pin >= 0 && fstat(pin, &st) == 0;
+			if (!ok && pin >= 0) {
+				close(pin);
+				pin = -1;
+			}
+		} else {
+			ok = stat(look, &st) == 0;
+		}
 	}
-	if (ok && S_ISREG(st.st_mode))
-		cw_tracker_approve_image(n->run, n->tgid, st.st_dev, st.st_ino);
-	if (n->run->kernel) {
+	bool image = ok && S_ISREG(st.st_mode);
+	if (run->kernel) {
 		/* The kernel back end hears of the exec after the fact: what
 		 * an earlier exec of this process left queued is read first,
-		 * then this one's argv is kept for its record. */
-		cw_kernel_sync(n->run);
-		cw_kernel_exec_continued(n->run, n->tid);
-		cw_tracker_pending_argv(n->run, n->tgid, read_full_argv(n, n->call->exec.argv_addr));
+		 * then this one's argv is kept for its record. Only what the
+		 * profile allowed is approved (not observe's "would deny"). */
+		cw_kernel_sync(run);
+		bool allowed = image && ev->d.verdict == CW_ALLOW;
+		cw_kernel_exec_allowed(run, n->tid, n->tgid, allowed ? pin : -1, allowed ? &st : NULL);
+		if (!allowed && pin >= 0)
+			close(pin);
+		cw_tracker_pending_argv(run, n->tgid, read_full_argv(n, n->call->exec.argv_addr));
+	} else if (image) {
+		cw_tracker_approve_image(run, n->tgid, st.st_dev, st.st_ino);
 	}
 }
 

@@ -265,10 +265,14 @@ void cw_kernel_sync(struct cw_run *run)
 	kernel_syncs++;
 }
 
-void cw_kernel_exec_continued(struct cw_run *run, pid_t tid)
+void cw_kernel_exec_allowed(struct cw_run *run, pid_t tid, pid_t tgid, int pin, const struct stat *st)
 {
 	(void)run;
 	(void)tid;
+	(void)tgid;
+	(void)st;
+	if (pin >= 0)
+		close(pin);
 }
 
 const char *cw_annot_exec(struct cw_run *run, pid_t pid)
