@@ -109,6 +109,18 @@ set -- $counts
 	fail "the reader did not answer the programs and their loaders: decided $1, loaders $2, vouched $3, programs $4"
 report_assert "$O/f.json" "len([p for p in d['processes'] if p.get('exe') == '/usr/bin/true']) == 5"
 
+# 6c. An exec made by a thread other than the process's leader: the kernel
+# ends the leader first (de_thread), and the connector reports that exit
+# before the exec. The exec is still the process's, recorded with its
+# program and argv and exit status (e173: it was ignored).
+cw --backend kernel --profile verify --report "$O/t.json" -- "$PYTHON3" -c '
+import os, threading, time
+threading.Thread(target=lambda: os.execv("/bin/echo", ["echo", "from-a-thread"])).start()
+time.sleep(30)' >"$O/t.out" 2>&1
+expect_rc 0 "an exec from a thread"
+grep -q '^from-a-thread$' "$O/t.out" || fail "the thread's exec did not run: $(cat "$O/t.out")"
+report_assert "$O/t.json" "any(p.get('exe') == '/usr/bin/echo' and p.get('argv') == ['echo', 'from-a-thread'] and (p.get('exit') or {}).get('code') == 0 for p in d['processes'])"
+
 # 7. capwatch killed outright: the sentinel ends the tree (setsid'd too).
 rm -f pids
 # (Found by a token in their command lines, not by the pids they print:

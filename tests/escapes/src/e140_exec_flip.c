@@ -1,11 +1,15 @@
 /* E140: the exec path flipped by a thread between an allowed program and
  * a denied one (e09-style), for SECS seconds:
  *
- *   e140_exec_flip GOOD BAD MARKER SECS
+ *   e140_exec_flip GOOD BAD MARKER SECS [thread]
  *
  * A child per attempt: vfork-free fork, execve(buf, {buf, MARKER}); the
- * flipper thread of the child rewrites buf. The parent counts attempts
- * whose child ran BAD (MARKER grew). Prints "RACE attempts= ok= hits=". */
+ * flipper thread of the child rewrites buf. With "thread" (e173) the
+ * exec is made by another thread than the process's first (its leader),
+ * which the kernel ends before the new image starts (de_thread), so the
+ * proc connector reports the leader's exit before the exec. The parent
+ * counts attempts whose child ran BAD (MARKER grew). Prints
+ * "RACE attempts= ok= hits=". */
 #define _GNU_SOURCE
 #include "esc.h"
 #include <pthread.h>
@@ -14,7 +18,7 @@
 #include <sys/wait.h>
 
 static char buf[4096];
-static const char *good, *bad;
+static const char *good, *bad, *marker;
 static volatile int flipping;
 
 static void *flipper(void *a)
@@ -28,6 +32,16 @@ static void *flipper(void *a)
 	return NULL;
 }
 
+static void *execer(void *a)
+{
+	(void)a;
+	char *av[] = { buf, (char *)marker, NULL };
+	for (int i = 0; i < 50; i++)
+		execve(buf, av, (char *[]){ NULL });
+	_exit(127);
+	return NULL;
+}
+
 static long msize(const char *m)
 {
 	struct stat st;
@@ -36,9 +50,10 @@ static long msize(const char *m)
 
 int main(int argc, char **argv)
 {
-	esc_usage(argc, 5, "e140_exec_flip GOOD BAD MARKER SECS");
+	esc_usage(argc, 5, "e140_exec_flip GOOD BAD MARKER SECS [thread]");
 	good = argv[1], bad = argv[2];
-	const char *marker = argv[3];
+	marker = argv[3];
+	int from_thread = argc > 5 && strcmp(argv[5], "thread") == 0;
 	double end = esc_now() + atof(argv[4]);
 	long attempts = 0, ok = 0, hits = 0;
 	while (esc_now() < end && !esc_race_done(hits)) {
@@ -53,10 +68,12 @@ int main(int argc, char **argv)
 			 * flip (bare: 0 hits in 2,705 attempts, 1 run in 6). */
 			while (!flipping)
 				sched_yield();
-			char *av[] = { buf, (char *)marker, NULL };
-			for (int i = 0; i < 50; i++)
-				execve(buf, av, (char *[]){ NULL });
-			_exit(127);
+			if (from_thread) {
+				pthread_create(&t, NULL, execer, NULL);
+				for (;;)
+					pause();
+			}
+			execer(NULL);
 		}
 		int st;
 		waitpid(c, &st, 0);
