@@ -410,24 +410,16 @@ static pid_t ns_tid_of(const char *status);
 static void fast_forget(struct cw_kernel *k, pid_t tid);
 static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
 
-/* P's exit, held at its leader's exit event (on_exit_event), happened. */
-static void leader_exit(struct cw_run *run, struct cw_proc *p)
-{
-	p->leader_gone = false;
-	p->thread_exec = 0;
-	cw_tracker_exited(run, p, (int)p->leader_code);
-	fast_forget_process(run->kernel, p->pid);
-}
-
 static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_tgid)
 {
-	/* The number is free again, whoever takes it (the tree or not, a
-	 * process or a thread): a process whose exit was held is gone. */
-	struct cw_proc *was = cw_tracker_find(run, child);
-	if (was && was->alive && was->leader_gone)
-		leader_exit(run, was);
-	if (child != child_tgid)
-		return; /* a thread: its process is what the report lists */
+	if (child != child_tgid) {
+		/* A thread: its process is what the report lists, and it
+		 * lives until its last task's exit (on_exit_event). */
+		struct cw_proc *tp = cw_tracker_find(run, child_tgid);
+		if (tp && tp->alive)
+			tp->threads++;
+		return;
+	}
 	struct cw_proc *pp = cw_tracker_find(run, parent);
 	/* Every fork of the machine comes by. While no event was lost the
 	 * table is exact (a pid's exit comes before any event of its reuse):
@@ -534,7 +526,13 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		return;
 	}
 	if (!p || !p->alive) {
-		if (!run->kernel->lost || !cw_kernel_in_tree(run, tgid))
+		/* Not known, or taken for gone: the exec of a member all the
+		 * same when the cgroup says so. Without a loss, an entry that
+		 * is there but dead is asked too: an exec event proves the
+		 * number is live, and a member's image that check_image never
+		 * looked at could come from a mount fanotify does not watch
+		 * (e173, e174: the leader's exit reported first). */
+		if ((!run->kernel->lost && !p) || !cw_kernel_in_tree(run, tgid))
 			return;
 		p = cw_tracker_add(run, tgid);
 		if (!p)
@@ -554,9 +552,7 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		cw_record_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
-	/* The leader's exit, if it came, was this exec's (de_thread). */
-	p->leader_gone = false;
-	p->thread_exec = 0;
+	p->threads = 0; /* the others are gone (de_thread) */
 	check_image(run, p);
 	fast_forget_process(run->kernel, tgid); /* its other threads are gone */
 	cw_tracker_record_exec(run, p);
@@ -569,25 +565,10 @@ static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned co
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	if (!p || !p->alive)
 		return;
-	if (pid != tgid) {
-		/* The thread whose exec was under way is gone: that exec did
-		 * not take the process (e173). */
-		if (p->thread_exec == pid) {
-			p->thread_exec = 0;
-			if (p->leader_gone)
-				leader_exit(run, p);
-		}
-		return;
-	}
-	if (p->thread_exec) {
-		/* Another thread's exec is under way: this is most likely the
-		 * kernel ending the leader for it (de_thread), reported before
-		 * the exec. Taken for gone now, the process's exec event would
-		 * be ignored, and check_image would not look at its image
-		 * (e173). Held until that exec, that thread's exit or the
-		 * number's next fork. */
-		p->leader_gone = true;
-		p->leader_code = code;
+	if (p->threads > 0) {
+		/* Not its last task: the leader's own exit may come first (its
+		 * pthread_exit, or another thread's exec ending it). */
+		p->threads--;
 		return;
 	}
 	cw_tracker_exited(run, p, (int)code);
@@ -1170,10 +1151,6 @@ void cw_kernel_exec_allowed(struct cw_run *run, pid_t tid, pid_t tgid, int pin, 
 			close(pin);
 		return;
 	}
-	/* (the caller holds the loop's lock: the table is ours) */
-	struct cw_proc *p = cw_tracker_find(run, tgid);
-	if (p && p->alive && tid != tgid)
-		p->thread_exec = tid; /* its leader's exit is this exec's (on_exit_event) */
 	struct approval n;
 	memset(&n, 0, sizeof(n));
 	n.tid = tid;
@@ -1945,13 +1922,10 @@ static size_t kernel_alive(const struct cw_run *run)
 	/* Empty: the last exits may still be queued (the connector) or
 	 * waiting to be reaped (orphans, whose parent is capwatch now). */
 	kernel_reap((struct cw_run *)run);
-	/* Whatever the table still thinks alive missed its exit, or had it
-	 * held (on_exit_event). */
+	/* Whatever the table still thinks alive missed its exit. */
 	for (size_t i = 0; i < cw_tracker_count(run); i++) {
 		struct cw_proc *p = cw_tracker_at(run, i);
-		if (p->alive && p->leader_gone)
-			leader_exit((struct cw_run *)run, p);
-		else if (p->alive)
+		if (p->alive)
 			cw_tracker_dead((struct cw_run *)run, p);
 	}
 	return 0;

@@ -50,16 +50,13 @@ struct cw_proc {
 	pid_t nspid; /* its number in the tree's PID namespace (kernel_reads), 0 unknown */
 	unsigned nfan_ok;
 	bool condemned;
-	/* The kernel back end: a thread other than the leader whose exec
-	 * notification was continued, its exec not seen yet (0: none). Such
-	 * an exec ends the leader before the new image starts (de_thread),
-	 * and the connector reports that exit first: while THREAD_EXEC is
-	 * set, the leader's exit is held (LEADER_GONE, with its code) until
-	 * the process's exec event (then it never happened), the exit of
-	 * that thread or the number's next fork (then it did). */
-	pid_t thread_exec;
-	bool leader_gone;
-	unsigned leader_code;
+	/* The kernel back end: its live threads besides one, counted from
+	 * the connector (a thread's fork adds one, any exit of its tasks
+	 * takes one, an exec leaves one). The process is gone at the exit
+	 * of its last task, not at its leader's: a leader may leave first
+	 * (pthread_exit), and another thread's exec ends it before the new
+	 * image starts (de_thread), reported before the exec (e173, e174). */
+	unsigned threads;
 	/* The portable back end: the last notification of this thread that
 	 * capwatch answered with CONTINUE (its number, arguments and return
 	 * address), so that a signal-delivery-stop can tell a call whose own

@@ -22,7 +22,10 @@
 # back end took the process for gone, ignored its exec event, and
 # check_image never looked at the image. The process is now taken for
 # gone at its leader's exit only when no other thread of it has an exec
-# under way (kernel.c on_exit_event).
+# under way (kernel.c on_exit_event). Red team 13 (e174) then got the
+# same exec through with the leader gone first (pthread_exit) or two
+# threads execing: a process now lives until its last task's exit, and
+# an exec event of a member whose entry is dead is checked all the same.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 esc_need_prog e140_exec_flip payload
@@ -41,7 +44,7 @@ until [ "$(cat "/proc/$V/comm" 2>/dev/null)" = sleep ]; do
 done
 ld=$(readlink -f /lib64/ld-linux-x86-64.so.2 2>/dev/null)
 prof=$(esc_profile spawnlimit '{"process_spawn": {"default": "deny", "allow": ["/usr/bin/*", "/bin/*", "'"$ld"'", "'"$ESC_BIN"'/e140_exec_flip", "'"$ESC_BIN"'/.libs/*"]}}' verify)
-for how in leader thread; do
+for how in leader thread pexit two; do
 	bare "$ESC_BIN/e140_exec_flip" /bin/true "/proc/$V/root$W/evil" "$W/M" "$(race_bare_secs)" $how
 	[ "$(race_hits "$O/bare.out")" -gt 0 ] || esc_control_failed "bare ($how): $(race_line "$O/bare.out")"
 	rm -f "$W/M"

@@ -201,7 +201,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e167_key_marker_defang.sh \
 	tests/escapes/e168_devshm_key_content.sh \
 	tests/escapes/e169_key_forgotten_by_rename.sh \
-	tests/escapes/e170_stale_interp_slot.sh
+	tests/escapes/e170_stale_interp_slot.sh \
+	tests/escapes/e174_exec_memfd_thread.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
