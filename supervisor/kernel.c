@@ -404,6 +404,24 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 	return false;
 }
 
+/* SIGKILL the process PID if it is the tree's. The loop reads an event
+ * after the fact: by then the process may have exited, been reaped, and
+ * its number been taken by another, outside the tree too. A pidfd is
+ * taken first, the cgroup read next, and the pidfd's process must still
+ * be there (not reaped) after that read, so that the number named it
+ * when the cgroup was read; the signal goes through the pidfd. True when
+ * sent. */
+static bool kill_member(const struct cw_run *run, pid_t pid)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return false;
+	bool ok = cw_kernel_in_tree(run, pid) && syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0) == 0 &&
+		  syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) == 0;
+	close(pfd);
+	return ok;
+}
+
 /* --- the proc connector --- */
 
 static pid_t ns_tid_of(const char *status);
@@ -490,9 +508,8 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (stat(path, &st) < 0) /* (the magic link: the image itself) */
 		return; /* gone already: nothing left to stop */
 	for (unsigned i = 0; i < p->nfan_ok && i < CW_ARRAY_SIZE(p->fan_ok); i++)
 		if (p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino)
@@ -509,7 +526,8 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 	unidentified(&d, &st, "the image was opened for exec where fanotify does not watch "
 		     "(a mount outside the tree's namespace)");
 	if (!run->observe) {
-		kill(p->pid, SIGKILL);
+		if (!kill_member(run, p->pid))
+			return; /* gone, its number maybe another's: nothing to stop */
 		p->condemned = true;
 	}
 	record_exec_denial(run, p->pid, d.scope, &d);
@@ -548,7 +566,7 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		}
 	}
 	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
-		kill(p->pid, SIGKILL);
+		kill_member(run, p->pid);
 		cw_record_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}

@@ -41,6 +41,9 @@ for how in leader thread pexit two; do
 		esc_log "$mode, exec by the $how: $(race_line "$OUT")"
 		race_verdict "$W/M" "$mode: a memfd payload ran, exec'd by the $how, with the exec path flipped after the notification"
 		race_need_ok
+		# and it was check_image that stopped the memfd's image: killed
+		# and recorded (not only refused at a notification)
+		report_has "any(e['rule'] == 'builtin:exec-unidentified' and e['enforced'] for e in denials('process_spawn'))"
 		rm -f "$W/M"
 	done
 done
