@@ -531,9 +531,37 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 
 /* REQ holds a notification just received; called with the loop's lock
  * held. Dispatched by syscall to its handler, answered exactly once. */
+/* Notifications per syscall number, for -vv (cw_notify_debug_counts):
+ * where the round trips of a workload go. Under the loop's lock. */
+static unsigned long by_nr[CW_NSYSCALLS];
+
+void cw_notify_debug_counts(struct cw_run *run)
+{
+	char line[1024];
+	size_t used = 0;
+	line[0] = '\0';
+	for (int shown = 0; shown < 12; shown++) {
+		int best = -1;
+		for (int nr = 0; nr < CW_NSYSCALLS; nr++)
+			if (by_nr[nr] && (best < 0 || by_nr[nr] > by_nr[best]))
+				best = nr;
+		if (best < 0)
+			break;
+		int k = snprintf(line + used, sizeof(line) - used, "%s%s %lu", used ? ", " : "",
+				 cw_syscall_name(run, best), by_nr[best]);
+		if (k < 0 || (size_t)k >= sizeof(line) - used)
+			break;
+		used += (size_t)k;
+		by_nr[best] = 0;
+	}
+	cw_debug("%lu notifications%s%s", run->notifications, used ? ", the most: " : "", line);
+}
+
 static void handle_notification(struct cw_run *run, const struct seccomp_notif *req)
 {
 	run->notifications++;
+	if (req->data.nr >= 0 && req->data.nr < CW_NSYSCALLS)
+		by_nr[req->data.nr]++;
 	struct cw_notif n = { .run = run, .req = req, .tid = (pid_t)req->pid, .call = run->call_scratch };
 	n.fs = cw_fs_scratch_of(run);
 	int nr = req->data.nr;

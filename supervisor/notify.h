@@ -208,6 +208,10 @@ void cw_loop_unlock(struct cw_run *run);
 typedef void (*cw_source_fn)(struct cw_run *run, int fd, uint32_t events);
 int cw_loop_add_source(struct cw_run *run, int fd, uint32_t events, cw_source_fn fn);
 
+/* -vv: how many notifications the run had, the most frequent syscalls
+ * first (it empties the counts). */
+void cw_notify_debug_counts(struct cw_run *run);
+
 /* Query SECCOMP_GET_NOTIF_SIZES and set up run->loop: the buffers
  * sized by it, the lock. */
 int cw_notify_init(struct cw_run *run);

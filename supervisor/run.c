@@ -901,6 +901,8 @@ int cw_run_main(const struct cw_options *opts)
 		su.status = end_failed(run, &su);
 
 	cw_watchdog_stop(run);
+	if (run->listener >= 0 || run->notifications)
+		cw_notify_debug_counts(run);
 	cw_kernel_teardown(run);
 	cw_limits_teardown(run);
 	cw_scratch_remove(run);
