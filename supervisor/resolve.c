@@ -1023,6 +1023,14 @@ int cw_resolve_lexical(struct cw_resolve_links *links, pid_t tid, const char *pa
 	return 0;
 }
 
+bool cw_has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
 int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *res)
 {
 	int e = base_of(tid, fd, res->path, sizeof(res->path), false);

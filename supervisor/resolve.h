@@ -86,6 +86,14 @@ int cw_resolve_path(struct cw_resolve_links *links, pid_t tid, pid_t tgid, int d
 int cw_resolve_lexical(struct cw_resolve_links *links, pid_t tid, const char *path, bool through_links,
 		       struct cw_resolved *out, char *full, size_t fullsz);
 
+/* Does PATH have a ".." component? Then its lexical name is the
+ * kernel's only when every component before the ".." is a directory: an
+ * ENOENT or ENOTDIR of an open may come from one that is not, and the
+ * lexical name (".../nodir/../.env" as ".../.env") is one the kernel never
+ * reached. The walk finds the errno and nothing is recorded under that
+ * name. */
+bool cw_has_dotdot(const char *path);
+
 /* The object behind descriptor FD of TID, as a path (for fd-based metadata
  * calls). Pipes, sockets and other non-path objects yield "/dev/fd/FD". */
 int cw_resolve_fd(pid_t tid, int fd, struct cw_resolved *out);

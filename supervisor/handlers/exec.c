@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <linux/openat2.h>
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/scratch.h"
@@ -236,6 +237,40 @@ static void enforce_exec(struct cw_notif *n, struct cw_event *ev)
 	enforce_continue(n, ev);
 }
 
+/* The walk's shortcut for the common exec (execve, or execveat from
+ * AT_FDCWD or with an absolute name, no flags: a shell's and a
+ * compiler driver's probes of each PATH entry, the build's tools): the
+ * name joined to the cwd, as fs_open.c's open_lexically takes it, proven
+ * free of symlinks by an O_PATH openat2 with RESOLVE_NO_SYMLINKS and
+ * RESOLVE_NO_MAGICLINKS. True when RES is filled: the name exists, or a
+ * component is missing (ENOENT, as the kernel's) and no ".." comes after
+ * (cw_has_dotdot); false, the walk resolves it. What the notification decides on it is checked
+ * again on the file the kernel runs (fanotify in the kernel back end,
+ * the exec stop in the portable one), as any exec decision. */
+static bool exec_lexically(struct cw_notif *n, int dirfd, int flags, const char *raw, struct cw_resolved *res)
+{
+	if (raw[0] == '\0' || (dirfd != AT_FDCWD && raw[0] != '/') || flags != 0)
+		return false;
+	char full[PATH_MAX];
+	if (cw_resolve_lexical(n->run->links, n->tid, raw, true, res, full, sizeof(full)) < 0)
+		return false;
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
+	if (fd >= 0) {
+		close(fd);
+		res->exists = true;
+		return true;
+	}
+	if (errno == ENOENT && !cw_has_dotdot(full)) {
+		res->exists = false;
+		return true;
+	}
+	return false; /* ELOOP: a symlink on the way; ENOTDIR and the rest: the walk's errno */
+}
+
 void cw_handle_exec(struct cw_notif *n)
 {
 	struct cw_exec_scratch *x = &n->call->exec;
@@ -267,7 +302,9 @@ void cw_handle_exec(struct cw_notif *n)
 		x->win.addr = path_addr;
 		x->win.len = chunk0;
 	}
-	int e = cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw, rflags, res);
+	int e = exec_lexically(n, dirfd, flags, raw, res)
+			? 0
+			: cw_resolve_path(n->run->links, n->tid, n->tgid, dirfd, raw, rflags, res);
 	if (e < 0) {
 		answer_unreadable(n, -e);
 		return;

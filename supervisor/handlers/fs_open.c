@@ -680,19 +680,6 @@ static void proc_file_target(struct cw_notif *n, struct cw_event *ev, bool wr)
 		ev->op.kind = CW_OP_PROC_ACCESS;
 }
 
-/* Does PATH have a ".." component? Then its lexical name is the
- * kernel's only when every component before the ".." is a directory: an
- * ENOENT or ENOTDIR of the open may come from one that is not, and the
- * lexical name (".../nodir/../.env" as ".../.env") is one the kernel never
- * reached. The walk finds the errno (resolve.h) and nothing is recorded
- * under that name. */
-static bool has_dotdot(const char *path)
-{
-	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
-			return true;
-	return false;
-}
 
 /* The hot path (most opens of a build: headers, libraries, sources): a
  * plain read-only open is decided on its lexical name and opened at once,
@@ -707,7 +694,7 @@ static bool has_dotdot(const char *path)
  * open with the same resolve rules (no access, no effect) proves the name
  * first, as the walk's own shortcut does, and cw_event_finish answers it
  * as usual. An ELOOP, an ENOENT or ENOTDIR of a name with ".."
- * (has_dotdot()), or an object that is not a regular file or a
+ * (cw_has_dotdot()), or an object that is not a regular file or a
  * directory (a device's open has effects, a FIFO's blocks), goes back to
  * the walk and is decided again (returns false, nothing answered). On
  * true, EV is decided; allowed, it is also checked and opened: n->fs->open
@@ -742,7 +729,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 		int pfd = (int)syscall(SYS_openat2, AT_FDCWD, full, &ph, sizeof(ph));
 		if (pfd >= 0)
 			close(pfd);
-		else if ((errno == ENOENT || errno == ENOTDIR) && !has_dotdot(full))
+		else if ((errno == ENOENT || errno == ENOTDIR) && !cw_has_dotdot(full))
 			n->fs->res1.exists = false; /* no symlink before the missing part */
 		else
 			return false;
@@ -764,7 +751,7 @@ static bool open_lexically(struct cw_notif *n, struct cw_event *ev, int dirfd,
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, full, &how, sizeof(how));
 	if (fd < 0 && errno == ELOOP)
 		return false; /* a symlink on the way: the walk decides */
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && has_dotdot(full))
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && cw_has_dotdot(full))
 		return false; /* maybe a name the kernel never reached (above) */
 	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
 		n->fs->res1.exists = false;
