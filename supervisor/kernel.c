@@ -33,6 +33,7 @@
 #include <linux/netlink.h>
 #include <unistd.h>
 #include "supervisor/kernel.h"
+#include "supervisor/hashkey.h"
 #include "path.h"
 #include "supervisor/annot.h"
 #include "supervisor/limits.h"
@@ -136,6 +137,12 @@ struct cw_kernel {
 		ino_t ino;
 	} fok[256];
 	unsigned nfok, appr_next, interp_next;
+	/* The tree's threads other than leaders, by thread id: their process
+	 * and its image (struct cw_proc's gen) when the thread was made, so
+	 * that an exit the connector reports after the process's exec is
+	 * not taken for one of the new image's (on_exit_event). The loop's
+	 * (under its lock). */
+	struct cw_hmap threads;
 	unsigned long fast_allowed, fast_members, fast_programs; /* the reader's own counts */
 	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
 	 * calls while the loop may be stuck: an O_WRONLY descriptor of
@@ -424,6 +431,26 @@ static bool kill_member(const struct cw_run *run, pid_t pid)
 
 /* --- the proc connector --- */
 
+struct thread_of {
+	pid_t tgid;
+	unsigned gen;
+};
+
+/* Is TGID alive, not a zombie, and the tree's? For a leader's exit
+ * reported after its process's exec (the old leader that another
+ * thread's exec ended). */
+static bool process_lives(const struct cw_run *run, pid_t tgid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
+	if (cw_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *rp = strrchr(buf, ')');
+	if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X' || rp[2] == '\0')
+		return false;
+	return cw_kernel_in_tree(run, tgid);
+}
+
 static pid_t ns_tid_of(const char *status);
 static void fast_forget(struct cw_kernel *k, pid_t tid);
 static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
@@ -434,8 +461,12 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 		/* A thread: its process is what the report lists, and it
 		 * lives until its last task's exit (on_exit_event). */
 		struct cw_proc *tp = cw_tracker_find(run, child_tgid);
-		if (tp && tp->alive)
+		struct thread_of *t;
+		if (tp && tp->alive && cw_hmap_insert(&run->kernel->threads, &child, sizeof(child), (void **)&t) >= 0) {
+			t->tgid = child_tgid;
+			t->gen = tp->gen;
 			tp->threads++;
+		}
 		return;
 	}
 	struct cw_proc *pp = cw_tracker_find(run, parent);
@@ -453,7 +484,14 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 			return;
 		}
 	} else if (!pp || !pp->alive) {
-		return;
+		/* Not the fork of a live entry. The tree's all the same when
+		 * the cgroup says so and the parent is one a member's fork may
+		 * name: capwatch or the namespace's init (CLONE_PARENT names
+		 * the caller's parent, e175: the command's, or an orphan's
+		 * subreaper), or an entry taken for gone (e177). */
+		bool ask = parent == getpid() || (run->ns_init > 0 && parent == run->ns_init) || pp;
+		if (!ask || !cw_kernel_in_tree(run, child))
+			return;
 	}
 	struct cw_proc *c = cw_tracker_find(run, child);
 	if (c && c->alive) {
@@ -545,12 +583,12 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 	}
 	if (!p || !p->alive) {
 		/* Not known, or taken for gone: the exec of a member all the
-		 * same when the cgroup says so. Without a loss, an entry that
-		 * is there but dead is asked too: an exec event proves the
-		 * number is live, and a member's image that check_image never
-		 * looked at could come from a mount fanotify does not watch
-		 * (e173, e174: the leader's exit reported first). */
-		if ((!run->kernel->lost && !p) || !cw_kernel_in_tree(run, tgid))
+		 * same when the cgroup says so (an exec event proves the
+		 * number is live). A member's image that check_image never
+		 * looked at could come from a mount fanotify does not watch:
+		 * a process taken for gone (e174, e177), one whose fork named
+		 * another parent (CLONE_PARENT, e175), or after a loss. */
+		if (!cw_kernel_in_tree(run, tgid))
 			return;
 		p = cw_tracker_add(run, tgid);
 		if (!p)
@@ -570,7 +608,18 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		cw_record_note(run, p->pid, "warning", "the command still held the seccomp listener at exec: killed");
 		return;
 	}
-	p->threads = 0; /* the others are gone (de_thread) */
+	/* A new image: the others threads are gone (de_thread), whenever
+	 * the connector reports their exits. */
+	p->gen++;
+	p->threads = 0;
+	p->leader_exited = false;
+	p->check_leader_exit = p->exec_tid != 0;
+	if (p->exec_tid) {
+		/* The thread that exec'd is the leader now, under the tgid. */
+		pid_t t = p->exec_tid;
+		cw_hmap_remove(&run->kernel->threads, &t, sizeof(t));
+		p->exec_tid = 0;
+	}
 	check_image(run, p);
 	fast_forget_process(run->kernel, tgid); /* its other threads are gone */
 	cw_tracker_record_exec(run, p);
@@ -579,18 +628,37 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 
 static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned code)
 {
-	fast_forget(run->kernel, pid);
+	struct cw_kernel *k = run->kernel;
+	fast_forget(k, pid);
 	struct cw_proc *p = cw_tracker_find(run, tgid);
-	if (!p || !p->alive)
-		return;
-	if (p->threads > 0) {
-		/* Not its last task: the leader's own exit may come first (its
-		 * pthread_exit, or another thread's exec ending it). */
-		p->threads--;
-		return;
+	if (pid != tgid) {
+		/* A thread of the current image, or of an earlier one (its
+		 * exit reported after the exec, e177), or not the tree's. */
+		const struct thread_of *t = cw_hmap_find(&k->threads, &pid, sizeof(pid));
+		bool current = t && p && p->alive && t->tgid == tgid && t->gen == p->gen;
+		if (t)
+			cw_hmap_remove(&k->threads, &pid, sizeof(pid));
+		if (!current)
+			return;
+		if (p->threads > 0)
+			p->threads--;
+	} else {
+		if (!p || !p->alive)
+			return;
+		if (p->check_leader_exit) {
+			/* After another thread's exec: the old leader's exit,
+			 * reported after the exec event, while the new image
+			 * runs under the same number? */
+			p->check_leader_exit = false;
+			if (process_lives(run, tgid))
+				return;
+		}
+		p->leader_exited = true;
 	}
+	if (!p->leader_exited || p->threads > 0)
+		return; /* (its leader left first: pthread_exit) */
 	cw_tracker_exited(run, p, (int)code);
-	fast_forget_process(run->kernel, tgid); /* (the reader's list too) */
+	fast_forget_process(k, tgid); /* (the reader's list too) */
 }
 
 /* Everything queued on the connector, without waiting. */
@@ -1169,6 +1237,10 @@ void cw_kernel_exec_allowed(struct cw_run *run, pid_t tid, pid_t tgid, int pin, 
 			close(pin);
 		return;
 	}
+	/* (the caller holds the loop's lock: the table is ours) */
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (p && p->alive && tid != tgid)
+		p->exec_tid = tid; /* its old leader's exit may follow the exec (on_exit_event) */
 	struct approval n;
 	memset(&n, 0, sizeof(n));
 	n.tid = tid;
@@ -1838,6 +1910,9 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 		k->appr[i].pin = -1;
 	for (unsigned i = 0; i < CW_ARRAY_SIZE(k->interp); i++)
 		k->interp[i].prog = -1;
+	struct cw_hash_key hk;
+	cw_hash_key_random(&hk);
+	cw_hmap_init(&k->threads, &hk, sizeof(pid_t), sizeof(struct thread_of), 1u << 20);
 	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];

@@ -50,13 +50,19 @@ struct cw_proc {
 	pid_t nspid; /* its number in the tree's PID namespace (kernel_reads), 0 unknown */
 	unsigned nfan_ok;
 	bool condemned;
-	/* The kernel back end: its live threads besides one, counted from
-	 * the connector (a thread's fork adds one, any exit of its tasks
-	 * takes one, an exec leaves one). The process is gone at the exit
-	 * of its last task, not at its leader's: a leader may leave first
-	 * (pthread_exit), and another thread's exec ends it before the new
-	 * image starts (de_thread), reported before the exec (e173, e174). */
-	unsigned threads;
+	/* The kernel back end: the process is gone when its leader has
+	 * exited and no other thread of its current image is left. A leader
+	 * may leave first (pthread_exit), another thread's exec ends it
+	 * before the new image starts (de_thread), and the connector may
+	 * report an ended thread's exit after the exec (e173, e174, e177).
+	 * THREADS counts the image's other threads, GEN numbers its images
+	 * (kernel.c's thread map knows each thread's image), LEADER_EXITED
+	 * is its leader's exit. EXEC_TID: a thread other than the leader
+	 * whose exec notification was continued since the last exec (its
+	 * old leader's exit may come after the exec event: checked then). */
+	unsigned threads, gen;
+	bool leader_exited, check_leader_exit;
+	pid_t exec_tid;
 	/* The portable back end: the last notification of this thread that
 	 * capwatch answered with CONTINUE (its number, arguments and return
 	 * address), so that a signal-delivery-stop can tell a call whose own

@@ -202,7 +202,9 @@ ESCAPES_TESTS = \
 	tests/escapes/e168_devshm_key_content.sh \
 	tests/escapes/e169_key_forgotten_by_rename.sh \
 	tests/escapes/e170_stale_interp_slot.sh \
-	tests/escapes/e174_exec_memfd_thread.sh
+	tests/escapes/e174_exec_memfd_thread.sh \
+	tests/escapes/e175_exec_clone_parent.sh \
+	tests/escapes/e177_exec_late_exit.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -248,6 +250,8 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e137_cn_blind \
 	tests/escapes/src/e140_exec_flip \
 	tests/escapes/src/e170_stale_interp_flip \
+	tests/escapes/src/e175_clone_parent \
+	tests/escapes/src/e177_exec_paused_thread \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -302,6 +306,8 @@ tests_escapes_src_e140_exec_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e140_exec_flip_LDFLAGS = -pthread
 tests_escapes_src_e170_stale_interp_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e170_stale_interp_flip_LDFLAGS = -pthread
+tests_escapes_src_e177_exec_paused_thread_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e177_exec_paused_thread_LDFLAGS = -pthread
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
