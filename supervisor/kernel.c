@@ -143,6 +143,11 @@ struct cw_kernel {
 	 * not taken for one of the new image's (on_exit_event). The loop's
 	 * (under its lock). */
 	struct cw_hmap threads;
+	/* The images check_image allowed in this run (device and inode), or
+	 * that fanotify allowed a process gone before its image was read:
+	 * what a new process may run (check_fork). One that cannot be added
+	 * (no memory): its children are killed. */
+	struct cw_hmap images;
 	unsigned long fast_allowed, fast_members, fast_programs; /* the reader's own counts */
 	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
 	 * calls while the loop may be stuck: an O_WRONLY descriptor of
@@ -454,6 +459,7 @@ static bool process_lives(const struct cw_run *run, pid_t tgid)
 static pid_t ns_tid_of(const char *status);
 static void fast_forget(struct cw_kernel *k, pid_t tid);
 static void fast_forget_process(struct cw_kernel *k, pid_t tgid);
+static void check_fork(struct cw_run *run, struct cw_proc *c);
 
 static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_tgid)
 {
@@ -513,6 +519,7 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 		c->exe = strdup(pp->exe);
 	cw_tracker_trace_spawn(run, c, "fork");
 	cw_limits_new_task(run, child, cw_tracker_nalive(run));
+	check_fork(run, c);
 }
 
 static void record_exec_denial(struct cw_run *run, pid_t pid, const char *path, struct cw_decision *d);
@@ -534,41 +541,124 @@ static void unidentified(struct cw_decision *d, const struct stat *st, const cha
 }
 
 
-/* After the exec: the image must be a file fanotify allowed this process
- * to open for exec. One it never saw came through a mount it does not
- * watch (another process's /proc/PID/root leads into the host's mounts:
- * red team e140), decided only on the name the notification read, which
- * another thread can change: killed, and recorded. The check runs at the
- * connector's exec event, read before the process's first notified call
- * (handle_notification), so the image cannot open, connect or exec
- * anything first. */
-static void check_image(struct cw_run *run, struct cw_proc *p)
+struct image_id {
+	uint64_t dev, ino;
+};
+
+/* The image process PID runs: /proc/PID/exe (the magic link: the file
+ * itself), or, when its leader has exited while other threads run the
+ * image (its own link then fails: red team e178), a live thread's. */
+static bool image_of(pid_t pid, struct stat *st)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	struct stat st;
-	if (stat(path, &st) < 0) /* (the magic link: the image itself) */
-		return; /* gone already: nothing left to stop */
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, st) == 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool found = false;
+	while (d && !found && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "/proc/%d/task/%.16s/exe", (int)pid, e->d_name);
+			found = stat(path, st) == 0;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void image_known(struct cw_kernel *k, dev_t dev, ino_t ino)
+{
+	struct image_id id = { (uint64_t)dev, (uint64_t)ino };
+	if (cw_hmap_insert(&k->images, &id, sizeof(id), NULL) < 0)
+		cw_debug("kernel back end: an image not remembered: its new processes will be killed");
+}
+
+/* P, whose image check_image could not read (the process gone before
+ * its exec event was read): the files fanotify allowed it for that exec
+ * become images the run knows, so that a child it forked meanwhile with
+ * one of them passes check_fork (and one with anything else does not). */
+static void images_of_unread(struct cw_kernel *k, const struct cw_proc *p)
+{
 	for (unsigned i = 0; i < p->nfan_ok && i < CW_ARRAY_SIZE(p->fan_ok); i++)
-		if (p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino)
-			return;
-	struct cw_kernel *k = run->kernel;
-	bool seen = false;
+		image_known(k, p->fan_ok[i].dev, p->fan_ok[i].ino);
+	struct fok mine[CW_ARRAY_SIZE(k->fok)];
+	unsigned n = 0;
 	pthread_mutex_lock(&k->fast_mu);
-	for (unsigned i = 0; i < k->nfok && !seen; i++)
-		seen = k->fok[i].tgid == p->pid && k->fok[i].dev == st.st_dev && k->fok[i].ino == st.st_ino;
+	for (unsigned i = 0; i < k->nfok; i++)
+		if (k->fok[i].tgid == p->pid)
+			mine[n++] = k->fok[i];
 	pthread_mutex_unlock(&k->fast_mu);
-	if (seen)
-		return;
+	for (unsigned i = 0; i < n; i++)
+		image_known(k, mine[i].dev, mine[i].ino);
+}
+
+/* P runs an image nothing allowed (D): killed, marked, recorded. */
+static void condemn(struct cw_run *run, struct cw_proc *p, const struct stat *st, const char *why)
+{
 	struct cw_decision d;
-	unidentified(&d, &st, "the image was opened for exec where fanotify does not watch "
-		     "(a mount outside the tree's namespace)");
+	unidentified(&d, st, why);
 	if (!run->observe) {
 		if (!kill_member(run, p->pid))
 			return; /* gone, its number maybe another's: nothing to stop */
 		p->condemned = true;
 	}
 	record_exec_denial(run, p->pid, d.scope, &d);
+}
+
+/* After the exec: the image must be a file fanotify allowed this process
+ * to open for exec. One it never saw came through a mount it does not
+ * watch (another process's /proc/PID/root leads into the host's mounts:
+ * red team e140; a memfd: e174), decided only on the name the
+ * notification read, which another thread can change: killed, and
+ * recorded. The check runs at the connector's exec event, read before the
+ * process's first notified call (handle_notification), so the image
+ * cannot open, connect or exec anything first. An image allowed is known
+ * to the run from then on (check_fork). */
+static void check_image(struct cw_run *run, struct cw_proc *p)
+{
+	struct cw_kernel *k = run->kernel;
+	struct stat st;
+	if (!image_of(p->pid, &st)) {
+		/* Gone already. A child it forked meanwhile runs the image,
+		 * and is checked at its fork event (check_fork). */
+		images_of_unread(k, p);
+		return;
+	}
+	bool seen = false;
+	for (unsigned i = 0; i < p->nfan_ok && i < CW_ARRAY_SIZE(p->fan_ok) && !seen; i++)
+		seen = p->fan_ok[i].dev == st.st_dev && p->fan_ok[i].ino == st.st_ino;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->nfok && !seen; i++)
+		seen = k->fok[i].tgid == p->pid && k->fok[i].dev == st.st_dev && k->fok[i].ino == st.st_ino;
+	pthread_mutex_unlock(&k->fast_mu);
+	if (seen) {
+		image_known(k, st.st_dev, st.st_ino);
+		return;
+	}
+	condemn(run, p, &st, "the image was opened for exec where fanotify does not watch "
+			     "(a mount outside the tree's namespace, a memfd)");
+}
+
+/* A new process C (its fork event): it runs the image of the process
+ * that made it, which must be one the run knows (check_image allowed
+ * it for some process). Its parent may have been killed for its image
+ * already, or gone before its image was read, and a CLONE_PARENT fork
+ * names another parent than the one whose image it runs (red team
+ * e178): so the child's own image is looked at, before its first
+ * notified call. */
+static void check_fork(struct cw_run *run, struct cw_proc *c)
+{
+	struct cw_kernel *k = run->kernel;
+	struct stat st;
+	if (!image_of(c->pid, &st))
+		return; /* gone already (its own children are checked at their forks) */
+	struct image_id id = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
+	if (cw_hmap_find(&k->images, &id, sizeof(id)))
+		return;
+	condemn(run, c, &st, "a new process runs an image fanotify allowed no process of the tree "
+			     "(its parent's, opened for exec where fanotify does not watch)");
 }
 
 static void on_exec(struct cw_run *run, pid_t tgid)
@@ -1913,6 +2003,8 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	struct cw_hash_key hk;
 	cw_hash_key_random(&hk);
 	cw_hmap_init(&k->threads, &hk, sizeof(pid_t), sizeof(struct thread_of), 1u << 20);
+	cw_hash_key_random(&hk);
+	cw_hmap_init(&k->images, &hk, sizeof(struct image_id), 0, 0);
 	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];

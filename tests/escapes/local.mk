@@ -204,7 +204,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e170_stale_interp_slot.sh \
 	tests/escapes/e174_exec_memfd_thread.sh \
 	tests/escapes/e175_exec_clone_parent.sh \
-	tests/escapes/e177_exec_late_exit.sh
+	tests/escapes/e177_exec_late_exit.sh \
+	tests/escapes/e178_exec_leaderless.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -252,6 +253,8 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e170_stale_interp_flip \
 	tests/escapes/src/e175_clone_parent \
 	tests/escapes/src/e177_exec_paused_thread \
+	tests/escapes/src/e178_leaderless_payload \
+	tests/escapes/src/e178_fork_payload \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -308,6 +311,16 @@ tests_escapes_src_e170_stale_interp_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e170_stale_interp_flip_LDFLAGS = -pthread
 tests_escapes_src_e177_exec_paused_thread_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e177_exec_paused_thread_LDFLAGS = -pthread
+# e178's payloads make no system call before their attack (no libc: its
+# start-up could make a notified one, which would let check_image see
+# the image while its leader lives).
+tests_escapes_src_e178_leaderless_payload_SOURCES = tests/escapes/src/e178_leaderless_payload.c
+tests_escapes_src_e178_leaderless_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
+tests_escapes_src_e178_leaderless_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
+tests_escapes_src_e178_fork_payload_SOURCES = tests/escapes/src/e178_leaderless_payload.c
+tests_escapes_src_e178_fork_payload_CPPFLAGS = $(AM_CPPFLAGS) -DFORK_CHILD
+tests_escapes_src_e178_fork_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
+tests_escapes_src_e178_fork_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
