@@ -568,6 +568,39 @@ static bool image_of(pid_t pid, struct stat *st)
 	return found;
 }
 
+/* Does process PID still run, its image unread (image_of failed)? Its
+ * leader alive, or a zombie leader with other threads left: every thread
+ * image_of listed may have ended while it looked, a new one each time (a
+ * chain of threads that each clone the next and exit: red team e179). A
+ * process all of whose threads have ended is a zombie leader alone. */
+static bool still_runs(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (cw_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *rp = strrchr(buf, ')');
+	char state = 0;
+	long nthreads = 0;
+	if (!rp || sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld",
+			  &state, &nthreads) != 2)
+		return true; /* cannot tell: fail closed */
+	return (state != 'Z' && state != 'X') || nthreads > 1;
+}
+
+/* P runs, and its image cannot be read (still_runs): it is stopped
+ * (fail closed), and a note says why. Not a denial: a process whose
+ * threads are all ending (a group exit) reads the same, and the kill is
+ * then a no-op. */
+static void stop_unread(struct cw_run *run, struct cw_proc *p)
+{
+	if (run->observe || !kill_member(run, p->pid))
+		return;
+	p->condemned = true;
+	cw_record_note(run, p->pid, "warning", "process %d stopped: its image could not be read while it ran "
+		       "(its leader gone, each of its threads ending as capwatch looked)", (int)p->pid);
+}
+
 static void image_known(struct cw_kernel *k, dev_t dev, ino_t ino)
 {
 	struct image_id id = { (uint64_t)dev, (uint64_t)ino };
@@ -621,6 +654,10 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 	struct cw_kernel *k = run->kernel;
 	struct stat st;
 	if (!image_of(p->pid, &st)) {
+		if (still_runs(p->pid)) {
+			stop_unread(run, p);
+			return;
+		}
 		/* Gone already. A child it forked meanwhile runs the image,
 		 * and is checked at its fork event (check_fork). */
 		images_of_unread(k, p);
@@ -652,8 +689,11 @@ static void check_fork(struct cw_run *run, struct cw_proc *c)
 {
 	struct cw_kernel *k = run->kernel;
 	struct stat st;
-	if (!image_of(c->pid, &st))
+	if (!image_of(c->pid, &st)) {
+		if (still_runs(c->pid))
+			stop_unread(run, c);
 		return; /* gone already (its own children are checked at their forks) */
+	}
 	struct image_id id = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
 	if (cw_hmap_find(&k->images, &id, sizeof(id)))
 		return;

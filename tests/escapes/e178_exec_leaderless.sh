@@ -25,6 +25,7 @@ prof=$(esc_profile spawnlimit '{"process_spawn": {"default": "deny", "allow": ["
 for payload in e178_leaderless_payload e178_fork_payload; do
 	bare "$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/$payload" "$W/M" "$(race_bare_secs)" leader
 	[ "$(race_hits "$O/bare.out")" -gt 0 ] || esc_control_failed "bare $payload: $(race_line "$O/bare.out")"
+	sleep 1 # the fork payload's bare children (orphans) must be gone before the marker is reset
 	rm -f "$W/M"
 	for mode in default kreads; do
 		canary_make "$W/M" ""

@@ -205,7 +205,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e174_exec_memfd_thread.sh \
 	tests/escapes/e175_exec_clone_parent.sh \
 	tests/escapes/e177_exec_late_exit.sh \
-	tests/escapes/e178_exec_leaderless.sh
+	tests/escapes/e178_exec_leaderless.sh \
+	tests/escapes/e179_exec_chain.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -255,6 +256,8 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e177_exec_paused_thread \
 	tests/escapes/src/e178_leaderless_payload \
 	tests/escapes/src/e178_fork_payload \
+	tests/escapes/src/e179_chain_payload \
+	tests/escapes/src/e179_fork_chain_payload \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -321,6 +324,13 @@ tests_escapes_src_e178_fork_payload_SOURCES = tests/escapes/src/e178_leaderless_
 tests_escapes_src_e178_fork_payload_CPPFLAGS = $(AM_CPPFLAGS) -DFORK_CHILD
 tests_escapes_src_e178_fork_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
 tests_escapes_src_e178_fork_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
+tests_escapes_src_e179_chain_payload_SOURCES = tests/escapes/src/e179_chain_payload.c
+tests_escapes_src_e179_chain_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
+tests_escapes_src_e179_chain_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
+tests_escapes_src_e179_fork_chain_payload_SOURCES = tests/escapes/src/e179_chain_payload.c
+tests_escapes_src_e179_fork_chain_payload_CPPFLAGS = $(AM_CPPFLAGS) -DFORK_CHILD
+tests_escapes_src_e179_fork_chain_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
+tests_escapes_src_e179_fork_chain_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
 
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
