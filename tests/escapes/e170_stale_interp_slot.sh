@@ -57,13 +57,8 @@ rm -f "$W/M"
 
 for mode in default kreads; do
 	canary_make "$W/M" ""
-	if [ $mode = kreads ]; then
-		CAPWATCH_KERNEL_READS=1 under "$prof" --backend kernel -- \
-			"$ESC_BIN/e170_stale_interp_flip" "$W/s" "$W/g" "$LD" "$W/evil" "$W/M" "$RACE"
-	else
-		under "$prof" --backend kernel -- \
-			"$ESC_BIN/e170_stale_interp_flip" "$W/s" "$W/g" "$LD" "$W/evil" "$W/M" "$RACE"
-	fi
+	under_reads $mode "$prof" --backend kernel -- \
+		"$ESC_BIN/e170_stale_interp_flip" "$W/s" "$W/g" "$LD" "$W/evil" "$W/M" "$RACE"
 	esc_log "$mode: $(race_line "$OUT")"
 	race_verdict "$W/M" "$mode: the denied $W/evil ran under the system loader, vouched for by the interp slot of a failed exec"
 	expect_denied process_spawn

@@ -31,13 +31,8 @@ for how in leader thread pexit two; do
 	rm -f "$W/M"
 	for mode in default kreads; do
 		canary_make "$W/M" ""
-		if [ $mode = kreads ]; then
-			CAPWATCH_KERNEL_READS=1 under "$prof" --backend kernel -- \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" $how
-		else
-			under "$prof" --backend kernel -- \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" $how
-		fi
+		under_reads $mode "$prof" --backend kernel -- \
+			"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" $how
 		esc_log "$mode, exec by the $how: $(race_line "$OUT")"
 		race_verdict "$W/M" "$mode: a memfd payload ran, exec'd by the $how, with the exec path flipped after the notification"
 		race_need_ok

@@ -27,13 +27,8 @@ for who in "" --orphan; do
 	rm -f "$W/M"
 	for mode in default kreads; do
 		canary_make "$W/M" ""
-		if [ $mode = kreads ]; then
-			CAPWATCH_KERNEL_READS=1 under "$prof" --backend kernel -- "$ESC_BIN/e175_clone_parent" $who \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
-		else
-			under "$prof" --backend kernel -- "$ESC_BIN/e175_clone_parent" $who \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
-		fi
+		under_reads $mode "$prof" --backend kernel -- "$ESC_BIN/e175_clone_parent" $who \
+			"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
 		esc_log "$mode, CLONE_PARENT by $by: $(race_line "$OUT")"
 		race_verdict "$W/M" "$mode: a memfd payload ran in a CLONE_PARENT child of $by"
 		race_need_ok

@@ -26,13 +26,8 @@ bare "$ESC_BIN/e177_exec_paused_thread" "$ESC_BIN/e140_exec_flip" /bin/true "mem
 rm -f "$W/M"
 for mode in default kreads; do
 	canary_make "$W/M" ""
-	if [ $mode = kreads ]; then
-		CAPWATCH_KERNEL_READS=1 under "$prof" --backend kernel -- "$ESC_BIN/e177_exec_paused_thread" \
-			"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
-	else
-		under "$prof" --backend kernel -- "$ESC_BIN/e177_exec_paused_thread" \
-			"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
-	fi
+	under_reads $mode "$prof" --backend kernel -- "$ESC_BIN/e177_exec_paused_thread" \
+		"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$RACE" leader
 	esc_log "$mode, a thread whose exit comes after the exec: $(race_line "$OUT")"
 	race_verdict "$W/M" "$mode: a memfd payload ran, forked by a process taken for gone at a late thread exit"
 	race_need_ok

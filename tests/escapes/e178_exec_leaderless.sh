@@ -29,13 +29,8 @@ for payload in e178_leaderless_payload e178_fork_payload; do
 	rm -f "$W/M"
 	for mode in default kreads; do
 		canary_make "$W/M" ""
-		if [ $mode = kreads ]; then
-			CAPWATCH_KERNEL_READS=1 under "$prof" --backend kernel -- \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/$payload" "$W/M" "$RACE" leader
-		else
-			under "$prof" --backend kernel -- \
-				"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/$payload" "$W/M" "$RACE" leader
-		fi
+		under_reads $mode "$prof" --backend kernel -- \
+			"$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/$payload" "$W/M" "$RACE" leader
 		esc_log "$mode, $payload: $(race_line "$OUT")"
 		race_verdict "$W/M" "$mode: the memfd payload $payload ran"
 		race_need_ok

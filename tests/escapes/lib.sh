@@ -113,6 +113,18 @@ under() {
 	return 0
 }
 
+# under_reads MODE PROFILE [OPTS] -- CMD...: under(), with reads decided in
+# the kernel (CAPWATCH_KERNEL_READS=1) when MODE is kreads.
+under_reads() {
+	_m=$1
+	shift
+	if [ "$_m" = kreads ]; then
+		CAPWATCH_KERNEL_READS=1 under "$@"
+	else
+		under "$@"
+	fi
+}
+
 # report_has EXPR...: like report_assert over the last report, with the
 # run's output shown on failure.
 report_has() {
