@@ -441,19 +441,33 @@ struct thread_of {
 	unsigned gen;
 };
 
+/* Process PID's state letter and thread count from /proc/PID/stat:
+ * false when it cannot be read (gone). A line it cannot parse gives state
+ * '?' (its callers fail closed on it). */
+static bool stat_of(pid_t pid, char *state, long *nthreads)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (cw_read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *rp = strrchr(buf, ')');
+	*state = '?';
+	*nthreads = 0;
+	if (rp)
+		sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld", state,
+		       nthreads);
+	return true;
+}
+
 /* Is TGID alive, not a zombie, and the tree's? For a leader's exit
  * reported after its process's exec (the old leader that another
  * thread's exec ended). */
 static bool process_lives(const struct cw_run *run, pid_t tgid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
-	if (cw_read_small(path, buf, sizeof(buf)) <= 0)
-		return false;
-	const char *rp = strrchr(buf, ')');
-	if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X' || rp[2] == '\0')
-		return false;
-	return cw_kernel_in_tree(run, tgid);
+	char state;
+	long n;
+	return stat_of(tgid, &state, &n) && state != 'Z' && state != 'X' && state != '?' &&
+	       cw_kernel_in_tree(run, tgid);
 }
 
 static pid_t ns_tid_of(const char *status);
@@ -575,17 +589,12 @@ static bool image_of(pid_t pid, struct stat *st)
  * process all of whose threads have ended is a zombie leader alone. */
 static bool still_runs(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (cw_read_small(path, buf, sizeof(buf)) <= 0)
+	char state;
+	long n;
+	if (!stat_of(pid, &state, &n))
 		return false;
-	const char *rp = strrchr(buf, ')');
-	char state = 0;
-	long nthreads = 0;
-	if (!rp || sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld",
-			  &state, &nthreads) != 2)
-		return true; /* cannot tell: fail closed */
-	return (state != 'Z' && state != 'X') || nthreads > 1;
+	/* ('?': cannot tell, fail closed) */
+	return (state != 'Z' && state != 'X') || n > 1;
 }
 
 /* P runs, and its image cannot be read (still_runs): it is stopped
