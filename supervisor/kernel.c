@@ -148,6 +148,10 @@ struct cw_kernel {
 	 * what a new process may run (check_fork). One that cannot be added
 	 * (no memory): its children are killed. */
 	struct cw_hmap images;
+	/* capwatch's own image: the command's first process runs it until
+	 * its exec (a check after a loss must not take it for a stranger). */
+	dev_t self_dev;
+	ino_t self_ino;
 	unsigned long fast_allowed, fast_members, fast_programs; /* the reader's own counts */
 	/* For cw_kernel_kill_cgroup(), which the --timeout watchdog thread
 	 * calls while the loop may be stuck: an O_WRONLY descriptor of
@@ -223,8 +227,19 @@ static int connector_here(void)
 		return e;
 	}
 	/* Room for a burst of forks: a lost event costs records (the
-	 * cgroup keeps membership right), never a decision. */
+	 * cgroup keeps membership right), never a decision (e178b: after a
+	 * loss every member's image is checked, connector_drain). Tests
+	 * make losses happen with a small buffer:
+	 * CAPWATCH_TEST_CONNECTOR_RCVBUF=BYTES (the kernel's minimum is a
+	 * few messages). */
 	int big = 8 << 20;
+	const char *knob = getenv("CAPWATCH_TEST_CONNECTOR_RCVBUF");
+	if (knob && *knob) {
+		char *end;
+		long v = strtol(knob, &end, 10);
+		if (*end == '\0' && v > 0 && v <= big)
+			big = (int)v;
+	}
 	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	uint32_t plain = PROC_CN_MCAST_LISTEN;
@@ -710,6 +725,25 @@ static void check_fork(struct cw_run *run, struct cw_proc *c)
 			     "(its parent's, opened for exec where fanotify does not watch)");
 }
 
+/* A member the table has no live entry for (its fork not heard, or it
+ * was taken for gone): a new entry, its parent read from /proc. */
+static struct cw_proc *adopt(struct cw_run *run, pid_t tgid)
+{
+	struct cw_proc *p = cw_tracker_add(run, tgid);
+	if (!p)
+		return NULL;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
+	if (cw_read_small(path, buf, sizeof(buf)) > 0) {
+		char *rp = strrchr(buf, ')');
+		char st;
+		int ppid;
+		if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2)
+			p->ppid = ppid;
+	}
+	return p;
+}
+
 static void on_exec(struct cw_run *run, pid_t tgid)
 {
 	struct cw_proc *p = cw_tracker_find(run, tgid);
@@ -729,18 +763,9 @@ static void on_exec(struct cw_run *run, pid_t tgid)
 		 * another parent (CLONE_PARENT, e175), or after a loss. */
 		if (!cw_kernel_in_tree(run, tgid))
 			return;
-		p = cw_tracker_add(run, tgid);
+		p = adopt(run, tgid);
 		if (!p)
 			return;
-		char path[64], buf[512];
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
-		if (cw_read_small(path, buf, sizeof(buf)) > 0) {
-			char *rp = strrchr(buf, ')');
-			char st;
-			int ppid;
-			if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2)
-				p->ppid = ppid;
-		}
 	}
 	if (p->pid == run->child && !run->child_execed && cw_tracker_holds_listener(p->pid)) {
 		kill_member(run, p->pid);
@@ -800,11 +825,107 @@ static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned co
 	fast_forget_process(k, tgid); /* (the reader's list too) */
 }
 
+/* --- after the connector dropped events (e178b) --- */
+
+/* Is ST an image a member may run after a loss: one the run allowed
+ * (check_image's, the decider's programs: images), one the reader
+ * allowed some process of the tree whose exec event has not been read
+ * (fok, kept until then), or capwatch's own in the command's first
+ * process before its exec. */
+static bool image_allowed_after_loss(struct cw_run *run, pid_t pid, const struct stat *st)
+{
+	struct cw_kernel *k = run->kernel;
+	struct image_id id = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
+	if (cw_hmap_find(&k->images, &id, sizeof(id)))
+		return true;
+	if (pid == run->child && !run->child_execed && st->st_dev == k->self_dev && st->st_ino == k->self_ino)
+		return true;
+	bool seen = false;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->nfok && !seen; i++)
+		seen = k->fok[i].dev == st->st_dev && k->fok[i].ino == st->st_ino;
+	pthread_mutex_unlock(&k->fast_mu);
+	if (seen)
+		image_known(k, st->st_dev, st->st_ino);
+	return seen;
+}
+
+/* Member TGID (its thread TID when one is known to live, else 0) after a
+ * loss: its exec event may have been dropped, so check_image never saw
+ * its image. One the run did not allow is killed and recorded as
+ * check_image does; one that cannot be read while the process runs is
+ * stopped. False when the process was stopped, or is gone. */
+static bool check_after_loss(struct cw_run *run, pid_t tgid, pid_t tid)
+{
+	if (tgid <= 0 || tgid == run->ns_init)
+		return true;
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (p && p->alive && p->condemned)
+		return false;
+	struct stat st;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	if (!(tid > 0 && stat(path, &st) == 0) && !image_of(tgid, &st)) {
+		if (!still_runs(tgid))
+			return false;
+		if (!p || !p->alive)
+			p = adopt(run, tgid);
+		if (p)
+			stop_unread(run, p);
+		return false;
+	}
+	if (image_allowed_after_loss(run, tgid, &st))
+		return true;
+	if (!p || !p->alive)
+		p = adopt(run, tgid);
+	if (p)
+		condemn(run, p, &st, "after the proc connector dropped events, a member runs an image "
+				     "fanotify allowed no process of the tree (an exec whose event was dropped)");
+	return false;
+}
+
+void cw_kernel_adopt_caller(struct cw_run *run, pid_t tgid)
+{
+	if (!run->kernel || run->tracker_ops != &cw_tracker_kernel || tgid <= 0 || tgid == run->ns_init)
+		return;
+	struct cw_proc *p = cw_tracker_find(run, tgid);
+	if (p && p->alive)
+		return;
+	p = adopt(run, tgid);
+	if (p && !p->exe)
+		p->exe = cw_tracker_read_exe(tgid);
+}
+
+/* At each loss: every member of the cgroup, its image checked. */
+static void sweep_after_loss(struct cw_run *run)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", run->kernel->cg_dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return;
+	int pid;
+	while (fscanf(f, "%d", &pid) == 1)
+		check_after_loss(run, pid, 0);
+	fclose(f);
+}
+
+bool cw_kernel_caller_checked(struct cw_run *run, pid_t tid, pid_t tgid)
+{
+	struct cw_kernel *k = run->kernel;
+	/* (observe: the sweep records what would be killed, once a loss;
+	 * every call of the process would record it again here) */
+	if (!k || run->observe || !__atomic_load_n(&k->lost, __ATOMIC_RELAXED))
+		return true;
+	return check_after_loss(run, tgid, tid);
+}
+
 /* Everything queued on the connector, without waiting. */
 static void connector_drain(struct cw_run *run)
 {
 	struct cw_kernel *k = run->kernel;
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+	bool sweep = false;
 	for (;;) {
 		ssize_t len = recv(k->cn, buf, sizeof(buf), MSG_DONTWAIT);
 		if (len < 0 && errno == EINTR)
@@ -822,10 +943,16 @@ static void connector_drain(struct cw_run *run)
 				if (p->alive && !cw_kernel_in_tree(run, p->pid))
 					cw_tracker_dead(run, p);
 			}
+			/* And execs: every member's image is checked once
+			 * what is queued has been read (e178b). */
+			sweep = true;
 			continue;
 		}
-		if (len <= 0)
+		if (len <= 0) {
+			if (sweep)
+				sweep_after_loss(run);
 			return;
+		}
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
 		     h = NLMSG_NEXT(h, len)) {
 			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
@@ -1134,6 +1261,9 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 		return FAN_ALLOW;
 	}
 	fan_ok(p, &st);
+	/* A program the tree may run, whether or not its exec event comes
+	 * (its entry may be missing after a loss: e178b). */
+	image_known(k, st.st_dev, st.st_ino);
 	struct stat is;
 	/* (st was taken before the read: its times are the slot's) */
 	if (S_ISREG(st.st_mode) && elf_interp(m->fd, &is, iname, sizeof(iname))) {
@@ -2054,6 +2184,11 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	cw_hmap_init(&k->threads, &hk, sizeof(pid_t), sizeof(struct thread_of), 1u << 20);
 	cw_hash_key_random(&hk);
 	cw_hmap_init(&k->images, &hk, sizeof(struct image_id), 0, 0);
+	struct stat self;
+	if (stat("/proc/self/exe", &self) == 0) {
+		k->self_dev = self.st_dev;
+		k->self_ino = self.st_ino;
+	}
 	pthread_cond_init(&k->fq.cv, NULL);
 	run->kernel = k;
 	char mnt[256], own[512];

@@ -519,6 +519,14 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 	if (run->kernel)
 		cw_kernel_sync(run);
 	cw_tracker_ids(run, n->tid, &n->tgid, &n->ppid);
+	if (run->kernel && !cw_kernel_caller_checked(run, n->tid, n->tgid)) {
+		/* After a loss: its image was checked here, and was not one
+		 * the run allowed (kernel.c, e178b). */
+		cw_answer_error(n, EPERM);
+		return false;
+	}
+	if (run->kernel)
+		cw_kernel_adopt_caller(run, n->tgid);
 	struct cw_proc *caller = cw_tracker_find(run, n->tgid);
 	if (caller && caller->condemned) {
 		/* Killed for an image nothing allowed (kernel.c check_image):

@@ -206,7 +206,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e175_exec_clone_parent.sh \
 	tests/escapes/e177_exec_late_exit.sh \
 	tests/escapes/e178_exec_leaderless.sh \
-	tests/escapes/e179_exec_chain.sh
+	tests/escapes/e179_exec_chain.sh \
+	tests/escapes/e180_exec_event_dropped.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e142_connect_alarm.sh \
@@ -258,6 +259,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e178_fork_payload \
 	tests/escapes/src/e179_chain_payload \
 	tests/escapes/src/e179_fork_chain_payload \
+	tests/escapes/src/e180_fork_flood \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -287,6 +289,8 @@ tests_escapes_src_e17c_openat2_flags_race_LDFLAGS = -pthread
 tests_escapes_src_e17e_special_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e17e_special_flip_LDFLAGS = -pthread
 tests_escapes_src_e57_flood_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e180_fork_flood_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e180_fork_flood_LDFLAGS = -pthread
 tests_escapes_src_e57_flood_LDFLAGS = -pthread
 tests_escapes_src_e65_vfork_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e65_vfork_flip_LDFLAGS = -pthread
