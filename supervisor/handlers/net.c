@@ -11,6 +11,8 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -29,6 +32,7 @@
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/handlers/scratch.h"
 #include "supervisor/state.h"
+#include "supervisor/ptrace.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 #include "supervisor/util.h"
@@ -139,22 +143,184 @@ static void handle_setsockopt(struct cw_notif *n)
  * touches nothing but its job and the listener (NOTIF_SEND is safe from
  * any thread); the decision and the record stay on the main thread. With
  * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (launch.c) only a fatal signal
- * can make the target abandon the call meanwhile. */
+ * can make the target abandon the call meanwhile, so the worker does what
+ * the kernel would do for the caller's other signals (e142): every
+ * CW_CONNECT_TICK_MS a tick (a timer aimed at the worker's thread, whose
+ * handler does nothing, no SA_RESTART) ends its connect() with EINTR; it
+ * looks at the caller, and connects again (the kernel's connect of a
+ * socket under way waits on: EALREADY only when that wait times out).
+ * When the caller has a signal pending that it neither blocks nor ignores,
+ * the answer is ERESTARTSYS, as the kernel's own wait ends: the target
+ * then runs its handler, and its connect fails with EINTR, or starts again
+ * (SA_RESTART, or a stop and SIGCONT) and waits on for the same
+ * connection. A caller that is gone ends the worker (the notification
+ * is no longer valid). */
 struct connect_job {
+	struct cw_run *run;
+	struct seccomp_notif req; /* (its fixed part: the call, for ptrace.c) */
 	int listener;
 	uint64_t id;
 	int fd, pin;
+	pid_t tgid, tid;
 	struct sockaddr_storage addr;
 	socklen_t len;
 };
 
+#define CW_CONNECT_TICK (SIGRTMIN + 2)
+/* The kernel's "restart the call, or EINTR if the handler says so": what a
+ * blocking connect returns at a signal (include/linux/errno.h, not in
+ * the uapi headers). */
+#define CW_ERESTARTSYS 512
+#define CW_CONNECT_TICK_MS 20
+
+static void connect_tick(int sig)
+{
+	(void)sig;
+}
+
+void cw_net_signals_init(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = connect_tick; /* no SA_RESTART: a blocked connect ends with EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(CW_CONNECT_TICK, &sa, NULL);
+}
+
+/* A 64-bit hex mask after NAME in a /proc status text. */
+static uint64_t status_mask(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+	return p ? strtoull(p + strlen(name), NULL, 16) : 0;
+}
+
+/* The caller's signals that would end its wait in the kernel: pending for
+ * its thread (1) or for its process (2), neither blocked nor ignored (a
+ * handler, or a default action that stops or kills it). 0: none, or it
+ * cannot be read. */
+static int caller_signalled(pid_t tgid, pid_t tid)
+{
+	char path[64], text[2048];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)tgid, (int)tid);
+	if (cw_read_small(path, text, sizeof(text)) <= 0)
+		return 0;
+	uint64_t open = ~(status_mask(text, "\nSigBlk:") | status_mask(text, "\nSigIgn:"));
+	if (status_mask(text, "\nSigPnd:") & open)
+		return 1;
+	return status_mask(text, "\nShdPnd:") & open ? 2 : 0;
+}
+
+/* The worker's tick timer, aimed at the calling thread. */
+static bool tick_start(timer_t *tm)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = CW_CONNECT_TICK;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid); /* (sigev_notify_thread_id) */
+	if (timer_create(CLOCK_MONOTONIC, &ev, tm) < 0)
+		return false;
+	struct itimerspec it = {
+		.it_interval = { 0, CW_CONNECT_TICK_MS * 1000000L },
+		.it_value = { 0, CW_CONNECT_TICK_MS * 1000000L },
+	};
+	if (timer_settime(*tm, 0, &it, NULL) < 0) {
+		timer_delete(*tm);
+		return false;
+	}
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, CW_CONNECT_TICK);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	return true;
+}
+
+static void tick_stop(timer_t tm)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, CW_CONNECT_TICK);
+	pthread_sigmask(SIG_BLOCK, &s, NULL); /* (a tick already queued stays queued, blocked) */
+	timer_delete(tm);
+}
+
+/* The socket's send timeout, which bounds a blocking connect (0: none). */
+static double send_timeout(int fd)
+{
+	struct timeval tv = { 0, 0 };
+	socklen_t l = sizeof(tv);
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &l) < 0)
+		return 0;
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static double mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The connect, ended early for the caller's signals. 0 or -errno; -ENOENT
+ * when the caller is gone (nothing to answer). */
+static int connect_for_caller(struct connect_job *j)
+{
+	timer_t tm;
+	bool ticking = tick_start(&tm);
+	double limit = send_timeout(j->fd);
+	double deadline = limit > 0 ? mono_now() + limit : 0;
+	unsigned shared_seen = 0;
+	bool again = false;
+	int r;
+	for (;;) {
+		r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
+		if (again && (r == -EALREADY || r == -EAGAIN))
+			r = -EINTR; /* this call's own timeout: ours is below */
+		if (r != -EINTR || !ticking)
+			break;
+		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &j->id) < 0) {
+			r = -ENOENT;
+			break;
+		}
+		/* A signal of the process may be taken by another of its
+		 * threads, as the kernel would pick one: the caller's only
+		 * when it is still pending at the next tick. */
+		int s = caller_signalled(j->tgid, j->tid);
+		shared_seen = s == 2 ? shared_seen + 1 : 0;
+		if (s == 1 || shared_seen >= 2) {
+			r = -CW_ERESTARTSYS;
+			break;
+		}
+		if (deadline && mono_now() >= deadline) {
+			/* SO_SNDTIMEO: what the kernel's connect answers then */
+			r = j->addr.ss_family == AF_UNIX ? -EAGAIN : -EINPROGRESS;
+			break;
+		}
+		again = true;
+	}
+	if (ticking)
+		tick_stop(tm);
+	return r;
+}
+
 static void *connect_worker(void *arg)
 {
 	struct connect_job *j = arg;
-	int r = connect(j->fd, (struct sockaddr *)&j->addr, j->len);
-	struct cw_answer a = { .kind = r < 0 ? CW_ANSWER_ERROR : CW_ANSWER_VALUE, .err = r < 0 ? errno : 0 };
-	/* ENOENT: the target died meanwhile; nothing to do. */
-	cw_answer_send_late(j->listener, j->id, &a);
+	int r = connect_for_caller(j);
+	if (r == -CW_ERESTARTSYS) {
+		/* Under ptrace, ptrace.c turns an -ERESTARTSYS at the
+		 * signal-delivery-stop into a restart (a call capwatch never
+		 * received); this one it leaves to the kernel, as a call
+		 * capwatch let run. */
+		cw_loop_lock(j->run);
+		cw_tracker_note_continue(j->run, j->tid, &j->req);
+		cw_loop_unlock(j->run);
+	}
+	if (r != -ENOENT) {
+		struct cw_answer a = { .kind = r < 0 ? CW_ANSWER_ERROR : CW_ANSWER_VALUE, .err = -r };
+		/* ENOENT: the target died meanwhile; nothing to do. */
+		cw_answer_send_late(j->listener, j->id, &a);
+	}
 	close(j->fd);
 	if (j->pin >= 0)
 		close(j->pin);
@@ -322,8 +488,8 @@ static int start_connect(struct cw_notif *n, const struct cw_net_call *c, int d)
 		close(d);
 		return -ENOMEM;
 	}
-	*j = (struct connect_job){ .listener = n->run->listener, .id = n->req->id, .fd = d,
-				   .pin = -1, .addr = c->addr, .len = c->addrlen };
+	*j = (struct connect_job){ .run = n->run, .req = *n->req, .listener = n->run->listener, .id = n->req->id, .fd = d, .pin = -1,
+				   .tgid = n->tgid, .tid = n->tid, .addr = c->addr, .len = c->addrlen };
 	int r = cw_net_pin_unix(n, &j->addr, &j->len, &j->pin, c->foreign);
 	if (r == 0 && cw_start_detached(connect_worker, j) == 0)
 		return 0;

@@ -57,6 +57,8 @@ struct cw_net_call {
  * the unix socket files the tree bound through capwatch. Hung off the
  * run (run->net_state); 0 or -ENOMEM. */
 struct cw_net_state;
+/* The connect worker's tick handler (net.c), installed once per run. */
+void cw_net_signals_init(void);
 int cw_net_state_new(struct cw_net_state **out);
 void cw_net_state_free(struct cw_net_state *ns);
 

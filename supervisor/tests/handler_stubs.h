@@ -143,6 +143,17 @@ bool cw_notif_valid(struct cw_notif *n)
 	return true;
 }
 
+/* The loop's lock (notify.c): one thread here. */
+void cw_loop_lock(struct cw_run *run)
+{
+	(void)run;
+}
+
+void cw_loop_unlock(struct cw_run *run)
+{
+	(void)run;
+}
+
 void cw_event_init(struct cw_event *ev, const char *syscall)
 {
 	memset(ev, 0, offsetof(struct cw_event, d.scope) + 1);
@@ -246,6 +257,16 @@ pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
 }
 
 /* ---- what the tracker (ptrace.c) calls in the run ---- */
+
+#ifdef HANDLER_STUBS_NO_TRACKER
+/* (a connect worker's ERESTARTSYS, net.c: no tracker here) */
+void cw_tracker_note_continue(struct cw_run *run, pid_t tid, const struct seccomp_notif *req)
+{
+	(void)run;
+	(void)tid;
+	(void)req;
+}
+#endif
 
 #ifndef HANDLER_STUBS_NO_TRACKER
 

@@ -1,20 +1,35 @@
 #!/bin/sh
-# E142: an alarm()-bounded blocking connect (the classic timeout) never
-# times out under --profile verify --backend portable: capwatch performs
-# the connect on a worker thread (net.c connect_worker) and the caller
-# waits killably (WAIT_KILLABLE_RECV), so SIGALRM (no SA_RESTART) does not
-# end it; only --timeout does. Bare, and under --observe (continued), the
-# connect fails with EINTR after 1 s. Not from 793d4db (its parent
-# behaves the same); capwatch(1) "Signals" names only the FIFO open.
+# E142: an alarm()-bounded blocking connect (the classic timeout) under
+# --profile verify: capwatch performs the connect on a worker thread
+# (net.c connect_worker) and the caller waits killably
+# (WAIT_KILLABLE_RECV), so before the fix SIGALRM (no SA_RESTART) did not
+# end it, and only --timeout did. Bare, and under --observe (continued),
+# the connect fails with EINTR after 1 s. The worker now looks at the
+# caller's pending signals every 20 ms and answers ERESTARTSYS, as the
+# kernel's own wait ends: EINTR without SA_RESTART; with it (restart) the
+# handler runs and the connect goes on to connect. Both back ends.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
 esc_need_prog e142_connect_alarm
 P=$ESC_BIN/e142_connect_alarm
 bare "$P" 4999
-grep -q '^connect: eintr ' "$O/bare.out" || esc_control_failed "bare: $(cat "$O/bare.out")"
+grep -q '^connect: eintr .*handler=1' "$O/bare.out" || esc_control_failed "bare: $(cat "$O/bare.out")"
+bare "$P" 4998 restart
+grep -q '^connect: connected .*handler=1' "$O/bare.out" || esc_control_failed "bare, SA_RESTART: $(cat "$O/bare.out")"
 under verify --observe --backend portable --timeout 20 -- "$P" 4999
 grep -q '^connect: eintr ' "$OUT" || { cat "$OUT" >&2; fail "--observe: the alarm did not end the connect"; }
-under verify --backend portable --timeout 8 -- "$P" 4999
-grep -q '^connect: eintr ' "$OUT" || { cat "$OUT" >&2; fail "verify: SIGALRM did not end the blocking connect (bare: EINTR after 1 s; exit $rc)"; }
+backends="portable"
+"$CAPWATCH" --backend kernel --report "$O/probe.json" -- /bin/true >"$O/probe.out" 2>&1 && backends="portable kernel"
+port=4990
+for b in $backends; do
+	port=$((port + 1))
+	under verify --backend "$b" --timeout 8 -- "$P" $port
+	grep -q '^connect: eintr .*handler=1' "$OUT" ||
+		{ cat "$OUT" >&2; fail "verify, $b: SIGALRM did not end the blocking connect (bare: EINTR after 1 s; exit $rc)"; }
+	port=$((port + 1))
+	under verify --backend "$b" --timeout 15 -- "$P" $port restart
+	grep -q '^connect: connected .*handler=1' "$OUT" ||
+		{ cat "$OUT" >&2; fail "verify, $b: with SA_RESTART the handler did not run or the connect did not go on (exit $rc)"; }
+done
 exit 0
