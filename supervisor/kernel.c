@@ -459,7 +459,9 @@ struct thread_of {
 /* Process PID's state letter and thread count from /proc/PID/stat:
  * false when it cannot be read (gone). A line it cannot parse gives state
  * '?' (its callers fail closed on it). */
-static bool stat_of(pid_t pid, char *state, long *nthreads)
+#define CW_PF_EXITING 0x00000004UL /* include/linux/sched.h: the task is in do_exit() */
+
+static bool stat_of(pid_t pid, char *state, long *nthreads, unsigned long *flags)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -468,20 +470,19 @@ static bool stat_of(pid_t pid, char *state, long *nthreads)
 	const char *rp = strrchr(buf, ')');
 	*state = '?';
 	*nthreads = 0;
+	*flags = 0;
 	if (rp)
-		sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld", state,
-		       nthreads);
+		sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld", state,
+		       flags, nthreads);
 	return true;
 }
 
-/* Is TGID alive, not a zombie, and the tree's? For a leader's exit
- * reported after its process's exec (the old leader that another
- * thread's exec ended). */
 static bool process_lives(const struct cw_run *run, pid_t tgid)
 {
 	char state;
 	long n;
-	return stat_of(tgid, &state, &n) && state != 'Z' && state != 'X' && state != '?' &&
+	unsigned long f;
+	return stat_of(tgid, &state, &n, &f) && state != 'Z' && state != 'X' && state != '?' &&
 	       cw_kernel_in_tree(run, tgid);
 }
 
@@ -606,7 +607,12 @@ static bool still_runs(pid_t pid)
 {
 	char state;
 	long n;
-	if (!stat_of(pid, &state, &n))
+	unsigned long flags;
+	if (!stat_of(pid, &state, &n, &flags))
+		return false;
+	/* A process of one task in its exit (PF_EXITING: its memory, and
+	 * so its image, already let go) never runs its code again. */
+	if (n <= 1 && (flags & CW_PF_EXITING))
 		return false;
 	/* ('?': cannot tell, fail closed) */
 	return (state != 'Z' && state != 'X') || n > 1;
@@ -702,6 +708,30 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
 			     "(a mount outside the tree's namespace, a memfd)");
 }
 
+/* Is ST an image a member may run: one the run allowed (check_image's,
+ * the decider's programs: images), one the reader allowed some process
+ * of the tree whose exec event has not been read yet (fok, kept until
+ * then: a child that exec'd before its fork event was read, red team
+ * 17), or capwatch's own in the command's first process before its
+ * exec. */
+static bool image_allowed(struct cw_run *run, pid_t pid, const struct stat *st)
+{
+	struct cw_kernel *k = run->kernel;
+	struct image_id id = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
+	if (cw_hmap_find(&k->images, &id, sizeof(id)))
+		return true;
+	if (pid == run->child && !run->child_execed && st->st_dev == k->self_dev && st->st_ino == k->self_ino)
+		return true;
+	bool seen = false;
+	pthread_mutex_lock(&k->fast_mu);
+	for (unsigned i = 0; i < k->nfok && !seen; i++)
+		seen = k->fok[i].dev == st->st_dev && k->fok[i].ino == st->st_ino;
+	pthread_mutex_unlock(&k->fast_mu);
+	if (seen)
+		image_known(k, st->st_dev, st->st_ino);
+	return seen;
+}
+
 /* A new process C (its fork event): it runs the image of the process
  * that made it, which must be one the run knows (check_image allowed
  * it for some process). Its parent may have been killed for its image
@@ -711,15 +741,13 @@ static void check_image(struct cw_run *run, struct cw_proc *p)
  * notified call. */
 static void check_fork(struct cw_run *run, struct cw_proc *c)
 {
-	struct cw_kernel *k = run->kernel;
 	struct stat st;
 	if (!image_of(c->pid, &st)) {
 		if (still_runs(c->pid))
 			stop_unread(run, c);
 		return; /* gone already (its own children are checked at their forks) */
 	}
-	struct image_id id = { (uint64_t)st.st_dev, (uint64_t)st.st_ino };
-	if (cw_hmap_find(&k->images, &id, sizeof(id)))
+	if (image_allowed(run, c->pid, &st))
 		return;
 	condemn(run, c, &st, "a new process runs an image fanotify allowed no process of the tree "
 			     "(its parent's, opened for exec where fanotify does not watch)");
@@ -827,28 +855,7 @@ static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned co
 
 /* --- after the connector dropped events (e178b) --- */
 
-/* Is ST an image a member may run after a loss: one the run allowed
- * (check_image's, the decider's programs: images), one the reader
- * allowed some process of the tree whose exec event has not been read
- * (fok, kept until then), or capwatch's own in the command's first
- * process before its exec. */
-static bool image_allowed_after_loss(struct cw_run *run, pid_t pid, const struct stat *st)
-{
-	struct cw_kernel *k = run->kernel;
-	struct image_id id = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
-	if (cw_hmap_find(&k->images, &id, sizeof(id)))
-		return true;
-	if (pid == run->child && !run->child_execed && st->st_dev == k->self_dev && st->st_ino == k->self_ino)
-		return true;
-	bool seen = false;
-	pthread_mutex_lock(&k->fast_mu);
-	for (unsigned i = 0; i < k->nfok && !seen; i++)
-		seen = k->fok[i].dev == st->st_dev && k->fok[i].ino == st->st_ino;
-	pthread_mutex_unlock(&k->fast_mu);
-	if (seen)
-		image_known(k, st->st_dev, st->st_ino);
-	return seen;
-}
+
 
 /* Member TGID (its thread TID when one is known to live, else 0) after a
  * loss: its exec event may have been dropped, so check_image never saw
@@ -874,7 +881,7 @@ static bool check_after_loss(struct cw_run *run, pid_t tgid, pid_t tid)
 			stop_unread(run, p);
 		return false;
 	}
-	if (image_allowed_after_loss(run, tgid, &st))
+	if (image_allowed(run, tgid, &st))
 		return true;
 	if (!p || !p->alive)
 		p = adopt(run, tgid);
@@ -884,7 +891,7 @@ static bool check_after_loss(struct cw_run *run, pid_t tgid, pid_t tid)
 	return false;
 }
 
-void cw_kernel_adopt_caller(struct cw_run *run, pid_t tgid)
+void cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid)
 {
 	if (!run->kernel || run->tracker_ops != &cw_tracker_kernel || tgid <= 0 || tgid == run->ns_init)
 		return;
@@ -892,6 +899,9 @@ void cw_kernel_adopt_caller(struct cw_run *run, pid_t tgid)
 	if (p && p->alive)
 		return;
 	p = adopt(run, tgid);
+	/* (the caller's own link: its leader may have exited) */
+	if (p && !p->exe)
+		p->exe = cw_tracker_read_exe(tid);
 	if (p && !p->exe)
 		p->exe = cw_tracker_read_exe(tgid);
 }

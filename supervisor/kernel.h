@@ -68,11 +68,12 @@ void cw_kernel_sync(struct cw_run *run);
  * image the run allowed, else it is killed (or stopped) and recorded,
  * and false is returned (answer EPERM). True while nothing was lost. */
 bool cw_kernel_caller_checked(struct cw_run *run, pid_t tid, pid_t tgid);
-/* A notification's caller TGID (a member: it carries the tree's filter)
- * that the table has no live entry for, its fork event dropped or the
- * process taken for gone: a new entry, so that what it does is recorded
- * as its process's (a denial's toleration needs that process). */
-void cw_kernel_adopt_caller(struct cw_run *run, pid_t tgid);
+/* A notification's caller, thread TID of process TGID (a member: it
+ * carries the tree's filter), that the table has no live entry for, its
+ * fork event dropped or the process taken for gone: a new entry, so that
+ * what it does is recorded as its process's (a denial's toleration needs
+ * that process). */
+void cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid);
 /* SIGKILL the whole cgroup (async-signal-safe: the watchdog thread and
  * the limits module call it, without run_lock: it reads only what is set
  * before the watchdog starts; a no-op without the kernel back end). */

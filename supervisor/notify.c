@@ -526,7 +526,7 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 		return false;
 	}
 	if (run->kernel)
-		cw_kernel_adopt_caller(run, n->tgid);
+		cw_kernel_adopt_caller(run, n->tid, n->tgid);
 	struct cw_proc *caller = cw_tracker_find(run, n->tgid);
 	if (caller && caller->condemned) {
 		/* Killed for an image nothing allowed (kernel.c check_image):

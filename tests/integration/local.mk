@@ -6,6 +6,7 @@ INTEGRATION_TESTS = \
 	tests/integration/eintr.sh \
 	tests/integration/setid.sh \
 	tests/integration/privs.sh tests/integration/backend.sh tests/integration/kernel_reads.sh \
+	tests/integration/kernel_fresh_programs.sh \
 	tests/integration/secret_content.sh \
 	tests/integration/secret_links_foreign.sh \
 	tests/integration/denial_summary.sh \
@@ -51,7 +52,7 @@ INTEGRATION_TESTS = \
 	tests/integration/robust_timeout.sh
 TESTS += $(INTEGRATION_TESTS)
 # Helpers the scripts run (built by make check).
-check_PROGRAMS += tests/integration/src/eintr_loop
+check_PROGRAMS += tests/integration/src/eintr_loop tests/integration/src/fork_exit
 # Slow ones, run by make check-long only (tests/local.mk): Debian's zlib
 # and jq built and tested under capwatch, jq's tests under valgrind;
 # CPython's regression tests bare, under --observe and under verify.
