@@ -265,6 +265,11 @@ static double mono_now(void)
  * when the caller is gone (nothing to answer). */
 static int connect_for_caller(struct connect_job *j)
 {
+	/* A non-blocking socket's connect never waits: no tick (the flag is
+	 * the open file's, shared with the command's descriptor). */
+	int fl = fcntl(j->fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		return connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
 	timer_t tm;
 	bool ticking = tick_start(&tm);
 	double limit = send_timeout(j->fd);
