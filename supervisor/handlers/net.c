@@ -9,6 +9,7 @@
  * net_send.c: sends, with their payload and control data. What they share
  * is net_impl.h. */
 #include "config.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -149,8 +150,9 @@ static void handle_setsockopt(struct cw_notif *n)
  * handler does nothing, no SA_RESTART) ends its connect() with EINTR; it
  * looks at the caller, and connects again (the kernel's connect of a
  * socket under way waits on: EALREADY only when that wait times out).
- * When the caller has a signal pending that it neither blocks nor ignores,
- * the answer is ERESTARTSYS, as the kernel's own wait ends: the target
+ * When the caller has a signal pending that the kernel would have woken
+ * it for (caller_signalled), the answer is ERESTARTSYS, as the kernel's
+ * own wait ends: the target
  * then runs its handler, and its connect fails with EINTR, or starts again
  * (SA_RESTART, or a stop and SIGCONT) and waits on for the same
  * connection. A caller that is gone ends the worker (the notification
@@ -194,20 +196,43 @@ static uint64_t status_mask(const char *text, const char *name)
 	return p ? strtoull(p + strlen(name), NULL, 16) : 0;
 }
 
-/* The caller's signals that would end its wait in the kernel: pending for
- * its thread (1) or for its process (2), neither blocked nor ignored (a
- * handler, or a default action that stops or kills it). 0: none, or it
- * cannot be read. */
-static int caller_signalled(pid_t tgid, pid_t tid)
+/* Would the kernel have ended the caller's wait for a signal: one pending
+ * for its own thread that it neither blocks nor ignores (a handler, or a
+ * default action that stops or kills it), or one pending for its process
+ * that no other thread of it could take (every other one blocks it).
+ * Only then is the caller the thread the kernel marked to handle it: a
+ * signal another thread may take is that thread's, and the caller's
+ * connect waits on, as it does bare (an -ERESTARTSYS answered to a thread
+ * with nothing to handle would reach the command as errno 512: red team
+ * 18). False when it cannot be read. */
+static bool caller_signalled(pid_t tgid, pid_t tid)
 {
-	char path[64], text[2048];
+	char path[96], text[2048];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)tgid, (int)tid);
 	if (cw_read_small(path, text, sizeof(text)) <= 0)
-		return 0;
+		return false;
 	uint64_t open = ~(status_mask(text, "\nSigBlk:") | status_mask(text, "\nSigIgn:"));
 	if (status_mask(text, "\nSigPnd:") & open)
-		return 1;
-	return status_mask(text, "\nShdPnd:") & open ? 2 : 0;
+		return true;
+	uint64_t shared = status_mask(text, "\nShdPnd:") & open;
+	if (!shared)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	struct dirent *e;
+	while (shared && (e = readdir(d))) {
+		char *end;
+		long t = strtol(e->d_name, &end, 10);
+		if (*end || t <= 0 || t == tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/status", (int)tgid, t);
+		if (cw_read_small(path, text, sizeof(text)) > 0)
+			shared &= status_mask(text, "\nSigBlk:"); /* (what it leaves unblocked is its to take) */
+	}
+	closedir(d);
+	return shared != 0;
 }
 
 /* The worker's tick timer, aimed at the calling thread. */
@@ -274,25 +299,26 @@ static int connect_for_caller(struct connect_job *j)
 	bool ticking = tick_start(&tm);
 	double limit = send_timeout(j->fd);
 	double deadline = limit > 0 ? mono_now() + limit : 0;
-	unsigned shared_seen = 0;
 	bool again = false;
 	int r;
 	for (;;) {
 		r = connect(j->fd, (struct sockaddr *)&j->addr, j->len) < 0 ? -errno : 0;
-		if (again && (r == -EALREADY || r == -EAGAIN))
-			r = -EINTR; /* this call's own timeout: ours is below */
+		if (again && (r == -EALREADY || r == -EAGAIN)) {
+			/* Returned without waiting for our tick: this call's
+			 * own timeout, or the command made the socket
+			 * non-blocking meanwhile (the open file is shared).
+			 * The connect it asked for still waits: look again at
+			 * the next tick, never in a busy loop (red team 18). */
+			pause();
+			r = -EINTR;
+		}
 		if (r != -EINTR || !ticking)
 			break;
 		if (ioctl(j->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &j->id) < 0) {
 			r = -ENOENT;
 			break;
 		}
-		/* A signal of the process may be taken by another of its
-		 * threads, as the kernel would pick one: the caller's only
-		 * when it is still pending at the next tick. */
-		int s = caller_signalled(j->tgid, j->tid);
-		shared_seen = s == 2 ? shared_seen + 1 : 0;
-		if (s == 1 || shared_seen >= 2) {
+		if (caller_signalled(j->tgid, j->tid)) {
 			r = -CW_ERESTARTSYS;
 			break;
 		}
