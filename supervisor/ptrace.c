@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -345,12 +347,7 @@ static int stat_exe(pid_t pid, struct stat *st)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = fstat(fd, st) < 0 ? -errno : 0;
-	close(fd);
-	return r;
+	return stat(path, st) < 0 ? -errno : 0; /* (the magic link: the file itself) */
 }
 
 /* Does NAME (read back from /proc/PID/exe) name the file ST is, now? */
@@ -570,31 +567,12 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 	cw_record_trace_emit(run);
 }
 
-/* The ELF interpreter mapped into PID at its exec stop, when it is not
- * the system's loader: 1 with its name in OUT (a name that still names
- * the mapped file, else its /proc/PID/maps text: then decided as that
- * name, which no profile allows by accident), 0 when there is none or it
- * is the loader. The first instruction tells: without an interpreter the
- * kernel starts the program at AT_ENTRY, with one at the interpreter's
- * entry, inside the interpreter's mapping (AT_BASE is 0 for an ET_EXEC
- * interpreter, so it cannot tell). */
-static int mapped_interp(pid_t pid, char *out, size_t n)
+/* The mapping of PID that holds ADDR, in maps' text: 1 with its device,
+ * inode and name (NAME, N bytes, "" when it has none), 0 when no mapping
+ * holds it. */
+static int map_at_text(pid_t pid, unsigned long addr, dev_t *dev, ino_t *ino, char *name, size_t n)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	unsigned long av[2 * 64];
-	ssize_t r = read(fd, av, sizeof(av));
-	unsigned long entry = 0;
-	for (ssize_t i = 0; r > 0 && i + 1 < r / (ssize_t)sizeof(av[0]); i += 2)
-		if (av[i] == AT_ENTRY)
-			entry = av[i + 1];
-	struct user_regs_struct regs;
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0 || regs.rip == entry)
-		return 0; /* no interpreter: the program starts itself */
-	unsigned long base = regs.rip;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -602,24 +580,86 @@ static int mapped_interp(pid_t pid, char *out, size_t n)
 	char line[PATH_MAX + 256];
 	int found = 0;
 	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, ino;
+		unsigned long lo, hi, in;
 		unsigned maj, mnr;
 		int off = 0;
-		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &lo, &hi, &maj, &mnr, &ino, &off) < 5 ||
-		    base < lo || base >= hi)
+		if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &lo, &hi, &maj, &mnr, &in, &off) < 5 ||
+		    addr < lo || addr >= hi)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		const char *name = off > 0 ? line + off : "";
-		struct stat st;
-		bool names = name[0] == '/' && stat(name, &st) == 0 && st.st_ino == ino &&
-			     major(st.st_dev) == maj && minor(st.st_dev) == mnr;
-		if (names && cw_tracker_system_loader(name, &st))
-			break;
-		snprintf(out, n, "%s", name[0] ? name : "(anonymous interpreter)");
+		snprintf(name, n, "%s", off > 0 ? line + off : "");
+		*dev = makedev(maj, mnr);
+		*ino = (ino_t)in;
 		found = 1;
 	}
 	fclose(f);
 	return found;
+}
+
+/* PROCMAP_QUERY (Linux 6.11; include/uapi/linux/fs.h, newer than the
+ * headers this may be built with): one mapping of /proc/PID/maps by
+ * address, without the text of all of them. */
+struct cw_procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define CW_PROCMAP_QUERY _IOWR('f', 17, struct cw_procmap_query)
+
+/* As map_at_text, by PROCMAP_QUERY where the kernel has it (else, and for
+ * a name longer than N, the text). */
+static int map_at(pid_t pid, unsigned long addr, dev_t *dev, ino_t *ino, char *name, size_t n)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	name[0] = '\0';
+	struct cw_procmap_query q = {
+		.size = sizeof(q), .query_addr = addr, /* (flags 0: the mapping that holds it) */
+		.vma_name_size = (uint32_t)n, .vma_name_addr = (uint64_t)(uintptr_t)name,
+	};
+	if (ioctl(fd, CW_PROCMAP_QUERY, &q) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return map_at_text(pid, addr, dev, ino, name, n); /* ENOTTY, ENAMETOOLONG... */
+	}
+	*dev = makedev(q.dev_major, q.dev_minor);
+	*ino = (ino_t)q.inode;
+	return 1;
+}
+
+/* The ELF interpreter mapped into PID at its exec stop, when it is not
+ * the system's loader: 1 with its name in OUT (a name that still names
+ * the mapped file, else its /proc/PID/maps text: then decided as that
+ * name, which no profile allows by accident), 0 when there is none or it
+ * is the loader. The first instruction tells: without an interpreter the
+ * kernel starts the program at its entry, in the mapping of the image
+ * itself (IMG, /proc/PID/exe), with one at the interpreter's entry, in
+ * the interpreter's mapping. (An image whose own file is mapped under
+ * another device number than stat gives, as on some stacked file
+ * systems, is then decided by its name as its own interpreter: the same
+ * decision.) */
+static int mapped_interp(pid_t pid, const struct stat *img, char *out, size_t n)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
+		return 0;
+	dev_t dev;
+	ino_t ino;
+	char name[PATH_MAX];
+	if (map_at(pid, regs.rip, &dev, &ino, name, sizeof(name)) != 1)
+		return 0;
+	if (dev == img->st_dev && ino == img->st_ino)
+		return 0; /* no interpreter: the program starts itself */
+	struct stat st;
+	bool names = name[0] == '/' && stat(name, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
+	if (names && cw_tracker_system_loader(name, &st))
+		return 0;
+	snprintf(out, n, "%s", name[0] ? name : "(anonymous interpreter)");
+	return 1;
 }
 
 /* The exec stop: the new image has not run an instruction yet. Record what
@@ -676,7 +716,7 @@ static void on_exec(struct cw_run *run, struct cw_proc *p)
 	 * ELF whose PT_INTERP names a denied one, red team e134). */
 	char interp[PATH_MAX];
 	const char *denied = p->exe;
-	if (d.verdict == CW_ALLOW && mapped_interp(p->pid, interp, sizeof(interp)) == 1) {
+	if (d.verdict == CW_ALLOW && mapped_interp(p->pid, &img, interp, sizeof(interp)) == 1) {
 		struct cw_op iop = { .kind = CW_OP_EXEC, .syscall = "execve", .path = interp };
 		cw_policy_decide(run->profile, &run->ctx, &iop, &d);
 		denied = interp;
