@@ -339,7 +339,7 @@ char *cw_tracker_read_exe(pid_t pid)
 	return strdup(buf);
 }
 
-/* The image the kernel mapped, by descriptor: open() of the magic link
+/* The image the kernel mapped, by descriptor: stat() of the magic link
  * follows the kernel's own reference to the file, with no name in
  * between (it works when the name is longer than PATH_MAX, deleted, or
  * a memfd's). 0 and ST filled, or -errno. */
@@ -347,7 +347,7 @@ static int stat_exe(pid_t pid, struct stat *st)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return stat(path, st) < 0 ? -errno : 0; /* (the magic link: the file itself) */
+	return stat(path, st) < 0 ? -errno : 0;
 }
 
 /* Does NAME (read back from /proc/PID/exe) name the file ST is, now? */
