@@ -456,11 +456,13 @@ struct thread_of {
 	unsigned gen;
 };
 
-/* Process PID's state letter and thread count from /proc/PID/stat:
- * false when it cannot be read (gone). A line it cannot parse gives state
- * '?' (its callers fail closed on it). */
 #define CW_PF_EXITING 0x00000004UL /* include/linux/sched.h: the task is in do_exit() */
 
+/* Process PID's state letter, flags (its leader's PF_*) and thread count
+ * (the tasks not yet released: a zombie leader counts until its whole
+ * group is gone) from /proc/PID/stat: false when it cannot be read
+ * (gone). A line it cannot parse gives state '?' (its callers fail
+ * closed on it). */
 static bool stat_of(pid_t pid, char *state, long *nthreads, unsigned long *flags)
 {
 	char path[64], buf[1024];
@@ -477,6 +479,9 @@ static bool stat_of(pid_t pid, char *state, long *nthreads, unsigned long *flags
 	return true;
 }
 
+/* Is TGID alive, not a zombie, and the tree's? For a leader's exit
+ * reported after its process's exec (the old leader that another
+ * thread's exec ended). */
 static bool process_lives(const struct cw_run *run, pid_t tgid)
 {
 	char state;
@@ -854,8 +859,6 @@ static void on_exit_event(struct cw_run *run, pid_t pid, pid_t tgid, unsigned co
 }
 
 /* --- after the connector dropped events (e178b) --- */
-
-
 
 /* Member TGID (its thread TID when one is known to live, else 0) after a
  * loss: its exec event may have been dropped, so check_image never saw
