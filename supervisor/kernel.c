@@ -894,19 +894,19 @@ static bool check_after_loss(struct cw_run *run, pid_t tgid, pid_t tid)
 	return false;
 }
 
-void cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid)
+struct cw_proc *cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid)
 {
-	if (!run->kernel || run->tracker_ops != &cw_tracker_kernel || tgid <= 0 || tgid == run->ns_init)
-		return;
 	struct cw_proc *p = cw_tracker_find(run, tgid);
-	if (p && p->alive)
-		return;
+	if ((p && p->alive) || !run->kernel || run->tracker_ops != &cw_tracker_kernel || tgid <= 0 ||
+	    tgid == run->ns_init)
+		return p;
 	p = adopt(run, tgid);
 	/* (the caller's own link: its leader may have exited) */
 	if (p && !p->exe)
 		p->exe = cw_tracker_read_exe(tid);
 	if (p && !p->exe)
 		p->exe = cw_tracker_read_exe(tgid);
+	return p;
 }
 
 /* At each loss: every member of the cgroup, its image checked. */

@@ -72,8 +72,9 @@ bool cw_kernel_caller_checked(struct cw_run *run, pid_t tid, pid_t tgid);
  * carries the tree's filter), that the table has no live entry for, its
  * fork event dropped or the process taken for gone: a new entry, so that
  * what it does is recorded as its process's (a denial's toleration needs
- * that process). */
-void cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid);
+ * that process). Its entry (the live one it had, or the new one; NULL
+ * when none could be made). */
+struct cw_proc *cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid);
 /* SIGKILL the whole cgroup (async-signal-safe: the watchdog thread and
  * the limits module call it, without run_lock: it reads only what is set
  * before the watchdog starts; a no-op without the kernel back end). */

@@ -525,9 +525,10 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 		cw_answer_error(n, EPERM);
 		return false;
 	}
-	if (run->kernel)
-		cw_kernel_adopt_caller(run, n->tid, n->tgid);
-	struct cw_proc *caller = cw_tracker_find(run, n->tgid);
+	/* (one look-up of the caller's entry: the kernel back end's makes it
+	 * when the table has none alive) */
+	struct cw_proc *caller = run->kernel ? cw_kernel_adopt_caller(run, n->tid, n->tgid)
+					     : cw_tracker_find(run, n->tgid);
 	if (caller && caller->condemned) {
 		/* Killed for an image nothing allowed (kernel.c check_image):
 		 * its calls do nothing until it is gone. */
