@@ -2019,7 +2019,7 @@ pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid)
 	return found;
 }
 
-pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
+pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid)
 {
 	if (!run->kernel_reads || nspid <= 1)
 		return -1;
@@ -2028,12 +2028,6 @@ pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
 		struct cw_proc *p = cw_tracker_at(run, i);
 		if (p->alive && p->nspid == nspid)
 			return p->pid;
-	}
-	for (size_t i = 0; thread && i < cw_tracker_count(run); i++) {
-		struct cw_proc *p = cw_tracker_at(run, i);
-		pid_t t = p->alive ? cw_kernel_host_tid(p->pid, nspid) : -1;
-		if (t > 0)
-			return t;
 	}
 	return -1;
 }

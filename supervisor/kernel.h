@@ -43,9 +43,9 @@ bool cw_kernel_ns_pid_in_tree(const struct cw_run *run, pid_t pid);
  * namespace numbers NSTID: its number for capwatch, or -1. */
 pid_t cw_kernel_host_tid(pid_t tgid, pid_t nstid);
 /* The number capwatch knows a member by that the tree's namespace
- * numbers NSPID (a process; THREAD: a thread too), or -1: for what
- * capwatch performs with a pid the tree gave (a SIGIO owner). */
-pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread);
+ * numbers NSPID (a process), or -1: for the process behind a descriptor
+ * of the tree's /proc (proc.c, cw_pidfd_target). */
+pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid);
 /* The tree made or changed a name (rename, link): reads are decided
  * anew (the ignore marks go). */
 void cw_kernel_names_changed(struct cw_run *run);

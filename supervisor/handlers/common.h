@@ -39,11 +39,10 @@ bool cw_group_in_tree(const struct cw_notif *n, pid_t pgid);
  * PID namespace numbers it under CAPWATCH_KERNEL_READS (kernel.h). */
 bool cw_task_named_in_tree(const struct cw_notif *n, pid_t pid);
 bool cw_group_named_in_tree(const struct cw_notif *n, pid_t pgid);
-/* An owner (a pid, negative: a group; THREAD: a tid) the tree gave, as
- * capwatch must give it to the kernel when it performs the call itself:
- * the same number, or under the tree's own PID namespace the member's in
- * capwatch's; INT_MIN when there is none. */
-int cw_named_owner(const struct cw_notif *n, int owner, bool thread);
+/* Is the tree in a PID namespace of its own (CAPWATCH_KERNEL_READS), where
+ * a number the kernel reads from a member names a member or the inert
+ * init, never a process outside? */
+bool cw_tree_own_pidns(const struct cw_notif *n);
 /* Does anyone answer to the pid (negative: group) an argument names? */
 bool cw_named_exists(const struct cw_notif *n, pid_t pid);
 /* The pid behind the target's pidfd FD ("Pid:" in its fdinfo): -EBADF when

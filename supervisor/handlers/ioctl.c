@@ -12,7 +12,9 @@
  *    F_SETSIG signal) when it is ready: a kill without kill(), decided like
  *    fcntl(F_SETOWN) (process_control outside the tree). The owner is in
  *    memory (an int), so it is read once and the call is performed by
- *    capwatch on a duplicate of the descriptor with that value.
+ *    capwatch on a duplicate of the descriptor with that value; under the
+ *    tree's own PID namespace (CAPWATCH_KERNEL_READS) it is continued:
+ *    the kernel reads it there, where it can name no outside process.
  *  - FS_IOC_SETFLAGS (and its 32-bit twin), FS_IOC_FSSETXATTR,
  *    FS_IOC_SETVERSION (and twin): metadata writes on the object behind the
  *    descriptor, whatever mode it was opened in (ownership suffices, as for
@@ -59,17 +61,19 @@ static int set_owner(struct cw_notif *n)
 	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
 	if (d < 0)
 		return d;
-	/* The kernel reads the number in capwatch's namespace (e147b). */
-	int v = cw_named_owner(n, n->call->owner_val, false);
-	if (v == INT_MIN)
-		return -ESRCH;
+	int v = n->call->owner_val;
 	return ioctl(d, (unsigned long)(uint32_t)arg_u64(n, 1), &v) < 0 ? -errno : 0;
 }
 
 static void enforce_owner(struct cw_notif *n, struct cw_event *ev)
 {
-	if (!ev->enforced) {
-		enforce_continue(n, ev); /* --observe */
+	if (!ev->enforced || cw_tree_own_pidns(n)) {
+		/* --observe; or the tree's own PID namespace
+		 * (CAPWATCH_KERNEL_READS), where the kernel reads the number
+		 * in the caller's namespace: whatever it reads names a member
+		 * or the namespace's inert init, which drops the signal. No
+		 * number of the tree's is ever given to the host (e171). */
+		enforce_continue(n, ev);
 		return;
 	}
 	ev->verified = true;
@@ -92,6 +96,10 @@ static void handle_owner(struct cw_notif *n, uint32_t cmd)
 	int v = *owner; /* read once: every use below is of this copy */
 	if (v == INT_MIN) {
 		cw_answer_error(n, EINVAL); /* as f_setown() answers */
+		return;
+	}
+	if (v == 0 && cw_tree_own_pidns(n)) {
+		cw_answer_continue(n); /* nobody, or a member (enforce_owner) */
 		return;
 	}
 	if (v == 0) {

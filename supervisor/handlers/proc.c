@@ -57,7 +57,7 @@ int cw_pidfd_target(const struct cw_notif *n, int fd)
 		 * number. Its init is not the tree's: process_control. */
 		if (pid == 1)
 			return n->run->ns_init > 0 ? n->run->ns_init : -ESRCH;
-		pid_t h = cw_kernel_ns_pid_to_host(n->run, (pid_t)pid, false);
+		pid_t h = cw_kernel_ns_pid_to_host(n->run, (pid_t)pid);
 		return h > 0 ? (int)h : -ESRCH;
 	}
 	return (int)pid;
@@ -100,14 +100,9 @@ bool cw_group_named_in_tree(const struct cw_notif *n, pid_t pgid)
 	return cw_kernel_ns_pid_in_tree(n->run, pgid); /* its leader */
 }
 
-int cw_named_owner(const struct cw_notif *n, int owner, bool thread)
+bool cw_tree_own_pidns(const struct cw_notif *n)
 {
-	if (!n->run->kernel_reads || owner == 0)
-		return owner;
-	pid_t h = cw_kernel_ns_pid_to_host(n->run, owner < 0 ? -owner : owner, thread);
-	if (h <= 0)
-		return INT_MIN; /* nobody capwatch can name (ESRCH) */
-	return owner < 0 ? -h : h;
+	return n->run->kernel_reads;
 }
 
 bool cw_named_exists(const struct cw_notif *n, pid_t pid)
@@ -132,18 +127,17 @@ static int do_setown_ex(struct cw_notif *n)
 	if (d < 0)
 		return d;
 	struct f_owner_ex ox = n->call->setown_ex;
-	/* The kernel reads the number in capwatch's namespace (e147b). */
-	int h = cw_named_owner(n, ox.type == F_OWNER_PGRP ? -ox.pid : ox.pid, ox.type == F_OWNER_TID);
-	if (h == INT_MIN)
-		return -ESRCH;
-	ox.pid = h < 0 ? -h : h;
 	return fcntl(d, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
 }
 
 static void enforce_setown_ex(struct cw_notif *n, struct cw_event *ev)
 {
-	if (!ev->enforced) {
-		enforce_continue(n, ev); /* --observe */
+	if (!ev->enforced || cw_tree_own_pidns(n)) {
+		/* --observe; or the tree's own PID namespace: the kernel
+		 * reads the owner in the caller's namespace, where every
+		 * number is a member's or the inert init's (ioctl.c,
+		 * enforce_owner; e171). */
+		enforce_continue(n, ev);
 		return;
 	}
 	ev->verified = true;
@@ -218,6 +212,10 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		}
 		type = ox->type;
 		*target = ox->pid;
+		if (*target == 0 && cw_tree_own_pidns(n)) {
+			cw_answer_continue(n); /* nobody, or a member */
+			return false;
+		}
 		if (*target == 0) {
 			/* No owner: nobody to signal; still set from the copy. */
 			if (!cw_notif_valid(n)) {

@@ -249,10 +249,9 @@ void cw_kernel_names_changed(struct cw_run *run)
 	(void)run;
 }
 
-pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid, bool thread)
+pid_t cw_kernel_ns_pid_to_host(struct cw_run *run, pid_t nspid)
 {
 	(void)run;
-	(void)thread;
 	return nspid; /* never asked: run->kernel_reads is false */
 }
 
