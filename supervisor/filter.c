@@ -130,6 +130,13 @@ static int add_rules(struct cw_run *run, scmp_filter_ctx ctx, int nr, const stru
 				rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1,
 						      SCMP_CMP64(s->arg, SCMP_CMP_MASKED_EQ, 0xff00u, (uint64_t)t << 8));
 		return rc;
+	case CW_RULE_NOTIFY_IN_BIT:
+		for (unsigned i = 0; i < s->nvals && rc == 0; i++)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 1, low32_eq(s->arg, s->vals[i]));
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 2, low32_eq(s->arg, s->mask),
+					      SCMP_CMP32(s->arg + 1u, SCMP_CMP_MASKED_EQ, s->val2, s->val2));
+		return rc;
 	case CW_RULE_NOTIFY_PAIRS:
 		/* One rule per pair: two compares of two different arguments,
 		 * which libseccomp ANDs within a rule. */

@@ -46,6 +46,7 @@ capwatch_SOURCES = \
 	supervisor/handlers/proc.c \
 	supervisor/handlers/keys.h supervisor/handlers/keys.c \
 	supervisor/handlers/ioctl.c \
+	supervisor/handlers/sigio.c \
 	$(CW_TOOLS_SOURCES)
 capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
 capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)
@@ -128,7 +129,8 @@ supervisor_tests_test_exec_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_
 check_PROGRAMS += supervisor/tests/test_proc
 TESTS += supervisor/tests/test_proc
 supervisor_tests_test_proc_SOURCES = supervisor/tests/test_proc.c supervisor/tests/handler_stubs.h \
-	supervisor/handlers/proc.c supervisor/handlers/ioctl.c supervisor/handlers/table.c \
+	supervisor/handlers/proc.c supervisor/handlers/ioctl.c supervisor/handlers/sigio.c \
+	supervisor/handlers/table.c \
 	supervisor/handlers/target.c supervisor/handlers/scratch.h \
 	supervisor/ptrace.c supervisor/ptrace.h \
 	supervisor/resolve.c supervisor/resolve.h supervisor/log.c supervisor/log.h

@@ -43,6 +43,9 @@ enum cw_filter_rule {
 	CW_RULE_NOTIFY_IN,        /* notified when (u32)args[arg] is one of VALS[0..NVALS)
 				     (one masked 32-bit compare per value); other values
 				     are allowed in the kernel */
+	CW_RULE_NOTIFY_IN_BIT,    /* notified when (u32)args[arg] is one of VALS[0..NVALS),
+				     or when it is MASK and (u32)args[arg + 1] has the
+				     bit VAL2 (fcntl: F_SETFL turning O_ASYNC on) */
 	CW_RULE_NOTIFY_PAIRS,     /* notified when ((u32)args[arg], (u32)args[arg + 1]) is
 				     one of the pairs (VALS[2i], VALS[2i + 1]), i < NVALS
 				     (one rule per pair, a masked 32-bit compare of each
@@ -56,7 +59,8 @@ struct cw_syscall {
 	enum cw_filter_rule rule;
 	uint8_t arg;
 	uint32_t mask;
-	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none */
+	uint32_t val2;            /* CW_RULE_NOTIFY_EQ: a second value, 0 = none;
+				     CW_RULE_NOTIFY_IN_BIT: the bit */
 	uint64_t allow_set;       /* CW_RULE_NOTIFY_UNLISTED */
 	const uint32_t *vals;     /* CW_RULE_NOTIFY_IN; CW_RULE_NOTIFY_PAIRS: pairs */
 	uint8_t nvals;            /* values (NOTIFY_IN) or pairs (NOTIFY_PAIRS) */
@@ -98,6 +102,12 @@ void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, 
 					       ioprio_set, kcmp, process_madvise, process_mrelease,
 					       migrate_pages, move_pages, get_robust_list */
 void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its command */
+/* sigio.c: signals the kernel sends for a descriptor or a terminal.
+ * fcntl F_SETFL with O_ASYNC, F_SETSIG, F_SETLEASE, F_NOTIFY; ioctl
+ * FIOASYNC: decided on the descriptor's owner. */
+void cw_handle_fasync(struct cw_notif *n);
+/* ioctl TIOCSPGRP, TIOCSWINSZ: decided on the terminal's foreground group. */
+void cw_handle_tty_job(struct cw_notif *n);
 /* Decide an unrestricted syscall on its number (or SCOPE, when not NULL)
  * and FLAGS (recorded), and answer: CONTINUE when allowed, else DENY_ERR
  * (0: the decision's errno). Registers only: CONTINUE is exact. */

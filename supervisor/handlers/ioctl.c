@@ -21,7 +21,9 @@
  *    fchmod): decided as fchmod(fd) is and performed on capwatch's
  *    duplicate with the value read once (fs.c, cw_fs_fd_meta), never
  *    CONTINUEd on a descriptor number the target can swap (E11).
- *  - TIOCSPGRP (job control on the terminal) is not notified: allowed. */
+ *  - FIOASYNC, TIOCSPGRP (job control on the terminal), TIOCSWINSZ:
+ *    signals the kernel sends to a descriptor's owner or a terminal's
+ *    foreground group (sigio.c). */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
@@ -200,6 +202,13 @@ void cw_handle_ioctl(struct cw_notif *n)
 		/* Decided on the number only: unrestricted (the escape
 		 * handler records it with the command). */
 		cw_handle_escape(n);
+		return;
+	case FIOASYNC:
+		cw_handle_fasync(n);
+		return;
+	case TIOCSPGRP:
+	case TIOCSWINSZ:
+		cw_handle_tty_job(n);
 		return;
 	case FIOSETOWN:
 	case SIOCSPGRP:

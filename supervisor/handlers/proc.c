@@ -251,6 +251,10 @@ void cw_handle_signal(struct cw_notif *n)
 	int target;
 	bool in_tree;
 
+	if (nr == __NR_fcntl && arg_int(n, 1) != F_SETOWN && arg_int(n, 1) != F_SETOWN_EX) {
+		cw_handle_fasync(n); /* what signals the owner (sigio.c) */
+		return;
+	}
 	cw_event_init(&ev, n->syscall);
 	ev.op.kind = CW_OP_SIGNAL;
 	if (nr == __NR_fcntl) {

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include "supervisor/resolve.h"
 #include "supervisor/handlers/net_impl.h"
 
@@ -46,7 +47,10 @@ struct cw_exec_scratch {
 struct cw_call_scratch {
 	struct cw_exec_scratch exec;  /* exec.c */
 	struct f_owner_ex setown_ex;  /* proc.c: F_SETOWN_EX's owner, read once */
-	int owner_val;                /* ioctl.c: FIOSETOWN/SIOCSPGRP's owner, read once */
+	int owner_val;                /* ioctl.c: FIOSETOWN/SIOCSPGRP's owner, sigio.c:
+					 FIOASYNC's flag, read once */
+	struct winsize winsz;         /* sigio.c: TIOCSWINSZ's size, read once */
+	int sig_dup;                  /* sigio.c: the duplicate decided on, -1 once closed */
 	struct cw_net_call net;       /* net*.c (net_impl.h) */
 };
 

@@ -93,6 +93,7 @@
 static const uint32_t cw_ioctl_cmds[] = {
 	TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD,      /* terminal injection: unrestricted */
 	FIOSETOWN, SIOCSPGRP,                         /* SIGIO owner: process_control outside */
+	FIOASYNC, TIOCSPGRP, TIOCSWINSZ,              /* signals the kernel sends (sigio.c) */
 	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
 	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
 	/* Permanent changes to a file or directory that no write decision
@@ -106,6 +107,9 @@ static const uint32_t cw_ioctl_cmds[] = {
 	BTRFS_IOC_SUBVOL_CREATE_V2, BTRFS_IOC_SNAP_DESTROY, BTRFS_IOC_SNAP_DESTROY_V2,
 	BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_DEFAULT_SUBVOL,
 };
+
+/* The fcntl commands that name, or signal, a descriptor's owner. */
+static const uint32_t cw_fcntl_cmds[] = { F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SETLEASE, F_NOTIFY };
 
 /* The socket options net.c decides (level, optname): the ones that send
  * a datagram somewhere else than the address capwatch decided, or take
@@ -295,9 +299,12 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_pidfd_send_signal] = { "pidfd_send_signal", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_pidfd_open] = { "pidfd_open", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
 	/* A descriptor's owner gets SIGIO (or any F_SETSIG signal) when it
-	 * is ready: a kill without kill(). Only these two commands of the
-	 * hottest syscall there is are notified. */
-	[__NR_fcntl] = { "fcntl", cw_handle_signal, CW_RULE_NOTIFY_EQ, 1, F_SETOWN, F_SETOWN_EX },
+	 * is ready: a kill without kill(). Only the commands that set the
+	 * owner, its signal or what signals it, and F_SETFL when it turns
+	 * O_ASYNC on (sigio.c), of the hottest syscall there is are
+	 * notified. */
+	[__NR_fcntl] = { "fcntl", cw_handle_signal, CW_RULE_NOTIFY_IN_BIT, 1, F_SETFL, O_ASYNC, 0,
+			 cw_fcntl_cmds, sizeof(cw_fcntl_cmds) / sizeof(cw_fcntl_cmds[0]) },
 	/* Calls naming another process by pid, group, user or pidfd: its
 	 * limits, priority, scheduling, memory (issue 14 item 3; proc.c).
 	 * pid 0 is the caller: those rows notify only a pid that is not 0

@@ -350,11 +350,19 @@ static const struct tcase cases[] = {
 	{ "setsockopt SOL_IPV6 IPV6_2292RTHDR (a receive flag)", ALLP, X86, __NR_setsockopt, { 3, 41, 5, 0x7ffc0000, 4 }, ALLOW_ },
 	{ "setsockopt SOL_IP as the fd, IP_OPTIONS as the level", ALLP, X86, __NR_setsockopt, { 0, 4, 0, 0, 0 }, ALLOW_ },
 	{ "getsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_getsockopt, { 3, 0, 4, 0x7ffc0000, 0x7ffc1000 }, ALLOW_ },
-	/* fcntl: F_SETOWN and F_SETOWN_EX only, on the low 32 bits */
+	/* fcntl: what names or signals the owner (F_SETOWN, F_SETOWN_EX,
+	 * F_SETSIG, F_SETLEASE, F_NOTIFY) and F_SETFL turning O_ASYNC on,
+	 * on the low 32 bits */
 	{ "fcntl F_GETFL", ALLP, X86, __NR_fcntl, { 3, F_GETFL }, ALLOW_ },
 	{ "fcntl F_SETFL", ALLP, X86, __NR_fcntl, { 3, F_SETFL, O_NONBLOCK }, ALLOW_ },
+	{ "fcntl F_SETFL O_ASYNC", ALLP, X86, __NR_fcntl, { 3, F_SETFL, O_NONBLOCK | O_ASYNC }, NOTIF_ },
+	{ "fcntl F_SETFL 1<<32|O_ASYNC", ALLP, X86, __NR_fcntl, { 3, HI | F_SETFL, HI | O_ASYNC }, NOTIF_ },
+	{ "fcntl F_SETFL O_ASYNC<<32", ALLP, X86, __NR_fcntl, { 3, F_SETFL, (uint64_t)O_ASYNC << 32 }, ALLOW_ },
+	{ "fcntl F_GETFL O_ASYNC", ALLP, X86, __NR_fcntl, { 3, F_GETFL, O_ASYNC }, ALLOW_ },
 	{ "fcntl F_DUPFD (0)", ALLP, X86, __NR_fcntl, { 3, F_DUPFD, 10 }, ALLOW_ },
-	{ "fcntl F_SETSIG", ALLP, X86, __NR_fcntl, { 3, F_SETSIG, 10 }, ALLOW_ },
+	{ "fcntl F_SETSIG", ALLP, X86, __NR_fcntl, { 3, F_SETSIG, 10 }, NOTIF_ },
+	{ "fcntl F_SETLEASE", ALLP, X86, __NR_fcntl, { 3, F_SETLEASE, F_RDLCK }, NOTIF_ },
+	{ "fcntl F_NOTIFY", ALLP, X86, __NR_fcntl, { 3, F_NOTIFY, DN_MODIFY }, NOTIF_ },
 	{ "fcntl F_SETOWN", ALLP, X86, __NR_fcntl, { 3, F_SETOWN, 1 }, NOTIF_ },
 	{ "fcntl 1<<32|F_SETOWN", ALLP, X86, __NR_fcntl, { 3, HI | F_SETOWN, 1 }, NOTIF_ },
 	{ "fcntl F_SETOWN_EX", ALLP, X86, __NR_fcntl, { 3, F_SETOWN_EX, 0x7ffc0000 }, NOTIF_ },
@@ -500,6 +508,11 @@ static uint32_t model(enum prof p, const struct cw_syscall *s, const uint64_t ar
 				return NOTIF_;
 		}
 		return ALLOW_;
+	case CW_RULE_NOTIFY_IN_BIT:
+		for (unsigned i = 0; i < s->nvals; i++)
+			if (lo == s->vals[i])
+				return NOTIF_;
+		return lo == s->mask && ((uint32_t)args[s->arg + 1] & s->val2) == s->val2 ? NOTIF_ : ALLOW_;
 	case CW_RULE_NOTIFY_PAIRS:
 		for (unsigned i = 0; i < s->nvals; i++)
 			if (lo == s->vals[2 * i] && (uint32_t)args[s->arg + 1] == s->vals[2 * i + 1])
@@ -557,6 +570,12 @@ static size_t interesting(const struct cw_syscall *s, uint64_t *v, size_t max)
 				PUT(HI | (uint32_t)(s->vals[2 * k] + d));
 			}
 		break;
+	case CW_RULE_NOTIFY_IN_BIT: /* the bit's argument: the partners in test_every_number */
+		for (int d = -1; d <= 1; d++) {
+			PUT((uint32_t)(s->mask + d));
+			PUT(HI | (uint32_t)(s->mask + d));
+		}
+		__attribute__((fallthrough)); /* the values */
 	case CW_RULE_NOTIFY_IN:
 		for (unsigned k = 0; k < s->nvals; k++)
 			for (int d = -1; d <= 1; d++) {
@@ -615,6 +634,16 @@ static void test_every_number(void **state)
 						partners[np++] = (uint32_t)(s->vals[2 * k + 1] + d);
 						partners[np++] = HI | (uint32_t)(s->vals[2 * k + 1] + d);
 					}
+			} else if (s->rule == CW_RULE_NOTIFY_IN_BIT) {
+				/* the bit alone, with others, in the upper half */
+				np = 0;
+				partners[np++] = 0;
+				partners[np++] = ~0ull;
+				partners[np++] = s->val2;
+				partners[np++] = HI | s->val2;
+				partners[np++] = (uint64_t)s->val2 << 32;
+				partners[np++] = ~(uint64_t)s->val2;
+				partners[np++] = s->val2 | 04000; /* O_NONBLOCK */
 			}
 			for (size_t ij = 0; ij < nv * np; ij++) {
 				size_t i = ij / np, j = ij % np;
@@ -622,7 +651,7 @@ static void test_every_number(void **state)
 				for (int a = 0; a < 6; a++)
 					args[a] = (i & 1) ? rnd() : (i & 2) ? ~0ull : 0;
 				args[s->arg] = vals[i];
-				if (s->rule == CW_RULE_NOTIFY_PAIRS)
+				if (s->rule == CW_RULE_NOTIFY_PAIRS || s->rule == CW_RULE_NOTIFY_IN_BIT)
 					args[s->arg + 1] = partners[j];
 				snprintf(what, sizeof what, "[%s] nr %d (%s, rule %d) args[%u]=0x%llx args[%u]=0x%llx",
 					 prof_name[p], nr, s->name ? s->name : "no row", s->rule,
@@ -639,7 +668,7 @@ static void test_every_number(void **state)
 					s->rule == CW_RULE_NOTIFY_ARG_SET || s->rule == CW_RULE_ESCAPE_FLAGS ||
 					s->rule == CW_RULE_ESCAPE_EQ || s->rule == CW_RULE_NOTIFY_EQ ||
 					s->rule == CW_RULE_NOTIFY_UNLISTED || s->rule == CW_RULE_NOTIFY_IN ||
-					s->rule == CW_RULE_NOTIFY_PAIRS ||
+					s->rule == CW_RULE_NOTIFY_PAIRS || s->rule == CW_RULE_NOTIFY_IN_BIT ||
 					(s->rule == CW_RULE_ESCAPE_SILENT && escape_allowed_in(p, s->name));
 				if (got == ALLOW_ && !may_pass) {
 					fprintf(stderr, "FAIL %s: passes in the kernel without an ALLOW row\n", what);

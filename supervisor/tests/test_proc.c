@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -384,8 +385,7 @@ static void test_ioctl_tiocsti_refused(void **state)
 static void test_ioctl_ordinary_passes(void **state)
 {
 	(void)state;
-	static const uint32_t ordinary[] = { TCGETS, TCSETS, TIOCGWINSZ, TIOCSWINSZ, TIOCGPGRP, TIOCSPGRP,
-					     FIONREAD, FIONBIO, FIOCLEX };
+	static const uint32_t ordinary[] = { TCGETS, TCSETS, TIOCGWINSZ, TIOCGPGRP, FIONREAD, FIONBIO, FIOCLEX };
 	for (size_t i = 0; i < CW_ARRAY_SIZE(ordinary); i++)
 		if (ioctl_notified(ordinary[i]))
 			fail_msg("ioctl 0x%x is notified", ordinary[i]);
@@ -433,6 +433,109 @@ static void test_ioctl_fiosetown(void **state)
 	assert_alive(outside);
 }
 
+/* ---- signals the kernel sends on its own (sigio.c) ---- */
+
+static int fresh_socket(int owner)
+{
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	assert_true(s >= 0);
+	if (owner)
+		assert_int_equal(fcntl(s, F_SETOWN, owner), 0); /* as set outside the tree */
+	return s;
+}
+
+/* O_ASYNC (F_SETFL, FIOASYNC) and F_SETSIG: decided on the owner the
+ * descriptor has; with none, the caller is made the owner before the flag
+ * is set (by capwatch, on its duplicate), so the kernel never picks one. */
+static void test_fasync_owner(void **state)
+{
+	(void)state;
+	signal(SIGIO, SIG_IGN); /* this process becomes an owner below */
+	int s = fresh_socket(0);
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETFL, O_ASYNC | O_NONBLOCK, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_true(seen.ev.verified);
+	assert_true(seen.ev.op.target_in_tree);
+	assert_int_equal(fcntl(s, F_GETFL) & (O_ASYNC | O_NONBLOCK), O_ASYNC | O_NONBLOCK);
+	assert_int_equal(fcntl(s, F_GETOWN), getpid());
+	close(s);
+
+	s = fresh_socket(outside);
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETFL, O_ASYNC, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(fcntl(s, F_GETFL) & O_ASYNC, 0);
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETSIG, SIGKILL, 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(fcntl(s, F_GETSIG), 0);
+	int on = 1;
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOASYNC, ptr(&on), 0, 0, 0));
+	assert_control_denied(outside);
+	assert_int_equal(fcntl(s, F_GETFL) & O_ASYNC, 0);
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_NOTIFY, DN_MODIFY, 0, 0, 0));
+	assert_control_denied(outside);
+	close(s);
+
+	s = fresh_socket(inside);
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)s, F_SETSIG, SIGUSR2, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_true(seen.ev.op.target_in_tree);
+	assert_int_equal(seen.ev.op.target_pid, inside);
+	assert_int_equal(fcntl(s, F_GETSIG), SIGUSR2);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, FIOASYNC, ptr(&on), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(fcntl(s, F_GETFL) & O_ASYNC, O_ASYNC);
+	assert_int_equal(fcntl(s, F_GETOWN), inside); /* kept */
+	close(s);
+	assert_alive(outside);
+	assert_alive(inside);
+}
+
+/* A terminal: with no owner, the kernel would make its foreground group
+ * the owner. A pty master's group (its slave's: none here) is known; a
+ * slave that is nobody's controlling terminal capwatch knows of is not:
+ * refused. TIOCSWINSZ (SIGWINCH to that group) the same, performed on
+ * capwatch's duplicate; on a socket the kernel's ENOTTY. */
+static void test_fasync_terminal(void **state)
+{
+	(void)state;
+	signal(SIGIO, SIG_IGN);
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	int sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	assert_true(sl >= 0);
+
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)sl, F_SETFL, O_ASYNC, 0, 0, 0));
+	assert_control_denied(0);
+	assert_int_equal(fcntl(sl, F_GETFL) & O_ASYNC, 0);
+
+	dispatch(cw_handle_signal, notify(__NR_fcntl, "fcntl", (uint64_t)m, F_SETFL, O_ASYNC, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(fcntl(m, F_GETFL) & O_ASYNC, O_ASYNC);
+	assert_int_equal(fcntl(m, F_GETOWN), getpid());
+
+	struct winsize ws = { 33, 99, 0, 0 }, got;
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)m, TIOCSWINSZ, ptr(&ws), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_true(seen.ev.verified);
+	assert_int_equal(ioctl(m, TIOCGWINSZ, &got), 0);
+	assert_int_equal(got.ws_row, 33);
+	assert_int_equal(got.ws_col, 99);
+	ws.ws_row = 44;
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TIOCSWINSZ, ptr(&ws), 0, 0, 0));
+	assert_control_denied(0);
+	assert_int_equal(ioctl(m, TIOCGWINSZ, &got), 0);
+	assert_int_equal(got.ws_row, 33); /* unchanged */
+	int s = fresh_socket(0);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, TIOCSWINSZ, ptr(&ws), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, ENOTTY);
+	close(s);
+	close(sl);
+	close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_ioctl_tiocsti_refused),
 		cmocka_unit_test(test_ioctl_ordinary_passes),
 		cmocka_unit_test(test_ioctl_fiosetown),
+		cmocka_unit_test(test_fasync_owner),
+		cmocka_unit_test(test_fasync_terminal),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -209,6 +209,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e179_exec_chain.sh \
 	tests/escapes/e180_exec_event_dropped.sh \
 	tests/escapes/e181_sigio_owner_flip.sh \
+	tests/escapes/e182_tty_signals.sh \
 	tests/escapes/e142_connect_alarm.sh
 
 ESCAPES_KNOWN_OPEN = \

@@ -1,0 +1,350 @@
+/* Signals the kernel sends on its own for a descriptor or a terminal, with
+ * no kill() and no pid in the call: decided on who will get them, like
+ * kill (process_control outside the tree; red team 19, e182).
+ *
+ *  - fcntl F_SETFL turning O_ASYNC on, ioctl FIOASYNC: SIGIO (or the
+ *    F_SETSIG signal) to the descriptor's owner whenever it is ready. The
+ *    owner is the one already set: by F_SETOWN, F_SETOWN_EX, FIOSETOWN or
+ *    SIOCSPGRP (decided in proc.c and ioctl.c), or by a process outside
+ *    the tree before the command started (an inherited descriptor). When
+ *    none is set, a terminal makes its foreground process group the owner
+ *    (the kernel's tty_fasync): capwatch's job in tty mode, the user's
+ *    shell job when only stdout is the terminal. Other files set none.
+ *  - fcntl F_SETSIG: which signal the owner gets (SIGKILL, say).
+ *  - fcntl F_SETLEASE, F_NOTIFY: a lease break or a directory change
+ *    signals the owner (the kernel makes the caller the owner when there
+ *    is none).
+ *  - ioctl TIOCSWINSZ: SIGWINCH to the terminal's foreground group.
+ *  - ioctl TIOCSPGRP: which group the terminal's foreground is. A group put
+ *    in the background gets SIGTTIN or SIGTTOU, from the kernel, when one
+ *    of its processes reads or writes the terminal: moved off a group that
+ *    holds processes outside the tree (capwatch's job in tty mode, where
+ *    the command shares it), the tree could stop them and capwatch.
+ *
+ * Each is decided on the owner, or group, the kernel will signal. A
+ * descriptor number can be swapped by another thread after the decision
+ * (E11), so what rests on the object behind it is performed by capwatch
+ * on the duplicate it decided on: O_ASYNC (the owner made the caller
+ * first when there is none, so that the kernel never picks one),
+ * F_SETSIG, TIOCSWINSZ. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+#include "supervisor/handlers/handlers.h"
+#include "supervisor/handlers/common.h"
+#include "supervisor/handlers/scratch.h"
+#include "supervisor/util.h"
+
+#define CW_CAP_FOWNER_BIT 3 /* CAP_FOWNER */
+
+/* What /proc/TID/stat says of the caller's session and terminal. */
+struct tty_of {
+	pid_t session;
+	dev_t tty;   /* its controlling terminal, 0: none */
+	pid_t tpgid; /* that terminal's foreground group, 0 or -1: none */
+};
+
+static bool caller_tty(const struct cw_notif *n, struct tty_of *t)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)n->tid);
+	if (cw_read_text(path, buf, sizeof(buf)) <= 0)
+		return false;
+	char *rp = strrchr(buf, ')');
+	char state;
+	int ppid, pgrp, session, tpgid;
+	unsigned tty_nr;
+	if (!rp || sscanf(rp + 1, " %c %d %d %d %u %d", &state, &ppid, &pgrp, &session, &tty_nr, &tpgid) != 6)
+		return false;
+	t->session = session;
+	t->tty = (dev_t)tty_nr;
+	t->tpgid = tpgid;
+	return true;
+}
+
+enum { FG_NOT_TTY = -1, FG_UNKNOWN = -2 };
+
+/* The foreground process group of the terminal behind DUP (capwatch's
+ * duplicate of the caller's descriptor), in capwatch's pid namespace: 0
+ * when it has none, FG_NOT_TTY, or FG_UNKNOWN when capwatch cannot tell:
+ * a terminal that is neither capwatch's controlling terminal, nor a pty
+ * master (whose slave's group TIOCGPGRP gives), nor the caller's
+ * controlling terminal. */
+static pid_t tty_foreground(const struct cw_notif *n, int dup)
+{
+	struct termios tio;
+	if (tcgetattr(dup, &tio) < 0)
+		return FG_NOT_TTY;
+	pid_t pg = 0;
+	if (ioctl(dup, TIOCGPGRP, &pg) == 0)
+		return pg > 0 ? pg : 0;
+	struct stat st;
+	struct tty_of t;
+	if (fstat(dup, &st) == 0 && caller_tty(n, &t) && t.tty != 0 && t.tty == st.st_rdev)
+		return t.tpgid > 0 ? t.tpgid : 0;
+	return FG_UNKNOWN;
+}
+
+/* Is the owner OX (as F_GETOWN_EX gives it, capwatch's numbers) outside
+ * the tree? No owner is not. */
+static bool owner_outside(const struct cw_notif *n, const struct f_owner_ex *ox)
+{
+	if (ox->pid <= 0)
+		return false;
+	return ox->type == F_OWNER_PGRP ? !cw_group_in_tree(n, ox->pid) : !cw_task_in_tree(n, ox->pid);
+}
+
+static int owner_target(const struct f_owner_ex *ox)
+{
+	return ox->type == F_OWNER_PGRP ? -ox->pid : ox->pid;
+}
+
+/* ---- O_ASYNC, F_SETSIG, F_SETLEASE, F_NOTIFY ---- */
+
+enum fasync_kind { ARM_SETFL, ARM_FIOASYNC, SET_SIG, OWNER_LEASE };
+
+static enum fasync_kind fasync_kind(const struct cw_notif *n)
+{
+	if (n->req->data.nr == __NR_ioctl)
+		return ARM_FIOASYNC;
+	switch (arg_int(n, 1)) {
+	case F_SETFL:
+		return ARM_SETFL;
+	case F_SETSIG:
+		return SET_SIG;
+	default:
+		return OWNER_LEASE; /* F_SETLEASE, F_NOTIFY */
+	}
+}
+
+/* The caller made the owner of DUP's open file description when it has
+ * none, so that the kernel (tty_fasync, a lease, dnotify) never picks one
+ * itself; 0 or -errno. */
+static int pin_owner(const struct cw_notif *n, int dup)
+{
+	struct f_owner_ex ox;
+	if (fcntl(dup, F_GETOWN_EX, &ox) < 0)
+		return -errno;
+	if (ox.pid != 0)
+		return 0;
+	ox.type = F_OWNER_PID;
+	ox.pid = n->tgid;
+	return fcntl(dup, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
+}
+
+/* F_SETFL's flags on capwatch's duplicate: the kernel checks O_NOATIME
+ * against capwatch's credentials, so it is checked against the caller's
+ * first (as fs_meta does for the flags it performs). */
+static int setfl_as_caller(const struct cw_notif *n, int dup, int flags)
+{
+	int old = fcntl(dup, F_GETFL);
+	if (old < 0)
+		return -errno;
+	if ((flags & O_NOATIME) && !(old & O_NOATIME)) {
+		struct cw_target_status st;
+		struct stat sb;
+		if (cw_target_status(n->tid, &st) < 0 || fstat(dup, &sb) < 0)
+			return -EPERM;
+		if ((unsigned long)sb.st_uid != st.uid[3] && !(st.cap_eff & (1ull << CW_CAP_FOWNER_BIT)))
+			return -EPERM;
+	}
+	return fcntl(dup, F_SETFL, flags) < 0 ? -errno : 0;
+}
+
+static void enforce_fasync(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	enum fasync_kind k = fasync_kind(n);
+	if (k == OWNER_LEASE) {
+		/* A lease or a directory notification belongs to the
+		 * descriptor table that set it (dnotify drops it when that
+		 * table closes the file): the caller's own call. The kernel
+		 * makes the caller the owner when there is none. A number
+		 * swapped meanwhile for a descriptor whose owner a process
+		 * outside set before the run is not decided (SECURITY.md). */
+		enforce_continue(n, ev);
+		return;
+	}
+	ev->verified = true;
+	int d = n->call->sig_dup; /* the very object decided on */
+	int r = d < 0 ? -EPERM : 0;
+	if (d >= 0) {
+		switch (k) {
+		case ARM_SETFL:
+			r = pin_owner(n, d);
+			if (r == 0)
+				r = setfl_as_caller(n, d, arg_int(n, 2));
+			break;
+		case ARM_FIOASYNC:
+			r = pin_owner(n, d);
+			if (r == 0)
+				r = ioctl(d, FIOASYNC, &n->call->owner_val) < 0 ? -errno : 0;
+			break;
+		default:
+			r = fcntl(d, F_SETSIG, arg_int(n, 2)) < 0 ? -errno : 0;
+			break;
+		}
+	}
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_answer_error(n, ev->err);
+	else
+		cw_answer_value(n, 0);
+}
+
+void cw_handle_fasync(struct cw_notif *n)
+{
+	enum fasync_kind k = fasync_kind(n);
+	if (k == ARM_FIOASYNC) {
+		/* The flag is memory: read once, and capwatch sets it. Turning
+		 * it off is decided too (another thread could turn the word
+		 * on before the kernel read it). */
+		int e = cw_mem_read(n->tid, arg_u64(n, 2), &n->call->owner_val, sizeof(n->call->owner_val));
+		if (e < 0) {
+			answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+			return;
+		}
+	}
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0) {
+		answer_unreadable(n, -d);
+		return;
+	}
+	struct f_owner_ex ox = { 0, 0 };
+	if (fcntl(d, F_GETOWN_EX, &ox) < 0) {
+		cw_answer_error(n, errno);
+		return;
+	}
+	int target = owner_target(&ox);
+	bool in_tree = !owner_outside(n, &ox);
+	if (in_tree && (k == ARM_SETFL || k == ARM_FIOASYNC)) {
+		/* A terminal: when its owner goes (another thread may clear it
+		 * before the flag is set), the kernel makes its foreground
+		 * group the owner. That group too must be the tree's. */
+		pid_t fg = tty_foreground(n, d);
+		if (fg == FG_UNKNOWN) {
+			in_tree = false;
+			target = 0;
+		} else if (fg > 0 && !cw_group_in_tree(n, fg)) {
+			in_tree = false;
+			target = -fg;
+		} else if (ox.pid == 0) {
+			target = fg > 0 ? -fg : n->tgid;
+		}
+	} else if (in_tree && ox.pid == 0) {
+		target = n->tgid;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = target;
+	ev.op.target_in_tree = in_tree;
+	ev.flags = n->req->data.nr == __NR_ioctl ? (long long)(uint32_t)arg_u64(n, 1) : arg_int(n, 1);
+	ev.has_flags = true;
+	n->call->sig_dup = d;
+	cw_event_finish(n, &ev, NULL, enforce_fasync);
+	n->call->sig_dup = -1; /* D closes here: an answer given later fails closed */
+}
+
+/* ---- the terminal's foreground group: TIOCSPGRP, TIOCSWINSZ ---- */
+
+static void enforce_winsz(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int d = n->call->sig_dup; /* the very terminal decided on */
+	int r = d < 0 ? -EPERM : ioctl(d, TIOCSWINSZ, &n->call->winsz) < 0 ? -errno : 0;
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_answer_error(n, ev->err);
+	else
+		cw_answer_value(n, 0);
+}
+
+static void handle_winsz(struct cw_notif *n)
+{
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), &n->call->winsz, sizeof(n->call->winsz));
+	if (e < 0) {
+		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+		return;
+	}
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0) {
+		answer_unreadable(n, -d);
+		return;
+	}
+	pid_t fg = tty_foreground(n, d);
+	if (fg == FG_NOT_TTY) {
+		cw_answer_error(n, ENOTTY);
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = fg > 0 ? -fg : 0;
+	ev.op.target_in_tree = fg == 0 || (fg > 0 && cw_group_in_tree(n, fg));
+	ev.flags = TIOCSWINSZ;
+	ev.has_flags = true;
+	n->call->sig_dup = d;
+	cw_event_finish(n, &ev, NULL, enforce_winsz);
+	n->call->sig_dup = -1;
+}
+
+/* TIOCSPGRP acts on the caller's controlling terminal only, whatever the
+ * descriptor (the kernel answers ENOTTY otherwise), among the groups of
+ * the caller's session: decided on that session. One the tree made holds
+ * only the tree's processes: the call goes ahead. In any other (capwatch's
+ * own, in tty mode) the foreground may not leave the group it is in; a call
+ * that names that very group changes nothing and is answered here. */
+static void handle_tcsetpgrp(struct cw_notif *n)
+{
+	struct tty_of t;
+	if (!caller_tty(n, &t)) {
+		answer_unreadable(n, ESRCH);
+		return;
+	}
+	if (t.tty == 0 || (t.session > 0 && cw_task_in_tree(n, t.session))) {
+		cw_answer_continue(n); /* no terminal (ENOTTY), or the tree's session */
+		return;
+	}
+	int pg;
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), &pg, sizeof(pg));
+	if (e < 0) {
+		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+		return;
+	}
+	if (t.tpgid > 0 && pg == t.tpgid && !cw_tree_own_pidns(n)) {
+		cw_answer_value(n, 0);
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = t.tpgid > 0 ? -t.tpgid : 0;
+	ev.op.target_in_tree = false;
+	ev.flags = TIOCSPGRP;
+	ev.has_flags = true;
+	cw_event_finish(n, &ev, NULL, enforce_continue);
+}
+
+void cw_handle_tty_job(struct cw_notif *n)
+{
+	if ((uint32_t)arg_u64(n, 1) == TIOCSWINSZ)
+		handle_winsz(n);
+	else
+		handle_tcsetpgrp(n);
+}
