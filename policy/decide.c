@@ -356,6 +356,15 @@ static int decide_net(const cw_profile *p, const struct cw_context *ctx, const s
 				  binding ? CW_CAP_HOST_VISIBLE_BINDING : CW_CAP_PROCESS_CONTROL,
 				  false, text, sa, len);
 	case CW_ADDR_UNIX_UNNAMED:
+		/* A bind with no name is the kernel's autobind (unix_bind ->
+		 * unix_autobind): the socket gets an abstract name "\0xxxxx"
+		 * that any process of the network namespace can reach, as an
+		 * explicit abstract name (red team 20, F4). The kernel picks
+		 * the name, so the scope says so. A connect or send with no
+		 * name fails (EINVAL), and listen() on an unbound socket too. */
+		if (op->kind == CW_OP_BIND)
+			return by_profile(p, ctx, op, out, CW_CAP_HOST_VISIBLE_BINDING, false,
+					  "unix:@(autobind)", NULL, 0);
 		return no_cap(out, text, "builtin:unnamed-socket",
 			      "an unnamed unix socket address needs no capability");
 	case CW_ADDR_UNSPEC:

@@ -545,6 +545,11 @@ static const struct row rows[] = {
 	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:@\\x00weird", NULL, 0,
 	  C(PROCESS_CONTROL), false, D, "verify:process_control:default", .scope = "unix:@\\x00weird"),
 	ROW("verify", PLAIN, CW_OP_CONNECT, "unix:", NULL, 0, NONE_CAP, false, A, "builtin:unnamed-socket"),
+	/* bind with no name: the kernel's autobind to an abstract name (F4) */
+	BIND5(BIND, "unix:"),
+	ROW("readonly", PLAIN, CW_OP_BIND, "unix:", NULL, 0, C(HOST_VISIBLE_BINDING), false, D,
+	  "readonly:host_visible_binding:default", .scope = "unix:@(autobind)"),
+	ROW("verify", PLAIN, CW_OP_LISTEN, "unix:", NULL, 0, NONE_CAP, false, A, "builtin:unnamed-socket"),
 	ROW("verify", PLAIN, CW_OP_CONNECT, "family:0", NULL, 0, NONE_CAP, false, A, "builtin:unspec"),
 	ROW("verify", PLAIN, CW_OP_CONNECT, "203.0.113.7:53", NULL, F_UNSPEC, NONE_CAP, false, A, "builtin:unspec"),
 	ROW("verify", PLAIN, CW_OP_SEND, "203.0.113.7:53", NULL, F_UNSPEC,
