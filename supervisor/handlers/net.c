@@ -500,19 +500,41 @@ static int perform_bind(struct cw_notif *n, const struct cw_net_call *c, int d)
 	return bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
 }
 
+/* Before a connect of the duplicate D: the kernel autobinds a never-bound
+ * datagram socket to the wildcard (inet_dgram_connect -> inet_autobind)
+ * before the protocol's connect looks at the address, so even a connect
+ * it then refuses leaves the socket open to every interface: an AF_INET
+ * socket given [::1] (EAFNOSUPPORT), a v6-only one given a v4-mapped
+ * address (ENETUNREACH), an inet socket given a unix name (red team 20,
+ * F2). Unless the destination is external (its return path is what
+ * external_network allowed, e126), the socket is bound first to the
+ * loopback address of the destination's kind: where a connect that works
+ * leaves it bare. A disconnect (AF_UNSPEC) does not autobind. 0 or
+ * -errno, the kernel's for the call. */
+static int prebind_for_connect(struct cw_notif *n, const struct cw_net_call *c, int d)
+{
+	if (c->addr.ss_family == AF_UNSPEC)
+		return 0;
+	bool v4 = false;
+	cw_net_dest_local(&c->addr, c->addrlen, &v4);
+	bool external = cw_addr_classify((const struct sockaddr *)&c->addr, c->addrlen) == CW_ADDR_EXTERNAL;
+	int r = cw_net_prebind_datagram(n->run->net_state, d, !external, v4);
+	/* A v6-only socket refuses a v4-mapped bind; given a sockaddr_in,
+	 * its connect says EAFNOSUPPORT (ip6_datagram_connect). */
+	if (r == -ENETUNREACH && c->addr.ss_family == AF_INET)
+		r = -EAFNOSUPPORT;
+	return r;
+}
+
 /* connect() of the duplicate D (owned from here) to C's address, on a
  * worker thread (connect_job): 0 when the worker answers, else -errno
  * (D closed) for the caller to answer. */
 static int start_connect(struct cw_notif *n, const struct cw_net_call *c, int d)
 {
-	if (cw_net_inet_family(c->addr.ss_family)) {
-		/* A datagram socket with SO_REUSEPORT/SO_REUSEADDR would be
-		 * autobound by connect to a port it may share (e126). */
-		int r = cw_net_prebind_datagram(n->run->net_state, d, false, false);
-		if (r < 0) {
-			close(d);
-			return r;
-		}
+	int r = prebind_for_connect(n, c, d);
+	if (r < 0) {
+		close(d);
+		return r;
 	}
 	struct connect_job *j = malloc(sizeof(*j));
 	if (!j) {
@@ -521,7 +543,7 @@ static int start_connect(struct cw_notif *n, const struct cw_net_call *c, int d)
 	}
 	*j = (struct connect_job){ .run = n->run, .req = *n->req, .listener = n->run->listener, .id = n->req->id, .fd = d, .pin = -1,
 				   .tgid = n->tgid, .tid = n->tid, .addr = c->addr, .len = c->addrlen };
-	int r = cw_net_pin_unix(n, &j->addr, &j->len, &j->pin, c->foreign);
+	r = cw_net_pin_unix(n, &j->addr, &j->len, &j->pin, c->foreign);
 	if (r == 0 && cw_start_detached(connect_worker, j) == 0)
 		return 0;
 	/* No worker thread could be started: refuse (EAGAIN) rather than
