@@ -609,6 +609,16 @@ static void enforce_net_as_command(struct cw_notif *n, struct cw_event *ev)
 		close(d);
 		goto answer;
 	}
+	if (nr == __NR_connect && c->addr.ss_family == AF_UNSPEC) {
+		/* A UDP disconnect never waits: done here when the socket is
+		 * on lo (it must stay there); else as any connect. */
+		bool done = false;
+		r = cw_net_disconnect_on_lo(n, c, d, &done);
+		if (done) {
+			close(d);
+			goto answer;
+		}
+	}
 	if (nr == __NR_connect) {
 		r = start_connect(n, c, d);
 		if (r == 0) {

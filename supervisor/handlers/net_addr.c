@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/filter.h>
 #include <linux/openat2.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -28,6 +29,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/record.h"
+#include "supervisor/log.h"
 
 
 /* ---- the run's state: sets of sockets and socket files, by inode ----
@@ -261,10 +263,13 @@ static bool on_lo_device(int sock)
 
 /* Restrict D to the loopback device before a wildcard bind decided as
  * loopback (net.c, bind_wildcard_on_loopback). true when D is on lo now.
- * The tree cannot take it off: changing a device once set needs
+ * The tree cannot set another device: changing one once set needs
  * CAP_NET_RAW (sock_bindtoindex_locked), and SO_BINDTODEVICE and
  * SO_BINDTOIFINDEX are decided as `unrestricted` (reroute_option), which
- * a profile that denies host_visible_binding denies. false when D is
+ * a profile that denies host_visible_binding denies. But the kernel
+ * clears it at a UDP disconnect (__udp_disconnect: sk_bound_dev_if = 0;
+ * TCP keeps it): connect(AF_UNSPEC) puts it back
+ * (cw_net_disconnect_on_lo, red team 20, F1). false when D is
  * bound to another device already (a device option the profile let
  * through) or the kernel refuses (before 5.7 unprivileged sockets could
  * not set it): the caller then binds the loopback address itself, the
@@ -278,6 +283,104 @@ static bool restrict_to_lo(int d)
 	if (dev[0])
 		return strcmp(dev, "lo") == 0;
 	return setsockopt(d, SOL_SOCKET, SO_BINDTODEVICE, "lo", 3) == 0 && on_lo_device(d);
+}
+
+/* ---- a UDP disconnect keeps the loopback device (red team 20, F1) ----
+ *
+ * connect(AF_UNSPEC) of a UDP socket runs __udp_disconnect, which clears
+ * the device binding: a wildcard bind capwatch restricted to lo (above)
+ * would be left on 0.0.0.0:PORT ([::]:PORT, the port is kept when it was
+ * bound explicitly) on every interface. capwatch performs the disconnect
+ * on its duplicate and sets the device again at once. Between the two a
+ * datagram from another interface could be queued: a socket filter that
+ * drops what did not arrive on that device (SKF_AD_IFINDEX) guards the
+ * socket first, locked (SO_LOCK_FILTER) so that another thread of the
+ * tree cannot swap it out meanwhile. It stays: on a socket bound to lo
+ * it drops nothing, and the lock cannot be undone. A socket that has a
+ * filter of its own, or a lock, cannot be guarded: its disconnect is
+ * refused with EPERM (a profile that allows host_visible_binding never
+ * restricts a socket to lo, so never gets here). */
+#ifndef SO_BINDTOIFINDEX
+#define SO_BINDTOIFINDEX 62
+#endif
+#define GUARD_LEN 4
+
+static void guard_prog(struct sock_filter g[GUARD_LEN], uint32_t ifindex)
+{
+	g[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(SKF_AD_OFF + SKF_AD_IFINDEX));
+	g[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ifindex, 0, 1);
+	g[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffffu);
+	g[3] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+}
+
+/* The socket's filter is exactly G. */
+static bool guard_attached(int d, const struct sock_filter g[GUARD_LEN])
+{
+	struct sock_filter cur[GUARD_LEN];
+	socklen_t l = GUARD_LEN; /* in instructions: longer ones fail EINVAL */
+	return getsockopt(d, SOL_SOCKET, SO_GET_FILTER, cur, &l) == 0 && l == GUARD_LEN &&
+	       memcmp(cur, g, sizeof(cur)) == 0;
+}
+
+/* Attach and lock G on D, which must have no filter and no lock. */
+static int guard_attach(int d, const struct sock_filter g[GUARD_LEN])
+{
+	int locked = 0;
+	socklen_t l = sizeof(locked);
+	if (getsockopt(d, SOL_SOCKET, SO_LOCK_FILTER, &locked, &l) < 0 || locked)
+		return -EPERM;
+	l = 0; /* the length of a filter already there, in instructions */
+	if (getsockopt(d, SOL_SOCKET, SO_GET_FILTER, NULL, &l) < 0 || l != 0)
+		return -EPERM;
+	struct sock_fprog fp = { .len = GUARD_LEN, .filter = (struct sock_filter *)g };
+	int one = 1;
+	if (setsockopt(d, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp)) < 0 ||
+	    setsockopt(d, SOL_SOCKET, SO_LOCK_FILTER, &one, sizeof(one)) < 0)
+		return -EPERM;
+	/* Another thread may have attached its own between the two. */
+	return guard_attached(d, g) ? 0 : -EPERM;
+}
+
+static bool udp_on_lo(int d, uint32_t *ifindex)
+{
+	int dom = 0, idx = 0;
+	socklen_t l = sizeof(dom);
+	if (cw_net_sock_type(d) != SOCK_DGRAM || getsockopt(d, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 ||
+	    !cw_net_inet_family((sa_family_t)dom) || !on_lo_device(d))
+		return false;
+	l = sizeof(idx);
+	if (getsockopt(d, SOL_SOCKET, SO_BINDTOIFINDEX, &idx, &l) < 0 || idx <= 0)
+		return false;
+	*ifindex = (uint32_t)idx;
+	return true;
+}
+
+/* connect(AF_UNSPEC) of the duplicate D with C's address. *DONE: false
+ * when D is no UDP socket on lo (the caller connects as for any other
+ * address). 0 or -errno. */
+int cw_net_disconnect_on_lo(struct cw_notif *n, const struct cw_net_call *c, int d, bool *done)
+{
+	uint32_t idx;
+	*done = false;
+	if (!udp_on_lo(d, &idx))
+		return 0;
+	*done = true;
+	struct sock_filter g[GUARD_LEN];
+	guard_prog(g, idx);
+	int r = guard_attach(d, g);
+	if (r < 0) {
+		cw_record_note(n->run, n->tgid, "info",
+			       "a disconnect (connect AF_UNSPEC) of a UDP socket on the loopback device is "
+			       "refused: the socket has a filter of its own, so capwatch cannot keep it on lo "
+			       "while the kernel clears the device");
+		return r;
+	}
+	r = connect(d, (const struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+	int v = (int)idx;
+	if (setsockopt(d, SOL_SOCKET, SO_BINDTOIFINDEX, &v, sizeof(v)) < 0)
+		cw_warn("a UDP socket could not be put back on lo after a disconnect (%s): its filter "
+			"still drops what arrives on other devices", strerror(errno));
+	return r;
 }
 
 /* bind of an inet socket, performed on the duplicate D with the decided

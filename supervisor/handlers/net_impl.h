@@ -99,6 +99,9 @@ int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *l
 void cw_net_remember_inet(struct cw_net_state *ns, int sock);
 /* Binds performed on the duplicate D with C's address: 0 or -errno. */
 int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d);
+/* connect(AF_UNSPEC) of a UDP socket on lo, which keeps it there (F1).
+ * *DONE false: not such a socket, nothing done. 0 or -errno. */
+int cw_net_disconnect_on_lo(struct cw_notif *n, const struct cw_net_call *c, int d, bool *done);
 int cw_net_bind_unix_path(struct cw_notif *n, const struct cw_net_call *c, int sock);
 
 /* ---- net_unix_bind.c ---- */

@@ -210,6 +210,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e180_exec_event_dropped.sh \
 	tests/escapes/e181_sigio_owner_flip.sh \
 	tests/escapes/e182_tty_signals.sh \
+	tests/escapes/e183_udp_unspec_device.sh \
 	tests/escapes/e184_udp_failed_connect_autobind.sh \
 	tests/escapes/e185_unix_autobind_abstract.sh \
 	tests/escapes/e142_connect_alarm.sh
