@@ -216,7 +216,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e142_connect_alarm.sh
 
 ESCAPES_KNOWN_OPEN = \
-	tests/escapes/e156_kreads_fifo_secret.sh
+	tests/escapes/e156_kreads_fifo_secret.sh \
+	tests/escapes/e186_udp_unaddressed_autobind.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
