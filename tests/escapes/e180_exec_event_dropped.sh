@@ -27,18 +27,26 @@ bare "$ESC_BIN/e140_exec_flip" /bin/true "memfd:$ESC_BIN/payload" "$W/M" "$(race
 [ "$(race_hits "$O/bare.out")" -gt 0 ] || esc_control_failed "bare: $(race_line "$O/bare.out")"
 rm -f "$W/M"
 secs=$((RACE + 2))
+unidentified="any(e['rule'] == 'builtin:exec-unidentified' and e['enforced'] for e in denials('process_spawn'))"
 for mode in default kreads; do
-	canary_make "$W/M" ""
-	CAPWATCH_TEST_CONNECTOR_RCVBUF=1 under_reads $mode "$prof" --backend kernel -- \
-		/bin/sh -c "$attack" sh "$ESC_BIN/e180_fork_flood" "$secs" "$ESC_BIN/e140_exec_flip" \
-		"$ESC_BIN/payload" "$W/M"
-	esc_log "$mode: $(grep FLOOD "$OUT")"
-	# The run proves something only when events were dropped.
-	grep -q 'proc connector dropped events' "$OUT" "$R" ||
-		{ cat "$OUT" >&2; fail "$mode: the connector dropped no event (no loss to test)"; }
-	race_verdict "$W/M" "$mode: a memfd payload ran, its exec among the events the connector dropped"
-	race_need_ok
-	report_has "any(e['rule'] == 'builtin:exec-unidentified' and e['enforced'] for e in denials('process_spawn'))"
-	rm -f "$W/M"
+	# Every try must keep the payload from running. A try proves the
+	# image check only when a flip won the notification's race (the
+	# exec then denied as unidentified, not by its name): on a loaded
+	# machine none may in one try, so up to three.
+	for try in 1 2 3; do
+		canary_make "$W/M" ""
+		CAPWATCH_TEST_CONNECTOR_RCVBUF=1 under_reads $mode "$prof" --backend kernel -- \
+			/bin/sh -c "$attack" sh "$ESC_BIN/e180_fork_flood" "$secs" "$ESC_BIN/e140_exec_flip" \
+			"$ESC_BIN/payload" "$W/M"
+		esc_log "$mode, try $try: $(grep FLOOD "$OUT")"
+		# The run proves something only when events were dropped.
+		grep -q 'proc connector dropped events' "$OUT" "$R" ||
+			{ cat "$OUT" >&2; fail "$mode: the connector dropped no event (no loss to test)"; }
+		race_verdict "$W/M" "$mode: a memfd payload ran, its exec among the events the connector dropped"
+		race_need_ok
+		rm -f "$W/M"
+		report_assert "$R" "$unidentified" 2>/dev/null && break
+		[ $try = 3 ] && report_has "$unidentified"
+	done
 done
 exit 0
