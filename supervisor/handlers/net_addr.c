@@ -253,6 +253,38 @@ bool cw_net_loopback_of(struct sockaddr_storage *a)
 	return true;
 }
 
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+
+/* An unbound unix socket that passes credentials is autobound by the
+ * kernel to an abstract name "\0xxxxx" at its first connect (dgram and
+ * stream, to a well-formed unix name, before the peer is looked up: a
+ * refused connect keeps the name) and at any send (unix_dgram_sendmsg,
+ * once a name it was given is well formed, before the peer is looked up
+ * or found missing, ENOTCONN): unix_may_passcred() is
+ * SO_PASSCRED or SO_PASSPIDFD (SO_PASSSEC is not). Any process of the
+ * network namespace can then send to the name. An option that cannot be
+ * read (SO_PASSPIDFD before Linux 6.5) is off. */
+bool cw_net_unix_autobinds(int sock)
+{
+	int dom = -1, on = 0;
+	socklen_t l = sizeof(dom);
+	if (getsockopt(sock, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0 || dom != AF_UNIX)
+		return false;
+	l = sizeof(on);
+	if (getsockopt(sock, SOL_SOCKET, SO_PASSCRED, &on, &l) < 0 || !on) {
+		on = 0;
+		l = sizeof(on);
+		if (getsockopt(sock, SOL_SOCKET, SO_PASSPIDFD, &on, &l) < 0 || !on)
+			return false;
+	}
+	struct sockaddr_storage a;
+	socklen_t al = sizeof(a);
+	/* Unbound: a name of sa_family_t only. Unreadable: assume unbound. */
+	return getsockname(sock, (struct sockaddr *)&a, &al) < 0 || al <= sizeof(sa_family_t);
+}
+
 /* Is the socket bound to the loopback device (SO_BINDTODEVICE "lo")? */
 static bool on_lo_device(int sock)
 {

@@ -39,7 +39,7 @@ struct cw_net_call {
 	 * bytes), before resolution rewrote ADDR (net_unix_bind.c) */
 	struct sockaddr_storage raw;
 	socklen_t rawlen;
-	int held_sock;                  /* listen: the duplicate decided on, -1 */
+	int held_sock;                  /* listen, unix connect and send: the duplicate decided on, -1 */
 	struct msghdr mh;               /* sendmsg: the header */
 	/* sendmmsg: the headers and their (decided, resolved) names; the
 	 * first one recorded */
@@ -95,6 +95,9 @@ const char *cw_net_unix_alias(const struct cw_net_state *ns, const struct sockad
 /* Rewrite a unix pathname address to the inode it names now, pinned
  * (*PIN, closed by the caller). 0 or -errno. */
 int cw_net_pin_unix(struct cw_notif *n, struct sockaddr_storage *a, socklen_t *len, int *pin, bool foreign_ok);
+/* Would the kernel autobind SOCK to an abstract name at a connect or
+ * send (an unbound unix socket with SO_PASSCRED or SO_PASSPIDFD)? */
+bool cw_net_unix_autobinds(int sock);
 /* Remember an inet socket capwatch bound or listened on for the tree. */
 void cw_net_remember_inet(struct cw_net_state *ns, int sock);
 /* Binds performed on the duplicate D with C's address: 0 or -errno. */
