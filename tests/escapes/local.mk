@@ -213,6 +213,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e183_udp_unspec_device.sh \
 	tests/escapes/e184_udp_failed_connect_autobind.sh \
 	tests/escapes/e185_unix_autobind_abstract.sh \
+	tests/escapes/e187_unix_passcred_autobind.sh \
 	tests/escapes/e142_connect_alarm.sh
 
 ESCAPES_KNOWN_OPEN = \
