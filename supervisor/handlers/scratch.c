@@ -14,6 +14,7 @@ int cw_handlers_init(struct cw_run *run)
 	if (!run->call_scratch)
 		return -ENOMEM;
 	run->call_scratch->net.held_sock = -1;
+	run->call_scratch->sig_dup = -1;
 	cw_net_signals_init();
 	int e = cw_net_state_new(&run->net_state);
 	if (e == 0)

@@ -371,6 +371,7 @@ static int fake_run(const char *profile)
 		return -1;
 #endif
 	scratch.net.held_sock = -1;
+	scratch.sig_dup = -1;
 	return 0;
 }
 
