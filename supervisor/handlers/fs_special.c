@@ -409,6 +409,17 @@ static bool tree_terminal(const struct cw_fs_state *fs, const struct stat *st)
 	return false;
 }
 
+bool cw_fs_tree_pty(const struct cw_run *run, const struct stat *st)
+{
+	const struct cw_fs_state *fs = run->fs_state;
+	if (!fs || !pts_device(st->st_rdev))
+		return false;
+	for (size_t i = 0; i < fs->ntree_ptys; i++)
+		if (same_terminal(&fs->tree_ptys[i].st, st) && tree_pty_alive(&fs->tree_ptys[i]))
+			return true;
+	return false;
+}
+
 /* The directory of a process on procfs, PATH, held by OPATH (ST): its
  * pid, else 0. Its name is digits and its parent the root of that procfs
  * (inode 1), wherever the procfs is mounted. */

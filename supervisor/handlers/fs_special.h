@@ -18,6 +18,10 @@ bool cw_proc_ns_link(const char *path);
 bool cw_quick_device(dev_t rdev);
 /* A terminal: pty slaves, major 4, /dev/console (not /dev/tty, /dev/ptmx). */
 bool cw_terminal_device(dev_t rdev);
+/* Is ST (a terminal's) the slave of a live pty the tree made through
+ * /dev/ptmx? */
+struct cw_run;
+bool cw_fs_tree_pty(const struct cw_run *run, const struct stat *st);
 /* The pid whose /proc directory PATH is (held by OPATH, ST), else 0. */
 pid_t cw_proc_pid_dir(const char *path, int opath, const struct stat *st);
 

@@ -100,13 +100,10 @@ static void handle_owner(struct cw_notif *n, uint32_t cmd)
 		cw_answer_error(n, EINVAL); /* as f_setown() answers */
 		return;
 	}
-	if (v == 0 && cw_tree_own_pidns(n)) {
-		cw_answer_continue(n); /* nobody, or a member (enforce_owner) */
-		return;
-	}
 	if (v == 0) {
 		/* No owner: nobody to signal. Still performed here, so that
-		 * what is set is exactly what was read. */
+		 * what is set is exactly what was read, and never continued
+		 * (a clear landing while capwatch turns O_ASYNC on: sigio.c). */
 		if (!cw_notif_valid(n)) {
 			cw_answer_gone(n);
 			return;

@@ -212,10 +212,6 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		}
 		type = ox->type;
 		*target = ox->pid;
-		if (*target == 0 && cw_tree_own_pidns(n)) {
-			cw_answer_continue(n); /* nobody, or a member */
-			return false;
-		}
 		if (*target == 0) {
 			/* No owner: nobody to signal; still set from the copy. */
 			if (!cw_notif_valid(n)) {
@@ -237,7 +233,17 @@ static bool fcntl_owner_target(struct cw_notif *n, int *target, bool *in_tree)
 		}
 	}
 	if (*target == 0) {
-		cw_answer_continue(n); /* no owner: nobody to signal */
+		/* No owner: nobody to signal. Performed by capwatch all the
+		 * same, never continued: a clear that the tree's thread made
+		 * later, while capwatch turns O_ASYNC on for the same file,
+		 * would let the kernel make capwatch the owner (sigio.c). */
+		_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+		if (d < 0)
+			answer_unreadable(n, -d);
+		else if (fcntl(d, F_SETOWN, 0) < 0)
+			cw_answer_error(n, errno);
+		else
+			cw_answer_value(n, 0);
 		return false;
 	}
 	*in_tree = type == F_OWNER_PGRP ? cw_group_named_in_tree(n, *target) : cw_task_named_in_tree(n, *target);

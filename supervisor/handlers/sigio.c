@@ -41,6 +41,8 @@
 #include "supervisor/handlers/handlers.h"
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/scratch.h"
+#include "supervisor/handlers/fs_special.h"
+#include "supervisor/record.h"
 #include "supervisor/util.h"
 
 #define CW_CAP_FOWNER_BIT 3 /* CAP_FOWNER */
@@ -88,8 +90,15 @@ static pid_t tty_foreground(const struct cw_notif *n, int dup)
 		return pg > 0 ? pg : 0;
 	struct stat st;
 	struct tty_of t;
-	if (fstat(dup, &st) == 0 && caller_tty(n, &t) && t.tty != 0 && t.tty == st.st_rdev)
+	if (fstat(dup, &st) < 0)
+		return FG_UNKNOWN;
+	if (caller_tty(n, &t) && t.tty != 0 && t.tty == st.st_rdev)
 		return t.tpgid > 0 ? t.tpgid : 0;
+	/* A pty the tree made (fs_special.c keeps them): a session only the
+	 * tree's processes can be in takes it as its terminal, if any (a
+	 * slave glibc's openpty sizes before anyone's session has it). */
+	if (cw_fs_tree_pty(n->run, &st))
+		return 0;
 	return FG_UNKNOWN;
 }
 
@@ -126,18 +135,39 @@ static enum fasync_kind fasync_kind(const struct cw_notif *n)
 }
 
 /* The caller made the owner of DUP's open file description when it has
- * none, so that the kernel (tty_fasync, a lease, dnotify) never picks one
- * itself; 0 or -errno. */
-static int pin_owner(const struct cw_notif *n, int dup)
+ * none, so that the kernel (tty_fasync) never picks one itself; the owner
+ * it has then in *OX; 0 or -errno. */
+static int pin_owner(const struct cw_notif *n, int dup, struct f_owner_ex *ox)
+{
+	if (fcntl(dup, F_GETOWN_EX, ox) < 0)
+		return -errno;
+	if (ox->pid != 0)
+		return 0;
+	ox->type = F_OWNER_PID;
+	ox->pid = n->tgid;
+	return fcntl(dup, F_SETOWN_EX, ox) < 0 ? -errno : 0;
+}
+
+/* After capwatch turned O_ASYNC on: the owner PINNED (pin_owner) is still
+ * there. A terminal with no owner makes the caller of that call, capwatch,
+ * the owner (tty_fasync), and capwatch would then get the signals the tree
+ * chose (F_SETSIG: SIGSTOP, SIGKILL; red team 21). Every call that clears
+ * an owner is performed by capwatch under the handlers' lock (proc.c,
+ * ioctl.c), so none lands between the pin and the flag; should one, the
+ * pinned owner is set again (a window of one system call) and the call
+ * refused. 0 or -EPERM. */
+static int owner_kept(const struct cw_notif *n, int dup, const struct f_owner_ex *pinned)
 {
 	struct f_owner_ex ox;
 	if (fcntl(dup, F_GETOWN_EX, &ox) < 0)
-		return -errno;
-	if (ox.pid != 0)
+		return -EPERM;
+	if (ox.pid == pinned->pid && ox.type == pinned->type)
 		return 0;
-	ox.type = F_OWNER_PID;
-	ox.pid = n->tgid;
-	return fcntl(dup, F_SETOWN_EX, &ox) < 0 ? -errno : 0;
+	fcntl(dup, F_SETOWN_EX, pinned);
+	cw_record_note(n->run, n->tgid, "warning",
+		       "signal-driven I/O: the descriptor's owner changed while capwatch set it (%d): set back",
+		       (int)ox.pid);
+	return -EPERM;
 }
 
 /* F_SETFL's flags on capwatch's duplicate: the kernel checks O_NOATIME
@@ -179,17 +209,22 @@ static void enforce_fasync(struct cw_notif *n, struct cw_event *ev)
 	ev->verified = true;
 	int d = n->call->sig_dup; /* the very object decided on */
 	int r = d < 0 ? -EPERM : 0;
+	struct f_owner_ex pinned;
 	if (d >= 0) {
 		switch (k) {
 		case ARM_SETFL:
-			r = pin_owner(n, d);
+			r = pin_owner(n, d, &pinned);
 			if (r == 0)
 				r = setfl_as_caller(n, d, arg_int(n, 2));
+			if (r == 0)
+				r = owner_kept(n, d, &pinned);
 			break;
 		case ARM_FIOASYNC:
-			r = pin_owner(n, d);
+			r = pin_owner(n, d, &pinned);
 			if (r == 0)
 				r = ioctl(d, FIOASYNC, &n->call->owner_val) < 0 ? -errno : 0;
+			if (r == 0)
+				r = owner_kept(n, d, &pinned);
 			break;
 		default:
 			r = fcntl(d, F_SETSIG, arg_int(n, 2)) < 0 ? -errno : 0;

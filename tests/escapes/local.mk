@@ -213,12 +213,14 @@ ESCAPES_TESTS = \
 	tests/escapes/e183_udp_unspec_device.sh \
 	tests/escapes/e184_udp_failed_connect_autobind.sh \
 	tests/escapes/e185_unix_autobind_abstract.sh \
+	tests/escapes/e188_async_owner_race.sh \
 	tests/escapes/e187_unix_passcred_autobind.sh \
 	tests/escapes/e142_connect_alarm.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \
-	tests/escapes/e186_udp_unaddressed_autobind.sh
+	tests/escapes/e186_udp_unaddressed_autobind.sh \
+	tests/escapes/e189_orphaned_job_group.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
@@ -267,6 +269,7 @@ ESCAPES_PROGS = \
 	tests/escapes/src/e179_chain_payload \
 	tests/escapes/src/e179_fork_chain_payload \
 	tests/escapes/src/e180_fork_flood \
+	tests/escapes/src/e188_async_owner_race \
 	tests/escapes/src/e141_unreceived_restart \
 	tests/escapes/src/e142_connect_alarm \
 	tests/escapes/src/e143_ask_flip \
@@ -300,6 +303,8 @@ tests_escapes_src_e180_fork_flood_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e142_connect_alarm_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e142_connect_alarm_LDFLAGS = -pthread
 tests_escapes_src_e180_fork_flood_LDFLAGS = -pthread
+tests_escapes_src_e188_async_owner_race_CFLAGS = $(AM_CFLAGS) -pthread
+tests_escapes_src_e188_async_owner_race_LDFLAGS = -pthread
 tests_escapes_src_e57_flood_LDFLAGS = -pthread
 tests_escapes_src_e65_vfork_flip_CFLAGS = $(AM_CFLAGS) -pthread
 tests_escapes_src_e65_vfork_flip_LDFLAGS = -pthread

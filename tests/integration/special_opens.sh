@@ -23,6 +23,22 @@ cat $sysfile
 grep -c . /proc/self/maps >/dev/null && echo maps-ok
 tr '\0' '\n' </proc/self/environ | grep -c '^PATH=' 
 "$CW_PY" -c 'import os; m, s = os.openpty(); os.write(s, b"ping\n"); print("ptmx", os.read(m, 5), os.ttyname(s).startswith("/dev/pts/"))'
+"$CW_PY" "$T/ptyprobe.py"
+EOF2
+# A pty of the tree's own: sized on its slave before any session has it
+# (as glibc's openpty does), and signal-driven I/O on its master (sigio.c
+# decides both; red team 21 found the size refused).
+cat >"$T/ptyprobe.py" <<'EOF2'
+import os, fcntl, struct, termios, signal, time
+m, s = os.openpty()
+fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 99, 0, 0))
+print("winsz", struct.unpack("HHHH", fcntl.ioctl(m, termios.TIOCGWINSZ, b"\0" * 8))[:2])
+got = []
+signal.signal(signal.SIGIO, lambda *a: got.append(1))
+fcntl.fcntl(m, fcntl.F_SETFL, fcntl.fcntl(m, fcntl.F_GETFL) | os.O_ASYNC)
+os.write(s, b"x\n")
+time.sleep(0.2)
+print("sigio", bool(got))
 EOF2
 sh "$T/probe.sh" >"$O/bare.out" 2>&1 || fail "probe failed bare: $(cat "$O/bare.out")"
 for prof in readonly verify; do
