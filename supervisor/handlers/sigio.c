@@ -155,7 +155,8 @@ static int pin_owner(const struct cw_notif *n, int dup, struct f_owner_ex *ox)
  * an owner is performed by capwatch under the handlers' lock (proc.c,
  * ioctl.c), so none lands between the pin and the flag; should one, the
  * pinned owner is set again (a window of one system call) and the call
- * refused. 0 or -EPERM. */
+ * is answered EPERM, though the flag stays on (with that owner) and a
+ * note says so. 0 or -EPERM. */
 static int owner_kept(const struct cw_notif *n, int dup, const struct f_owner_ex *pinned)
 {
 	struct f_owner_ex ox;
