@@ -116,6 +116,25 @@ static int owner_target(const struct f_owner_ex *ox)
 	return ox->type == F_OWNER_PGRP ? -ox->pid : ox->pid;
 }
 
+/* The call's third argument read once into BUF (LEN bytes; none when
+ * LEN is 0), and capwatch's duplicate of its descriptor: the duplicate,
+ * or -1 when the call was answered (unreadable memory: EFAULT; no such
+ * descriptor: the kernel's errno). */
+static int read_and_dup(struct cw_notif *n, void *buf, size_t len)
+{
+	int e = len ? cw_mem_read(n->tid, arg_u64(n, 2), buf, len) : 0;
+	if (e < 0) {
+		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+		return -1;
+	}
+	int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0) {
+		answer_unreadable(n, -d);
+		return -1;
+	}
+	return d;
+}
+
 /* ---- O_ASYNC, F_SETSIG, F_SETLEASE, F_NOTIFY ---- */
 
 enum fasync_kind { ARM_SETFL, ARM_FIOASYNC, SET_SIG, OWNER_LEASE };
@@ -242,21 +261,13 @@ static void enforce_fasync(struct cw_notif *n, struct cw_event *ev)
 void cw_handle_fasync(struct cw_notif *n)
 {
 	enum fasync_kind k = fasync_kind(n);
-	if (k == ARM_FIOASYNC) {
-		/* The flag is memory: read once, and capwatch sets it. Turning
-		 * it off is decided too (another thread could turn the word
-		 * on before the kernel read it). */
-		int e = cw_mem_read(n->tid, arg_u64(n, 2), &n->call->owner_val, sizeof(n->call->owner_val));
-		if (e < 0) {
-			answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
-			return;
-		}
-	}
-	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
-	if (d < 0) {
-		answer_unreadable(n, -d);
+	/* FIOASYNC's flag is memory: read once, and capwatch sets it.
+	 * Turning it off is decided too (another thread could turn the word
+	 * on before the kernel read it). */
+	_cleanup_close_ int d = k == ARM_FIOASYNC ? read_and_dup(n, &n->call->owner_val, sizeof(n->call->owner_val))
+						  : read_and_dup(n, NULL, 0);
+	if (d < 0)
 		return;
-	}
 	struct f_owner_ex ox = { 0, 0 };
 	if (fcntl(d, F_GETOWN_EX, &ox) < 0) {
 		cw_answer_error(n, errno);
@@ -313,16 +324,9 @@ static void enforce_winsz(struct cw_notif *n, struct cw_event *ev)
 
 static void handle_winsz(struct cw_notif *n)
 {
-	int e = cw_mem_read(n->tid, arg_u64(n, 2), &n->call->winsz, sizeof(n->call->winsz));
-	if (e < 0) {
-		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+	_cleanup_close_ int d = read_and_dup(n, &n->call->winsz, sizeof(n->call->winsz));
+	if (d < 0)
 		return;
-	}
-	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
-	if (d < 0) {
-		answer_unreadable(n, -d);
-		return;
-	}
 	pid_t fg = tty_foreground(n, d);
 	if (fg == FG_NOT_TTY) {
 		cw_answer_error(n, ENOTTY);

@@ -63,13 +63,6 @@ except BlockingIOError:
     pass
 for d in got: print("RECEIVED", d, flush=True)
 PY
-cat >"$T/send.py" <<'PY'
-import socket, sys
-port = int(sys.argv[1])
-for fam, a in ((socket.AF_INET, sys.argv[2]), (socket.AF_INET6, sys.argv[3])):
-    s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.sendto(b"C2-FROM-PEER", (a, port))
-PY
 # run bare|verify FAMILY PORT [own]: the hits are in the run's output.
 run() {
 	rm -f "$O/sent"
@@ -77,7 +70,7 @@ run() {
 	rm -f "$_o"
 	(	i=0
 		while ! grep -q '^READY' "$_o" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-		for k in 1 2 3; do peer "$CW_PY" "$T/send.py" "$3" "$VETH_ADDR" "$VETH_ADDR6"; sleep 0.1; done
+		for k in 1 2 3; do peer "$CW_PY" "$ESC_SRC/peer_send.py" "$3" "$VETH_ADDR" "$VETH_ADDR6"; sleep 0.1; done
 		: >"$O/sent" ) &
 	_c=$!; esc_bg_started $_c
 	if [ "$1" = bare ]; then bare "$PY" "$T/disc.py" "$2" "$3" "$O/sent" ${4:-}

@@ -45,38 +45,11 @@ while True:
                 print("nothing received")
             break
 PY
-cat >"$T/outside.py" <<'PY'
-import socket, sys, time
-out, sent = sys.argv[1], sys.argv[2]
-name = None
-for _ in range(200):
-    try:
-        text = open(out).read()
-    except OSError:
-        text = ""
-    if "bind refused" in text:
-        break
-    for l in text.splitlines():
-        if l.startswith("NAME "):
-            name = bytes.fromhex(l[5:].strip())
-    if name is not None:
-        break
-    time.sleep(0.05)
-if name is not None:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    for _ in range(3):
-        try:
-            s.sendto(b"C2-FROM-OUTSIDE", name)
-        except OSError:
-            pass  # the receiver is gone: it had its datagram
-        time.sleep(0.1)
-open(sent, "w").close()
-PY
 run() { # run bare|PROFILE [OPTS]
 	rm -f "$O/sent"
 	if [ "$1" = bare ]; then _o=$O/bare.out; else _o=$O/cw$((N + 1)).out; fi
 	rm -f "$_o"
-	"$CW_PY" "$T/outside.py" "$_o" "$O/sent" &
+	"$CW_PY" "$ESC_SRC/abstract_send.py" "$_o" "$O/sent" "bind refused" &
 	_c=$!; esc_bg_started $_c
 	if [ "$1" = bare ]; then bare "$PY" "$T/auto.py" "$O/sent"
 	else _p=$1; shift; under "$_p" "$@" -- "$PY" "$T/auto.py" "$O/sent"; fi

@@ -42,13 +42,6 @@ try:
 except BlockingIOError:
     print("queue empty", flush=True)
 PY
-cat >"$T/send.py" <<'PY'
-import socket, sys
-port = int(sys.argv[1])
-for fam, a in ((socket.AF_INET, sys.argv[2]), (socket.AF_INET6, sys.argv[3])):
-    s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.sendto(b"C2-FROM-PEER", (a, port))
-PY
 # run bare|verify FAMILY: the hits are in the run's output.
 run() {
 	rm -f "$O/sent"
@@ -58,7 +51,7 @@ run() {
 		while ! grep -q '^PORT' "$_o" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 		p=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$_o")
 		if [ -n "$p" ] && [ "$p" != 0 ]; then
-			for k in 1 2 3; do peer "$CW_PY" "$T/send.py" "$p" "$VETH_ADDR" "$VETH_ADDR6"; sleep 0.1; done
+			for k in 1 2 3; do peer "$CW_PY" "$ESC_SRC/peer_send.py" "$p" "$VETH_ADDR" "$VETH_ADDR6"; sleep 0.1; done
 		fi
 		: >"$O/sent" ) &
 	_c=$!; esc_bg_started $_c

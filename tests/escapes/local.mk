@@ -353,7 +353,7 @@ tests_escapes_src_e179_fork_chain_payload_LDFLAGS = -all-static -Xcompiler -nost
 TESTS += $(ESCAPES_TESTS)
 EXTRA_DIST += $(ESCAPES_TESTS) $(ESCAPES_KNOWN_OPEN) \
 	tests/escapes/lib.sh tests/escapes/sink.py tests/escapes/ptyrun.py tests/escapes/pidvictims.py \
-	tests/escapes/approver.py \
+	tests/escapes/approver.py tests/escapes/peer_send.py tests/escapes/abstract_send.py \
 	tests/escapes/README.md tests/escapes/KNOWN-OPEN.md
 
 # Runs the open ones; fails while any bypass remains.
