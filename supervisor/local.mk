@@ -20,6 +20,7 @@ capwatch_SOURCES = \
 	supervisor/limits.h supervisor/limits.c \
 	supervisor/notify.h supervisor/notify.c \
 	supervisor/watchdog.h supervisor/watchdog.c \
+	supervisor/tty_link.h supervisor/tty_link.c \
 	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/kernel.h supervisor/kernel.c \

@@ -45,6 +45,7 @@
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/watchdog.h"
+#include "supervisor/tty_link.h"
 #include "supervisor/handlers/handlers.h" /* cw_fs_init, cw_fs_free */
 #include "supervisor/handlers/scratch.h"
 
@@ -809,6 +810,7 @@ static enum step launch(struct cw_run *run, struct setup *su)
 	 * can make names, so that no number of files it creates first can
 	 * spend the scan's budget (red team e128). */
 	cw_secret_ids_start(run);
+	cw_tty_link_start(run); /* before any subreaper: its helper is never ours */
 	int e = cw_launch(run, &su->prog, &su->sigs);
 	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
 	if (e < 0)
@@ -887,6 +889,7 @@ int cw_run_main(const struct cw_options *opts)
 	run->last_flush = run->t0;
 	run->report_fd = run->trace_fd = run->listener = run->child_pidfd = -1;
 	run->ns_init_w = run->own_pidns_fd = run->ns_proc_fd = run->tree_root_fd = -1;
+	run->tty_link_w = -1;
 	run->observe = opts->observe;
 	cw_jbuf_init(&run->tj);
 
@@ -904,6 +907,7 @@ int cw_run_main(const struct cw_options *opts)
 	if (run->listener >= 0 || run->notifications)
 		cw_notify_debug_counts(run);
 	cw_kernel_teardown(run);
+	cw_tty_link_stop(run); /* the tree is gone */
 	cw_limits_teardown(run);
 	cw_scratch_remove(run);
 	free(su.prog.filter);

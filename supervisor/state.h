@@ -56,6 +56,7 @@ struct cw_run {
 	char **envp;                  /* the command's environment */
 	bool observe;                 /* --observe: decide, record, deny nothing */
 	bool tty_mode;                /* the command shares capwatch's process group */
+	int tty_link_w;               /* tty_link.c: a byte ends the link; -1: none */
 	bool under_filter;            /* capwatch itself runs under a seccomp filter */
 	bool no_listener;             /* degraded: the filter could not be installed */
 	struct cw_privs privs;        /* what the command keeps of capwatch's privileges */

@@ -1,19 +1,19 @@
 #!/bin/sh
-# E189 (red team 21, known open): an orphaned process group. In tty mode
-# the command shares capwatch's process group, the terminal's foreground
-# job. When that job is led by the session's leader (capwatch run by
-# `script -c`, `ssh -t`, `docker run -t`, tmux or screen directly; not an
-# interactive shell's job, whose shell links the group to the session),
-# the tree can make the group orphaned while one of its members is
-# stopped: a child moves to a group of its own (setpgid), its child in the
-# job's group stops itself, the first exits. The kernel then signals the
-# whole group (kill_orphaned_pgrp: SIGHUP and SIGCONT), a victim outside
-# the tree included. Nothing is notified: setpgid and the stop are the
-# tree's own business. Capability sought: process_control.
-# Fix (not made): keep the job's group linked to its session while the
-# run lasts (a helper of capwatch's in another group of the session with a
-# child in the job's group), or decide setpgid out of capwatch's group in
-# tty mode.
+# E189 (red team 21): an orphaned process group. In tty mode the command
+# shares capwatch's process group, the terminal's foreground job. When
+# that job is led by the session's leader (capwatch run by `script -c`,
+# `ssh -t`, `docker run -t`, tmux or screen directly; not an interactive
+# shell's job, whose shell links the group to the session), the tree could
+# make the group orphaned while one of its members is stopped: a child
+# moves to a group of its own (setpgid), its child in the job's group
+# stops itself, the first exits. The kernel then signals the whole group
+# (kill_orphaned_pgrp: SIGHUP and SIGCONT), a victim outside the tree
+# included. Nothing is notified: setpgid and the stop are the tree's own
+# business. Capability sought: process_control. Fixed by tty_link.c:
+# capwatch keeps the job's group linked to its session for the run (a
+# helper in another group of the session with a child in the job's
+# group), so the group is never orphaned. Bare, the victim gets SIGCONT
+# (the positive control); under capwatch it must get nothing.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 cat >"$T/harness.py" <<'PY'
