@@ -769,6 +769,11 @@ static void note_launched(struct cw_run *run)
 /* 5. The filter, the signals, the launch. */
 static enum step launch(struct cw_run *run, struct setup *su)
 {
+	run->tty_mode = isatty(STDIN_FILENO);
+	/* Before the tree's PID namespace is made (its helpers would be
+	 * forked into it) and before capwatch is a subreaper (the helper is
+	 * never capwatch's child). */
+	cw_tty_link_start(run);
 	const char *kr = getenv("CAPWATCH_KERNEL_READS");
 	if (run->backend && strcmp(run->backend, "kernel") == 0 && kr && strcmp(kr, "1") == 0) {
 		/* Reads passed in the kernel need Landlock to keep the tree
@@ -796,7 +801,6 @@ static enum step launch(struct cw_run *run, struct setup *su)
 		return setup_failed(su, "seccomp notifications unavailable");
 	if (cw_approval_init(run) < 0)
 		return setup_failed(su, "the approval channel could not be set up");
-	run->tty_mode = isatty(STDIN_FILENO);
 	run->under_filter = seccomp_mode() == 2;
 	enum step st = open_signals(run, su);
 	if (st != STEP_OK)
@@ -810,7 +814,6 @@ static enum step launch(struct cw_run *run, struct setup *su)
 	 * can make names, so that no number of files it creates first can
 	 * spend the scan's budget (red team e128). */
 	cw_secret_ids_start(run);
-	cw_tty_link_start(run); /* before any subreaper: its helper is never ours */
 	int e = cw_launch(run, &su->prog, &su->sigs);
 	signal(SIGXFSZ, SIG_IGN); /* the command has its own disposition now */
 	if (e < 0)
