@@ -172,11 +172,34 @@ static int by_profile(const cw_profile *p, const struct cw_context *ctx, const s
 	return 0;
 }
 
+/* The operation takes PATH's name away from what it names: a rename (or
+ * link: both ends), an unlink, an rmdir. */
+static bool moves_name(const struct cw_op *op)
+{
+	if (op->kind == CW_OP_RENAME)
+		return true;
+	return op->kind == CW_OP_FS_WRITE && op->syscall &&
+	       (strcmp(op->syscall, "unlink") == 0 || strcmp(op->syscall, "unlinkat") == 0 ||
+		strcmp(op->syscall, "rmdir") == 0);
+}
+
 /* Creating, changing or removing PATH (normalized). */
 static int decide_write(const cw_profile *p, const struct cw_context *ctx, const struct cw_op *op,
 			const char *path, struct cw_decision *out)
 {
 	cw_path_class class = cw_path_classify(ctx, path);
+	/* A directory above the report, the trace or a profile file (or a
+	 * symlink in the name they were given by): renamed away or removed,
+	 * a directory the command prepared could take its name, and the
+	 * user would read the command's report, or the next run its
+	 * profile (red team 22). Changing its mode or times is not that. */
+	if (moves_name(op) && class != CW_PATH_PROTECTED && cw_path_holds_protected(ctx, path)) {
+		int rc = by_profile(p, ctx, op, out, CW_CAP_PROTECTED_METADATA, false, path, NULL, 0);
+		size_t l = strlen(out->reason);
+		snprintf(out->reason + l, sizeof out->reason - l,
+			 " (it holds the run's report, trace or profile: another file could take their names)");
+		return rc;
+	}
 	/* The object behind this name is also reachable by another name (a hard
 	 * link or a mount made before the run), which may lie anywhere: the
 	 * name proves nothing, so it is a write outside the workspace. */

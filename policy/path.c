@@ -241,6 +241,18 @@ cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path)
 	return CW_PATH_OUTSIDE;
 }
 
+bool cw_path_holds_protected(const struct cw_context *ctx, const char *path)
+{
+	if (!ctx || !path || path[0] != '/')
+		return false;
+	for (size_t i = 0; i < ctx->nprotected; i++) {
+		const char *f = ctx->protected_files[i];
+		if (f && strcmp(f, path) != 0 && cw_path_is_under(f, path))
+			return true;
+	}
+	return false;
+}
+
 /* ---- secrets ------------------------------------------------------------- */
 
 const char *const cw_home_secret_dirs[] = { "/.ssh", "/.aws", "/.gnupg", NULL };

@@ -31,6 +31,12 @@ typedef enum cw_path_class {
  * pseudo-device, protected, scratch, workspace, outside. */
 cw_path_class cw_path_classify(const struct cw_context *ctx, const char *path);
 
+/* PATH (normalized, absolute) is a directory above one of the run's own
+ * protected files (ctx->protected_files: the report, the trace, the
+ * profile files): moving or removing that name would let another file
+ * take the protected file's name (red team 22). */
+bool cw_path_holds_protected(const struct cw_context *ctx, const char *path);
+
 /* A home directory's secret places, relative to it and with a leading
  * '/' (contract section 2), each list ending with NULL: the directories,
  * whose whole tree is secret (/.ssh, /.aws, /.gnupg), and the credential

@@ -86,6 +86,23 @@ static char *abs_name(const char *cwd, const char *file)
 	return strdup(out);
 }
 
+/* Protect FILE (the report, the trace, a profile file given on the
+ * command line) by its resolved name and, when it differs, by the name
+ * it was given, made absolute: a symlink among its directories is then a
+ * directory above it (cw_path_holds_protected), which the command may
+ * not retarget to have the user read another file by that name (red
+ * team 22). */
+static int protect_file(struct cw_run *run, const char *file)
+{
+	char *real = abs_name(run->cwd, file);
+	if (push_str(&run->protected_files, &run->nprotected, real) < 0)
+		return -ENOMEM;
+	char given[PATH_MAX + 16];
+	if (cw_path_normalize(run->cwd, file, given, sizeof(given)) < 0 || strcmp(given, real) == 0)
+		return 0;
+	return push_str(&run->protected_files, &run->nprotected, strdup(given));
+}
+
 /* Find COMMAND like execvp does. Returns 0 with *OUT, -ENOENT (127) or
  * -EACCES (126). */
 static int find_command(const char *cmd, const char *path_env, char **out)
@@ -516,7 +533,7 @@ static enum step open_report(struct cw_run *run, struct setup *su)
 			cw_err("%s: %s", opts->report, strerror(errno));
 			return end_with(su, CW_EXIT_FAILURE);
 		}
-		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->report)) < 0)
+		if (protect_file(run, opts->report) < 0)
 			return STEP_OOM;
 	} else if (opts->report_fd >= 0) {
 		int fl = fcntl(opts->report_fd, F_GETFL);
@@ -572,6 +589,8 @@ static enum step configure_policy(struct cw_run *run, struct setup *su)
 	for (size_t i = 0; i < su->pfiles.n; i++)
 		if (push_str(&run->protected_files, &run->nprotected, strdup(su->pfiles.paths[i])) < 0)
 			return STEP_OOM;
+	if (su->pfiles.n && protect_file(run, opts->profile) < 0) /* the name given too */
+		return STEP_OOM;
 	run->profile_name = xstrdup(cw_profile_name(run->profile));
 	return STEP_OK;
 }
@@ -586,7 +605,7 @@ static enum step open_trace(struct cw_run *run, struct setup *su)
 			cw_err("%s: %s", opts->trace, strerror(errno));
 			return setup_failed(su, "trace file unusable");
 		}
-		if (push_str(&run->protected_files, &run->nprotected, abs_name(run->cwd, opts->trace)) < 0)
+		if (protect_file(run, opts->trace) < 0)
 			return STEP_OOM;
 	} else if (opts->trace_fd >= 0) {
 		/* --trace-fd N: a stream for a log pipeline, taken like

@@ -216,7 +216,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e188_async_owner_race.sh \
 	tests/escapes/e187_unix_passcred_autobind.sh \
 	tests/escapes/e142_connect_alarm.sh \
-	tests/escapes/e189_orphaned_job_group.sh
+	tests/escapes/e189_orphaned_job_group.sh \
+	tests/escapes/e190_report_dir_swap.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \

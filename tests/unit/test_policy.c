@@ -158,6 +158,7 @@ enum {
 			    for a read: it is the same inode as a known secret */
 	F_EXCHANGE = 128, /* rename with RENAME_EXCHANGE */
 	F_KEYFREE = 256, /* a read the supervisor found no private key in */
+	F_UNLINK = 512,  /* an FS_WRITE that is an unlink (op.syscall "unlink") */
 };
 
 struct row {
@@ -365,6 +366,28 @@ static const struct row rows[] = {
 	  NONE_CAP, false, A, "builtin:scratch"),
 	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/x", "/etc/cron.d/x", 0,
 	  C(UNRESTRICTED), false, D, "verify:unrestricted:default", .scope = "/etc/cron.d/x"),
+	/* A directory above the report (/work/ws/out/report.json) may be
+	 * neither moved (either end) nor removed, lest another take its
+	 * name (red team 22, e190); its mode and times are ordinary, and so
+	 * are its neighbours and the directories beside it. */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/out", "/work/ws/out.real", 0,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/out"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/fake", "/work/ws/out", F_EXCHANGE,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/out"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws", "/work/ws2", 0,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws"),
+	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/out", NULL, F_UNLINK,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/out"),
+	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/out", NULL, 0, /* chmod, utime */
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default", .scope = "/work/ws/out"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/out/a.txt", "/work/ws/out/b.txt", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/outer", "/work/ws/o", 0,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/out/sub", NULL, F_UNLINK,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
+	ROW("observe", PLAIN, CW_OP_RENAME, "/work/ws/out", "/work/ws/o", 0,
+	  C(PROTECTED_METADATA), false, A, "observe:protected_metadata:default", .flagged = true),
 	ROW("observe", PLAIN, CW_OP_RENAME, "/work/ws/x", "/work/ws/.git/config", 0,
 	  C(PROTECTED_METADATA), false, A, "observe:protected_metadata:default", .flagged = true),
 	ROW("scoped", PLAIN, CW_OP_RENAME, "/work/ws/a.lock", "/etc/a", 0,
@@ -792,6 +815,8 @@ static void run_row(void **state, const struct row *r)
 		op.exchange = true;
 	if (r->flags & F_KEYFREE)
 		op.key_free = true;
+	if (r->flags & F_UNLINK)
+		op.syscall = "unlink";
 	if (r->flags & F_BADKIND)
 		op.kind = (cw_op_kind)(CW_OP__COUNT + 3);
 
