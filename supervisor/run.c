@@ -494,10 +494,21 @@ static enum step configure_process(struct cw_run *run, struct setup *su)
 	 * before its report (issue 14). Blocked, not ignored, until the
 	 * command is launched: the child restores the mask above, while an
 	 * ignored disposition would survive its exec. Ignored from then on. */
-	sigset_t xfsz;
-	sigemptyset(&xfsz);
-	sigaddset(&xfsz, SIGXFSZ);
-	sigprocmask(SIG_BLOCK, &xfsz, NULL);
+	sigset_t held;
+	sigemptyset(&held);
+	sigaddset(&held, SIGXFSZ);
+	/* The terminal never stops capwatch: a write or read of a terminal
+	 * by a background process whose thread blocks SIGTTOU or SIGTTIN
+	 * goes ahead, with no signal (__tty_check_change). Otherwise the
+	 * tree could set TOSTOP on the terminal capwatch's stderr is (from
+	 * a session of its own, no decision needed) and the watchdog's
+	 * timeout warning, written before it kills, would stop capwatch
+	 * in a background job: no timeout, no report (red team 23, F2).
+	 * In tty mode the loop reads them from its signalfd to follow the
+	 * job's stops (open_signals). */
+	sigaddset(&held, SIGTTOU);
+	sigaddset(&held, SIGTTIN);
+	sigprocmask(SIG_BLOCK, &held, NULL);
 	/* Soft RLIMIT_FSIZE and RLIMIT_NOFILE up to the hard limits; the
 	 * command gets the ones we were started with (cw_limits_attach). */
 	if (cw_limits_init(run) < 0) {
