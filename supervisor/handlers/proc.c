@@ -288,6 +288,45 @@ void cw_handle_signal(struct cw_notif *n)
 			nr == __NR_fcntl && arg_int(n, 1) == F_SETOWN_EX ? enforce_setown_ex : enforce_continue);
 }
 
+/* setpgid in tty mode (red team 23). The command shares capwatch's
+ * session with the user's shell and its other jobs, and the kernel lets a
+ * process join any group of its session. A member of a group that is not
+ * the terminal's foreground makes the kernel signal that whole group:
+ * SIGTTIN at a read of the terminal, SIGTTOU at a write with TOSTOP or a
+ * change of its modes. So a tree process that joined the group of the
+ * user's background job, or of the tty link (tty_link.c), and read the
+ * terminal stopped processes outside the tree; and joining and leaving a
+ * group decides whether the kernel takes it for orphaned (e189). Joining
+ * is allowed where the tree is: a new group (PGID 0, or the process's own
+ * number), capwatch's job (the group the tree started in), or a group led
+ * by a process of the tree. Any other is process_control on that group,
+ * refused with EPERM, as the kernel answers a group of another session.
+ * Outside tty mode the tree has a session of its own, and under
+ * CAPWATCH_KERNEL_READS a PID namespace where no outside group has a
+ * number: the kernel's own checks keep it in the tree. Registers only: the
+ * call is continued (a group number reused between the decision and the
+ * call would need the pid space to wrap meanwhile). */
+void cw_handle_setpgid(struct cw_notif *n)
+{
+	pid_t pid = arg_int(n, 0), pgid = arg_int(n, 1);
+	pid_t who = pid == 0 ? n->tgid : pid;
+	if (!n->run->tty_mode || n->run->kernel_reads || pgid == 0 || pgid == who ||
+	    pgid == getpgrp() || group_in_tree(n, pgid)) {
+		cw_answer_continue(n);
+		return;
+	}
+	if (pgid < 0) {
+		cw_answer_error(n, EINVAL); /* as the kernel: nothing to decide */
+		return;
+	}
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = -pgid;
+	ev.op.target_in_tree = false;
+	cw_event_finish(n, &ev, NULL, enforce_continue);
+}
+
 /* ptrace, process_vm_readv/writev, pidfd_open, pidfd_getfd: whose process
  * is it? Aimed outside the tree it is process_control on that pid. */
 void cw_handle_proc(struct cw_notif *n)

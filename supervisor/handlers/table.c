@@ -298,6 +298,9 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	[__NR_rt_tgsigqueueinfo] = { "rt_tgsigqueueinfo", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_pidfd_send_signal] = { "pidfd_send_signal", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
 	[__NR_pidfd_open] = { "pidfd_open", cw_handle_proc, CW_RULE_NOTIFY, 0, 0 },
+	/* Joining another group of the session: the kernel then signals that
+	 * group for the joiner's use of the terminal (proc.c). */
+	[__NR_setpgid] = { "setpgid", cw_handle_setpgid, CW_RULE_NOTIFY, 0, 0 },
 	/* A descriptor's owner gets SIGIO (or any F_SETSIG signal) when it
 	 * is ready: a kill without kill(). Only the commands that set the
 	 * owner, its signal or what signals it, and F_SETFL when it turns
@@ -417,11 +420,12 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ALLOW(exit), ALLOW(exit_group), ALLOW(wait4), ALLOW(waitid),
 	ALLOW(fork), ALLOW(vfork),
 	/* Identity and limits, read (and set on itself: setrlimit, capset
-	 * can only lower, setpgid/setsid stay in the tree). */
+	 * can only lower, setsid makes a session of the tree's own; setpgid
+	 * is decided: proc.c). */
 	ALLOW(getpid), ALLOW(getppid), ALLOW(gettid), ALLOW(getuid), ALLOW(geteuid),
 	ALLOW(getgid), ALLOW(getegid), ALLOW(getresuid), ALLOW(getresgid),
 	ALLOW(getgroups), ALLOW(getpgid), ALLOW(getpgrp), ALLOW(getsid),
-	ALLOW(setpgid), ALLOW(setsid), ALLOW(capget), ALLOW(capset), ALLOW(uname),
+	ALLOW(setsid), ALLOW(capget), ALLOW(capset), ALLOW(uname),
 	ALLOW(sysinfo), ALLOW(times), ALLOW(getrusage), ALLOW(getrlimit),
 	ALLOW(setrlimit), ALLOW(getcpu), ALLOW(getrandom), ALLOW(getpriority),
 	ALLOW(sched_getparam), ALLOW(sched_getscheduler), ALLOW(sched_getaffinity),

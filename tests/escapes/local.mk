@@ -218,7 +218,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e142_connect_alarm.sh \
 	tests/escapes/e189_orphaned_job_group.sh \
 	tests/escapes/e190_report_dir_swap.sh \
-	tests/escapes/e192_tostop_timeout.sh
+	tests/escapes/e192_tostop_timeout.sh \
+	tests/escapes/e193_setpgid_outside_group.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \
