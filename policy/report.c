@@ -245,6 +245,7 @@ int cw_report_add_process(cw_report *r, const struct cw_proc_record *p)
 	pr->code = p->code;
 	pr->signal = p->signal;
 	pr->has_argv = p->argv != NULL;
+	pr->argv_truncated = p->argv_truncated;
 	if (cw_report_dup_str(&pr->exe, p->exe) ||
 	    cw_report_dup_str(&pr->preload, p->preload ? p->preload : "unknown") ||
 	    strvec_set(&pr->argv, p->argv, SIZE_MAX)) {
@@ -539,6 +540,11 @@ int cw_report_add_change(cw_report *r, const char *kind, const char *path, const
 	}
 	r->nchgs++;
 	return 0;
+}
+
+void cw_report_set_changes_omitted(cw_report *r, uint64_t n)
+{
+	r->chgs_omitted = n;
 }
 
 int cw_report_set_hash_key(cw_report *r, const struct cw_hash_key *key)

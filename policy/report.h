@@ -55,6 +55,9 @@ struct cw_proc_record {
 	 * how its denials find their exit status (cw_report_headline). Of
 	 * the records of one number, the last added says how it ended. */
 	uint64_t proc;
+	/* ARGV is less than the process passed (the supervisor's bounds on
+	 * what it keeps): "argv_truncated": true, as in the trace. */
+	bool argv_truncated;
 };
 int cw_report_add_process(cw_report *r, const struct cw_proc_record *p);
 
@@ -166,6 +169,10 @@ int cw_report_count_capability(cw_report *r, cw_cap_kind cap, const char *scope,
 
 /* kind: "created" | "modified" | "deleted" | "renamed" (PATH2 = new name for renamed). */
 int cw_report_add_change(cw_report *r, const char *kind, const char *path, const char *path2);
+/* N writes (or renames) the supervisor did not track for outcome.changes
+ * (its bound on the list): "changes_truncated": true and
+ * "changesOmitted": N in outcome, so the list is known to be partial. */
+void cw_report_set_changes_omitted(cw_report *r, uint64_t n);
 
 /* state: completed|denied|failed|cancelled; kind: contract section 4 kinds.
  * HAS_EXIT false: the command never started (no "exit" in the report).

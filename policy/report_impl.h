@@ -21,7 +21,7 @@ struct proc_rec {
 	int pid, ppid;
 	char *exe, *preload;
 	struct strvec argv;
-	bool has_argv;
+	bool has_argv, argv_truncated;
 	double start, end;
 	bool exited;
 	int code, signal;
@@ -137,6 +137,7 @@ struct cw_report {
 	const struct head_cand *head;
 	struct change_rec *chgs;
 	size_t nchgs, achgs;
+	uint64_t chgs_omitted;
 	struct approval_rec *apps;
 	size_t napps, aapps;
 	struct host_rec *hosts;

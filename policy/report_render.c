@@ -298,6 +298,10 @@ static void render_outcome(struct rctx *c, const cw_report *r, cJSON *root)
 		if (r->chgs[i].path2)
 			add_bytes(c, ch, "to", r->chgs[i].path2);
 	}
+	if (!c->min && r->chgs_omitted) {
+		chk(c, cJSON_AddBoolToObject(o, "changes_truncated", 1));
+		add_num(c, o, "changesOmitted", (double)r->chgs_omitted);
+	}
 }
 
 /* One element of "denials", as its own object (the caller deletes it). */
@@ -407,6 +411,8 @@ static cJSON *proc_obj(struct rctx *c, const struct proc_rec *p)
 	add_num(c, o, "pid", p->pid);
 	add_num(c, o, "ppid", p->ppid);
 	add_bytes_arr(c, o, "argv", &p->argv);
+	if (p->argv_truncated)
+		chk(c, cJSON_AddBoolToObject(o, "argv_truncated", 1));
 	add_bytes(c, o, "exe", p->exe);
 	if (p->exited || p->signal)
 		add_exit(c, o, "exit", p->exited, p->code, p->signal);

@@ -126,7 +126,7 @@ static size_t vlen(const char *const *v)
  * is cut, the rest dropped, and "<key>_truncated": true says so. */
 #define CW_TRACE_ARGV_MAX (128 * 1024)
 
-static void kv_argv(struct cw_jbuf *j, const char *key, const char *const *v, size_t n)
+static void kv_argv(struct cw_jbuf *j, const char *key, const char *const *v, size_t n, bool cut_before)
 {
 	size_t i, keep = 0, used = 0, lastlen = 0, l;
 	bool cut = false, lossy = false;
@@ -146,6 +146,11 @@ static void kv_argv(struct cw_jbuf *j, const char *key, const char *const *v, si
 	}
 	if (!cut) {
 		cw_jbuf_arr_bytes(j, key, v, n);
+		if (cut_before) {
+			/* the caller kept less than the process passed */
+			snprintf(hk, sizeof(hk), "%s_truncated", key);
+			cw_jbuf_kv_bool(j, hk, true);
+		}
 		return;
 	}
 	cw_jbuf_key(j, key);
@@ -229,7 +234,7 @@ void cw_trace_header_write(struct cw_jbuf *j, const struct cw_trace_header *h)
 	cw_jbuf_key(j, "command");
 	cw_jbuf_obj_begin(j);
 	kv_cbytes(j, "name", h->command);
-	kv_argv(j, "args", h->args, vlen(h->args));
+	kv_argv(j, "args", h->args, vlen(h->args), false);
 	cw_jbuf_obj_end(j);
 	cw_jbuf_kv_str(j, "kernel", h->kernel);
 	cw_jbuf_kv_str(j, "start", h->start);
@@ -285,7 +290,7 @@ void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e)
 	if (have_addr)
 		kv_cbytes(j, "addr", addr);
 	if (e->argv)
-		kv_argv(j, "argv", e->argv, vlen(e->argv));
+		kv_argv(j, "argv", e->argv, vlen(e->argv), false);
 	cw_jbuf_obj_end(j);
 
 	if (op) {
@@ -358,13 +363,13 @@ void cw_trace_spawn_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, in
 }
 
 void cw_trace_exec_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, int ppid,
-			 const char *exe, const char *const *argv, const char *preload)
+			 const char *exe, const char *const *argv, bool argv_cut, const char *preload)
 {
 	common(j, "exec", seq, t);
 	cw_jbuf_kv_int(j, "pid", pid);
 	cw_jbuf_kv_int(j, "ppid", ppid);
 	kv_cbytes(j, "exe", exe);
-	kv_argv(j, "argv", argv, vlen(argv));
+	kv_argv(j, "argv", argv, vlen(argv), argv_cut);
 	cw_jbuf_kv_str(j, "preload", preload ? preload : "unknown");
 	cw_jbuf_obj_end(j);
 }

@@ -84,8 +84,10 @@ struct cw_trace_op {
 void cw_trace_op_write(struct cw_jbuf *j, const struct cw_trace_op *e);
 
 void cw_trace_spawn_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, int ppid, int tid, const char *via);
+/* ARGV_CUT: ARGV is already less than the process passed (the tracker's
+ * bounds, ptrace.h): "argv_truncated": true, as for a cut made here. */
 void cw_trace_exec_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, int ppid,
-			 const char *exe, const char *const *argv, const char *preload);
+			 const char *exe, const char *const *argv, bool argv_cut, const char *preload);
 /* SIGNAL 0 = exited with CODE; otherwise killed by SIGNAL (code ignored). */
 void cw_trace_exit_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, int code, int signal);
 void cw_trace_note_write(struct cw_jbuf *j, uint64_t seq, double t, int pid, const char *level, const char *message);

@@ -493,7 +493,8 @@ static void add_stream(cJSON *root, const char *key, struct stream *s)
 	free(text);
 }
 
-static const char *const outcome_keys[] = { "state", "kind", "exit", "denial", "enforcement", "changes", NULL };
+static const char *const outcome_keys[] = { "state", "kind", "exit", "denial", "enforcement", "changes",
+					     "changes_truncated", "changesOmitted", NULL };
 
 /* static by necessity: the pid pass_on(), a signal handler, sends to;
  * a handler has no argument to find it through. */

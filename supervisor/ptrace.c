@@ -38,6 +38,7 @@ struct cw_tracker {
 	size_t *index;          /* open addressing: pid -> procs[i] + 1; 0 = empty */
 	size_t index_cap;       /* power of two */
 	size_t nalive;
+	size_t argv_kept; /* bytes charged to CW_ARGV_RUN_BUDGET (ptrace.h) */
 	/* The listener's waits are killable once capwatch has received a
 	 * call (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, probed at attach):
 	 * only then is an interrupted wait one capwatch never saw. */
@@ -125,7 +126,7 @@ void cw_tracker_dead(struct cw_run *run, struct cw_proc *p)
 	}
 }
 
-void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv)
+void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv, bool truncated)
 {
 	struct cw_proc *p = cw_tracker_find(run, tgid);
 	if (!p || !p->alive) {
@@ -134,6 +135,7 @@ void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv)
 	}
 	cw_tracker_free_argv(p->pending_argv);
 	p->pending_argv = argv;
+	p->pending_argv_truncated = truncated;
 }
 
 size_t cw_tracker_nalive(const struct cw_run *run)
@@ -269,27 +271,30 @@ void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppi
 	status_ids(tid, tgid, ppid);
 }
 
-/* /proc/PID/cmdline split at NUL bytes. */
-char **cw_tracker_read_cmdline(pid_t pid)
+/* /proc/PID/cmdline split at NUL bytes (ptrace.h). */
+char **cw_tracker_read_cmdline(pid_t pid, size_t max_bytes, size_t max_args, bool *cut)
 {
 	char path[64];
+	*cut = false;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	size_t cap = 4096, len = 0;
+	/* one byte over MAX_BYTES: whether there was more */
+	size_t want = max_bytes + 1, cap = want < 4096 ? want : 4096, len = 0;
 	_cleanup_free_ char *buf = malloc(cap);
 	if (!buf)
 		return NULL;
 	for (;;) {
 		if (len == cap) {
-			if (cap >= (1u << 20))
-				break; /* argv beyond 1 MiB is cut in the record */
-			char *nb = realloc(buf, cap * 2);
+			if (cap >= want)
+				break;
+			size_t nc = cap * 2 < want ? cap * 2 : want;
+			char *nb = realloc(buf, nc);
 			if (!nb)
 				return NULL;
 			buf = nb;
-			cap *= 2;
+			cap = nc;
 		}
 		ssize_t n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
@@ -304,12 +309,22 @@ char **cw_tracker_read_cmdline(pid_t pid)
 		if (len < cap)
 			break;
 	}
+	if (len > max_bytes) {
+		/* the argument that crosses the bound is cut, as the trace
+		 * cuts it (policy/trace.c kv_argv) */
+		len = max_bytes;
+		*cut = true;
+	}
 	size_t count = 0;
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] == '\0')
 			count++;
 	if (len && buf[len - 1] != '\0')
 		count++;
+	if (count > max_args) {
+		count = max_args;
+		*cut = true;
+	}
 	char **argv = calloc(count + 1, sizeof(*argv));
 	if (!argv)
 		return NULL;
@@ -513,6 +528,63 @@ bool cw_tracker_holds_listener(pid_t pid)
 /* A process runs a new program (its exec happened): the previous image
  * gets its own record, the process_spawn deferred at the notification is
  * counted, and exe and argv are read back from /proc and traced. */
+/* What ARGV costs the run's budget: its text, and per argument its
+ * pointer and the allocator's overhead (one malloc each). */
+static size_t argv_cost(char *const *argv)
+{
+	size_t c = sizeof(*argv);
+	for (; argv && *argv; argv++)
+		c += strlen(*argv) + 1 + sizeof(*argv) + 2 * sizeof(size_t);
+	return c;
+}
+
+/* Keep no more than ARGV[0], itself at most CW_ARGV0_KEEP bytes; *CUT
+ * set when anything went. */
+static void argv_keep_first(char **argv, bool *cut)
+{
+	if (!argv || !argv[0])
+		return;
+	if (strlen(argv[0]) > CW_ARGV0_KEEP) {
+		argv[0][CW_ARGV0_KEEP] = '\0';
+		*cut = true;
+	}
+	for (char **a = argv + 1; *a; a++) {
+		free(*a);
+		*a = NULL;
+		*cut = true;
+	}
+}
+
+/* P's argv from /proc (else as its notification read it), within the
+ * per-image bounds and what is left of the run's budget (ptrace.h). */
+static void take_argv(struct cw_run *run, struct cw_proc *p)
+{
+	struct cw_tracker *t = run->tracker;
+	size_t left = t->argv_kept < CW_ARGV_RUN_BUDGET ? CW_ARGV_RUN_BUDGET - t->argv_kept : 0;
+	bool over = left < CW_ARGV0_KEEP + 64;
+	size_t max_bytes = over ? CW_ARGV0_KEEP : left < CW_ARGV_KEEP_BYTES ? left : CW_ARGV_KEEP_BYTES;
+	/* the cost of an argument is at least its pointer, a byte and the
+	 * allocator's header: no more of them than the budget pays for */
+	size_t per_arg = 1 + sizeof(char *) + 2 * sizeof(size_t);
+	size_t max_args = over ? 1 : left / per_arg < CW_ARGV_KEEP_ARGS ? left / per_arg : CW_ARGV_KEEP_ARGS;
+	bool cut = false;
+	cw_tracker_free_argv(p->argv);
+	p->argv = cw_tracker_read_cmdline(p->pid, max_bytes, max_args ? max_args : 1, &cut);
+	if ((!p->argv || !p->argv[0]) && p->pending_argv) {
+		/* Already gone (a zombie has no cmdline): as notified. */
+		cw_tracker_free_argv(p->argv);
+		p->argv = p->pending_argv;
+		p->pending_argv = NULL;
+		cut = p->pending_argv_truncated;
+		if (over || argv_cost(p->argv) > left)
+			argv_keep_first(p->argv, &cut);
+	} else if (over && p->argv) {
+		argv_keep_first(p->argv, &cut);
+	}
+	p->argv_truncated = cut;
+	t->argv_kept += argv_cost(p->argv);
+}
+
 void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 {
 	if (p->execed) {
@@ -531,6 +603,7 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 			p->prev_image = old;
 			p->exe = NULL;
 			p->argv = NULL;
+			p->argv_truncated = false;
 			p->start = old->end;
 		}
 	}
@@ -548,14 +621,7 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 		decided = NULL;
 	}
 	free(decided);
-	cw_tracker_free_argv(p->argv);
-	p->argv = cw_tracker_read_cmdline(p->pid);
-	if ((!p->argv || !p->argv[0]) && p->pending_argv) {
-		/* Already gone (a zombie has no cmdline): as notified. */
-		cw_tracker_free_argv(p->argv);
-		p->argv = p->pending_argv;
-		p->pending_argv = NULL;
-	}
+	take_argv(run, p);
 	cw_tracker_free_argv(p->pending_argv);
 	p->pending_argv = NULL;
 	if (p->pid == run->child)
@@ -563,7 +629,7 @@ void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 	p->preload = cw_annot_exec(run, p->pid);
 	run->events++;
 	cw_trace_exec_write(&run->tj, ++run->seq, cw_record_time(run), p->pid, p->ppid,
-			    p->exe, (const char *const *)p->argv, p->preload);
+			    p->exe, (const char *const *)p->argv, p->argv_truncated, p->preload);
 	cw_record_trace_emit(run);
 }
 
@@ -1065,8 +1131,13 @@ void cw_tracker_report(struct cw_run *run)
 		size_t n = 0;
 		for (struct cw_proc *p = t->procs[i]; p && n < CW_ARRAY_SIZE(chain); p = p->prev_image)
 			chain[n++] = p;
-		while (n--)
+		while (n--) {
 			report_one(run, chain[n]);
+			/* the report holds its own copy from now on: this one
+			 * would double what argv costs at the end of a run */
+			cw_tracker_free_argv(chain[n]->argv);
+			chain[n]->argv = NULL;
+		}
 	}
 }
 
@@ -1079,6 +1150,7 @@ static void report_one(struct cw_run *run, const struct cw_proc *p)
 		.exited = p->exited, .code = p->code, .signal = p->signal,
 		.preload = p->preload ? p->preload : "unknown",
 		.proc = p->serial,
+		.argv_truncated = p->argv_truncated,
 	};
 	cw_report_add_process(run->report, &r);
 }

@@ -22,6 +22,8 @@ struct cw_proc {
 	double start, end;
 	char *exe;          /* at the exec stop; owned */
 	char **argv;        /* at the exec stop; owned, NULL-terminated */
+	bool argv_truncated; /* argv is less than the process passed (the
+				bounds below): said in the trace and report */
 	bool exited;
 	int code;
 	int signal;
@@ -33,6 +35,7 @@ struct cw_proc {
 	char **pending_argv; /* its argv as the notification read it (owned):
 				the record when /proc has none any more (the
 				kernel back end sees execs after the fact) */
+	bool pending_argv_truncated;
 	struct cw_proc *prev_image; /* earlier programs this pid exec'd (owned),
 				       newest first: one report record each */
 	const char *preload; /* static string: "present" | "absent" | "unknown";
@@ -132,11 +135,26 @@ bool cw_tracker_approved(const struct cw_proc *p, const struct stat *st);
 bool cw_tracker_system_loader(const char *path, const struct stat *st);
 /* Does PID hold a seccomp listener descriptor (K14)? */
 bool cw_tracker_holds_listener(pid_t pid);
-char **cw_tracker_read_cmdline(pid_t pid);
+/* What the tracker keeps of an argv, kept until the report (issue 15:
+ * supervisor memory bounded whatever the command passes; red team rt-rob
+ * F1, F4). Per process image: at most CW_ARGV_KEEP_ARGS arguments and
+ * CW_ARGV_KEEP_BYTES of them, about what the trace writes (128 KiB, it
+ * marks its own cut) and a few thousand arguments, more than a compiler
+ * or linker line. Per run: CW_ARGV_RUN_BUDGET in all, counting each
+ * argument's pointer and allocation; past it a new image keeps argv[0]
+ * (at most CW_ARGV0_KEEP bytes) only. Whatever is left out is marked
+ * "argv_truncated": true in its exec trace line and its report record. */
+#define CW_ARGV_KEEP_ARGS 4096u
+#define CW_ARGV_KEEP_BYTES (128u * 1024u + 4096u)
+#define CW_ARGV_RUN_BUDGET (16u << 20)
+#define CW_ARGV0_KEEP 4096u
+/* /proc/PID/cmdline split at NUL bytes: no more than MAX_BYTES of it read
+ * and MAX_ARGS arguments kept; *CUT says whether anything was left out. */
+char **cw_tracker_read_cmdline(pid_t pid, size_t max_bytes, size_t max_args, bool *cut);
 char *cw_tracker_read_exe(pid_t pid);
 void cw_tracker_free_argv(char **argv);
 /* ARGV (owned, NULL-terminated) is what TGID's allowed exec passes. */
-void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv);
+void cw_tracker_pending_argv(struct cw_run *run, pid_t tgid, char **argv, bool truncated);
 /* Entries alive now. */
 size_t cw_tracker_nalive(const struct cw_run *run);
 /* Every entry, in order of appearance (threads included). */

@@ -109,12 +109,16 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 
 /* The whole argv at ADDR for the record (the kernel back end's exec
  * record when the process is gone before /proc could be read): whole
- * strings until a little over what the trace keeps (it marks the cut).
- * NULL when nothing could be read. */
-#define FULL_ARGV_BYTES (128u * 1024u + 4096u)
-static char **read_full_argv(struct cw_notif *n, uint64_t addr)
+ * strings within the tracker's bounds on one image's argv (ptrace.h:
+ * CW_ARGV_KEEP_BYTES, CW_ARGV_KEEP_ARGS). Each argument counts as its
+ * pointer plus its bytes and NUL, so that empty ones (0 bytes of text)
+ * cannot make this loop a million reads on the event loop (red team
+ * rt-rob F4). *CUT: something was left unread. NULL when nothing could be
+ * read. */
+static char **read_full_argv(struct cw_notif *n, uint64_t addr, bool *cut)
 {
 	const struct cw_exec_scratch *x = &n->call->exec;
+	*cut = false;
 	if (x->argv_complete) {
 		/* The usual case: the first read had it all. */
 		size_t k = 0;
@@ -133,19 +137,27 @@ static char **read_full_argv(struct cw_notif *n, uint64_t addr)
 	char *s = malloc(PATH_MAX * 4);
 	uint64_t ptrs[512];
 	size_t have = 0, at = 0;
-	while (v && s && addr && bytes < FULL_ARGV_BYTES) {
+	while (v && s && addr) {
 		if (at == have) {
 			have = read_ptrs(n->tid, addr + k * sizeof(uint64_t), ptrs, CW_ARRAY_SIZE(ptrs));
 			at = 0;
-			if (have == 0)
+			if (have == 0) {
+				*cut = true;
 				break;
+			}
 		}
 		uint64_t p = ptrs[at++];
 		if (!p)
 			break;
-		ssize_t len = cw_mem_read_string(n->tid, p, s, PATH_MAX * 4);
-		if (len < 0)
+		if (bytes >= CW_ARGV_KEEP_BYTES || k >= CW_ARGV_KEEP_ARGS) {
+			*cut = true;
 			break;
+		}
+		ssize_t len = cw_mem_read_string(n->tid, p, s, PATH_MAX * 4);
+		if (len < 0) {
+			*cut = true;
+			break;
+		}
 		if (k == cap) {
 			char **nv = realloc(v, (cap * 2 + 1) * sizeof(*nv));
 			if (!nv)
@@ -156,7 +168,7 @@ static char **read_full_argv(struct cw_notif *n, uint64_t addr)
 		if (!(v[k] = strdup(s)))
 			break;
 		v[++k] = NULL;
-		bytes += (size_t)len;
+		bytes += (size_t)len + 1 + sizeof(uint64_t);
 	}
 	free(s);
 	if (v && k == 0) {
@@ -223,7 +235,9 @@ static void prepare_exec(struct cw_notif *n, struct cw_event *ev)
 		cw_kernel_exec_allowed(run, n->tid, n->tgid, allowed ? pin : -1, allowed ? &st : NULL);
 		if (!allowed && pin >= 0)
 			close(pin);
-		cw_tracker_pending_argv(run, n->tgid, read_full_argv(n, n->call->exec.argv_addr));
+		bool cut;
+		char **argv = read_full_argv(n, n->call->exec.argv_addr, &cut);
+		cw_tracker_pending_argv(run, n->tgid, argv, cut);
 	} else if (image) {
 		cw_tracker_approve_image(run, n->tgid, st.st_dev, st.st_ino);
 	}

@@ -117,7 +117,7 @@ static void exec_(int pid, int ppid, const char *exe, const char *const *argv)
 {
 	op(pid, ppid, CW_OP_EXEC, "execve", exe, NULL, NULL, 0, NULL, argv);
 	now += 0.001;
-	cw_trace_exec_write(&J, ++seq, now, pid, ppid, exe, argv, "present");
+	cw_trace_exec_write(&J, ++seq, now, pid, ppid, exe, argv, false, "present");
 	line();
 }
 

@@ -100,7 +100,7 @@ static void write_trace(void)
 	emit(f, &j);
 	cw_trace_spawn_write(&j, ++seq, 0.001, 100, 99, 100, "fork");
 	emit(f, &j);
-	cw_trace_exec_write(&j, ++seq, 0.002, 100, 99, "/usr/bin/cc", argv_cc, "present");
+	cw_trace_exec_write(&j, ++seq, 0.002, 100, 99, "/usr/bin/cc", argv_cc, false, "present");
 	emit(f, &j);
 	{
 		/* an argv over the 128 KiB the trace keeps: cut, and flagged */
@@ -111,7 +111,7 @@ static void write_trace(void)
 		for (k = 0; k < 3; k++)
 			memset(big[k], 'a' + k, sizeof(big[k]) - 1);
 		big[2][100] = (char)0xff;
-		cw_trace_exec_write(&j, ++seq, 0.0025, 100, 99, "/usr/bin/ld", argv_big, "unknown");
+		cw_trace_exec_write(&j, ++seq, 0.0025, 100, 99, "/usr/bin/ld", argv_big, false, "unknown");
 		emit(f, &j);
 	}
 

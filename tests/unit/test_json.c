@@ -776,7 +776,7 @@ static void test_trace_process_lines(void **state)
 	cJSON_Delete(ev);
 
 	cw_jbuf_reset(&j);
-	cw_trace_exec_write(&j, 3, 0.75, 11, 10, "/usr/bin/m\nake", argv, "present");
+	cw_trace_exec_write(&j, 3, 0.75, 11, 10, "/usr/bin/m\nake", argv, false, "present");
 	ev = parse_ok(&j, "exec");
 	assert_string_equal(cJSON_GetObjectItem(ev, "exe")->valuestring, "/usr/bin/m\nake");
 	assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(ev, "argv_hex"), 2)->valuestring,
@@ -836,7 +836,7 @@ static void test_trace_huge_argv(void **state)
 	argv[2] = b;
 	argv[3] = c;
 	cw_jbuf_init(&j);
-	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, "unknown");
+	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, false, "unknown");
 	assert_false(j.oom);
 	check_line_clean(j.buf, j.len);
 	assert_true(j.len < 1024 * 1024);
@@ -859,7 +859,7 @@ static void test_trace_huge_argv(void **state)
 	argv[1] = "-c";
 	argv[2] = NULL;
 	cw_jbuf_reset(&j);
-	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, "unknown");
+	cw_trace_exec_write(&j, 9, 1.0, 5, 4, "/usr/bin/cc", argv, false, "unknown");
 	assert_null(strstr(j.buf, "truncated"));
 	cw_jbuf_free(&j);
 	free(a);
