@@ -130,8 +130,19 @@ struct module {
 	size_t nsyms;
 	char *strtab;
 	size_t strsize;
+	size_t cost;       /* heap it holds: strtab and syms (SYMS_BUDGET) */
 };
 #define MODULES 16
+/* What the cache may hold (issue 15; red team rt-rob F3: 16 crafted files
+ * of a 16 MiB string table and 500,000 symbols each held ~420 MiB). One
+ * file: 200,000 symbols and an 8 MiB string table at most (libc's .symtab
+ * has ~3,000 function symbols, a large C++ program's some 100,000);
+ * all files: SYMS_BUDGET, least recently used files dropped to make room.
+ * A file over the per-file bounds gets no names: the call site, advisory,
+ * stays module+offset. */
+#define SYMS_PER_FILE 200000u
+#define STRTAB_PER_FILE (8u << 20)
+#define SYMS_BUDGET (24u << 20)
 /* Symbol tables read per event at most: a target mapping many large files
  * cannot make one annotation cost the supervisor more than this. */
 #define LOADS_PER_EVENT 4
@@ -153,13 +164,15 @@ struct cw_annot_symbols {
 	const char *frame_ptrs[CW_ANNOT_MAX_FRAMES + 1];
 	struct module modules[MODULES];
 	uint64_t module_clock;
+	size_t modules_cost;         /* sum of modules[].cost, of SYMS_BUDGET */
 	int loads_left;              /* of LOADS_PER_EVENT, in this event */
 	struct maps_cache maps_cache[MAPS_CACHE];
 	uint64_t maps_clock;
 };
 
-static void module_clear(struct module *md)
+static void module_clear(struct cw_annot_symbols *sym, struct module *md)
 {
+	sym->modules_cost -= md->cost;
 	free(md->syms);
 	free(md->strtab);
 	memset(md, 0, sizeof(*md));
@@ -188,7 +201,7 @@ static int sym_cmp(const void *a, const void *b)
 /* Read the symbol table of an ELF file: .symtab when present (names of
  * static functions), else .dynsym. Every size and offset is checked against
  * fixed caps; anything odd leaves the module without names. */
-static void module_load(struct module *md, int fd)
+static void module_load(struct cw_annot_symbols *sym, struct module *md, int fd)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -226,8 +239,22 @@ static void module_load(struct module *md, int fd)
 		goto out;
 	const Elf64_Shdr *ss = &sh[pick], *st = &sh[ss->sh_link];
 	size_t nraw = ss->sh_size / sizeof(Elf64_Sym);
-	if (nraw == 0 || nraw > 500000 || st->sh_size == 0 || st->sh_size > (16u << 20))
+	if (nraw == 0 || nraw > SYMS_PER_FILE || st->sh_size == 0 || st->sh_size > STRTAB_PER_FILE)
 		goto out;
+	/* Room in the budget for the most this file can cost: the least
+	 * recently used other files go (MD itself was cleared). */
+	size_t most = st->sh_size + 1 + nraw * sizeof(*md->syms);
+	while (sym->modules_cost + most > SYMS_BUDGET) {
+		struct module *lru = NULL;
+		for (size_t i = 0; i < MODULES; i++) {
+			struct module *o = &sym->modules[i];
+			if (o != md && o->cost && (!lru || o->use < lru->use))
+				lru = o;
+		}
+		if (!lru)
+			goto out;
+		module_clear(sym, lru); /* forgotten, not bad: read again when needed */
+	}
 	raw = malloc(nraw * sizeof(*raw));
 	md->strtab = malloc(st->sh_size + 1);
 	md->syms = malloc(nraw * sizeof(*md->syms));
@@ -246,6 +273,13 @@ static void module_load(struct module *md, int fd)
 		md->nsyms++;
 	}
 	qsort(md->syms, md->nsyms, sizeof(*md->syms), sym_cmp);
+	if (md->nsyms < nraw) {
+		struct sym *fit = realloc(md->syms, (md->nsyms ? md->nsyms : 1) * sizeof(*fit));
+		if (fit)
+			md->syms = fit;
+	}
+	md->cost = md->strsize + 1 + md->nsyms * sizeof(*md->syms);
+	sym->modules_cost += md->cost;
 	md->bad = false;
 out:
 	if (md->bad) {
@@ -301,14 +335,14 @@ static struct module *module_get(struct cw_annot_symbols *sym, pid_t pid, const 
 	if (sym->loads_left <= 0)
 		return NULL; /* over budget: this frame stays module+offset */
 	sym->loads_left--;
-	module_clear(victim);
+	module_clear(sym, victim);
 	victim->dev = me->dev;
 	victim->ino = me->ino;
 	victim->use = ++sym->module_clock;
 	victim->bad = true;
 	int fd = open_mapped(pid, me);
 	if (fd >= 0) {
-		module_load(victim, fd);
+		module_load(sym, victim, fd);
 		close(fd);
 	}
 	return victim->bad ? NULL : victim;
@@ -406,7 +440,7 @@ void cw_annot_symbols_free(struct cw_annot_symbols *sym)
 	for (size_t i = 0; i < MAPS_CACHE; i++)
 		maps_free(&sym->maps_cache[i].m);
 	for (size_t i = 0; i < MODULES; i++)
-		module_clear(&sym->modules[i]);
+		module_clear(sym, &sym->modules[i]);
 	free(sym);
 }
 
