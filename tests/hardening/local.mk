@@ -6,7 +6,8 @@ HARDENING_TESTS = \
 	tests/hardening/supervisor_death.sh \
 	tests/hardening/denial_flood.sh \
 	tests/hardening/fork_bomb_count.sh \
-	tests/hardening/landlock_outside.sh
+	tests/hardening/landlock_outside.sh \
+	tests/hardening/memory_bounds.sh
 TESTS += $(HARDENING_TESTS)
 EXTRA_DIST += $(HARDENING_TESTS)
 
@@ -27,3 +28,9 @@ CLEANFILES += tests/hardening/cwb_hwm.so
 tests/hardening/cwb_hwm.so: $(srcdir)/tests/bench/cwb_hwm.c
 	@$(MKDIR_P) tests/hardening
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $(srcdir)/tests/bench/cwb_hwm.c
+
+# Bounded memory whatever the command passes or renames (issue 15, red
+# team rt-rob F1, F2, F4): the command side, measured by cwb_hwm.so too.
+check_PROGRAMS += tests/hardening/mem_hog
+tests_hardening_mem_hog_SOURCES = tests/hardening/mem_hog.c
+EXTRA_tests_hardening_mem_hog_DEPENDENCIES = tests/hardening/cwb_hwm.so
