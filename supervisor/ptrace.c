@@ -525,16 +525,18 @@ bool cw_tracker_holds_listener(pid_t pid)
 	return found;
 }
 
-/* A process runs a new program (its exec happened): the previous image
- * gets its own record, the process_spawn deferred at the notification is
- * counted, and exe and argv are read back from /proc and traced. */
-/* What ARGV costs the run's budget: its text, and per argument its
- * pointer and the allocator's overhead (one malloc each). */
+/* What one argument costs the run's budget besides its text and NUL:
+ * its pointer, its allocation's header, and the JSON node the report
+ * makes of it at the end (a cJSON item and its string, about 96 bytes:
+ * for empty arguments the report's copy is the larger one). */
+#define ARG_OVERHEAD (sizeof(char *) + 2 * sizeof(size_t) + 96u)
+
+/* What ARGV costs the run's budget. */
 static size_t argv_cost(char *const *argv)
 {
 	size_t c = sizeof(*argv);
 	for (; argv && *argv; argv++)
-		c += strlen(*argv) + 1 + sizeof(*argv) + 2 * sizeof(size_t);
+		c += strlen(*argv) + 1 + ARG_OVERHEAD;
 	return c;
 }
 
@@ -565,7 +567,7 @@ static void take_argv(struct cw_run *run, struct cw_proc *p)
 	size_t max_bytes = over ? CW_ARGV0_KEEP : left < CW_ARGV_KEEP_BYTES ? left : CW_ARGV_KEEP_BYTES;
 	/* the cost of an argument is at least its pointer, a byte and the
 	 * allocator's header: no more of them than the budget pays for */
-	size_t per_arg = 1 + sizeof(char *) + 2 * sizeof(size_t);
+	size_t per_arg = 1 + ARG_OVERHEAD;
 	size_t max_args = over ? 1 : left / per_arg < CW_ARGV_KEEP_ARGS ? left / per_arg : CW_ARGV_KEEP_ARGS;
 	bool cut = false;
 	cw_tracker_free_argv(p->argv);
@@ -585,6 +587,9 @@ static void take_argv(struct cw_run *run, struct cw_proc *p)
 	t->argv_kept += argv_cost(p->argv);
 }
 
+/* A process runs a new program (its exec happened): the previous image
+ * gets its own record, the process_spawn deferred at the notification is
+ * counted, and exe and argv are read back from /proc and traced. */
 void cw_tracker_record_exec(struct cw_run *run, struct cw_proc *p)
 {
 	if (p->execed) {

@@ -138,14 +138,21 @@ bool cw_tracker_holds_listener(pid_t pid);
 /* What the tracker keeps of an argv, kept until the report (issue 15:
  * supervisor memory bounded whatever the command passes; red team rt-rob
  * F1, F4). Per process image: at most CW_ARGV_KEEP_ARGS arguments and
- * CW_ARGV_KEEP_BYTES of them, about what the trace writes (128 KiB, it
- * marks its own cut) and a few thousand arguments, more than a compiler
- * or linker line. Per run: CW_ARGV_RUN_BUDGET in all, counting each
- * argument's pointer and allocation; past it a new image keeps argv[0]
- * (at most CW_ARGV0_KEEP bytes) only. Whatever is left out is marked
- * "argv_truncated": true in its exec trace line and its report record. */
-#define CW_ARGV_KEEP_ARGS 4096u
-#define CW_ARGV_KEEP_BYTES (128u * 1024u + 4096u)
+ * CW_ARGV_KEEP_BYTES of them, read from /proc/PID/cmdline in one go: a
+ * long linker or xargs line is recorded whole, as before the bound
+ * (tests/integration/scale.sh: 20,000 arguments). The exec notification's
+ * own read of argv (handlers/exec.c, one read per argument, on the event
+ * loop: the record of a process gone before /proc could be read) stops
+ * at CW_ARGV_READ_ARGS and CW_ARGV_READ_BYTES, about what the trace
+ * writes (128 KiB; it marks its own cut). Per run: CW_ARGV_RUN_BUDGET in
+ * all, counting each argument's pointer and allocation; past it a new
+ * image keeps argv[0] (at most CW_ARGV0_KEEP bytes) only. Whatever is
+ * left out is marked "argv_truncated": true in its exec trace line and
+ * its report record. */
+#define CW_ARGV_KEEP_ARGS 65536u
+#define CW_ARGV_KEEP_BYTES (1u << 20)
+#define CW_ARGV_READ_ARGS 4096u
+#define CW_ARGV_READ_BYTES (128u * 1024u + 4096u)
 #define CW_ARGV_RUN_BUDGET (16u << 20)
 #define CW_ARGV0_KEEP 4096u
 /* /proc/PID/cmdline split at NUL bytes: no more than MAX_BYTES of it read

@@ -109,8 +109,7 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 
 /* The whole argv at ADDR for the record (the kernel back end's exec
  * record when the process is gone before /proc could be read): whole
- * strings within the tracker's bounds on one image's argv (ptrace.h:
- * CW_ARGV_KEEP_BYTES, CW_ARGV_KEEP_ARGS). Each argument counts as its
+ * strings within CW_ARGV_READ_BYTES and CW_ARGV_READ_ARGS (ptrace.h). Each argument counts as its
  * pointer plus its bytes and NUL, so that empty ones (0 bytes of text)
  * cannot make this loop a million reads on the event loop (red team
  * rt-rob F4). *CUT: something was left unread. NULL when nothing could be
@@ -149,7 +148,7 @@ static char **read_full_argv(struct cw_notif *n, uint64_t addr, bool *cut)
 		uint64_t p = ptrs[at++];
 		if (!p)
 			break;
-		if (bytes >= CW_ARGV_KEEP_BYTES || k >= CW_ARGV_KEEP_ARGS) {
+		if (bytes >= CW_ARGV_READ_BYTES || k >= CW_ARGV_READ_ARGS) {
 			*cut = true;
 			break;
 		}

@@ -6,7 +6,8 @@
 #    image kept its whole argv, one allocation per argument, until the
 #    report copied it again (~16 MiB per exec here: the binary before the
 #    bound peaked at ~100 MiB in this test). Now an image keeps at most
-#    4,096 arguments (argv_truncated: true in its record and exec line).
+#    65,536 arguments, and the run 16 MiB of argv in all (argv_truncated:
+#    true in its record and exec line).
 #  - renames: 3,000 renames a<->b 15 directories of 250-byte names deep.
 #    Every rename was an entry with two ~3.8 KB paths (~23 KiB each, ~70
 #    MiB here before); now a repeated rename is one entry.
@@ -62,7 +63,7 @@ if name == "argv":
     assert len(execs) == 6, [p["exe"] for p in d["processes"]]
     for p in execs:
         assert p.get("argv_truncated") is True, "argv cut without a mark: %d arguments" % len(p["argv"])
-        assert 1 <= len(p["argv"]) <= 4096 and p["argv"][0] == "true", len(p["argv"])
+        assert 1 <= len(p["argv"]) <= 65536 and p["argv"][0] == "true", len(p["argv"])
     assert not any(p.get("argv_truncated") for p in d["processes"] if p not in execs)
     tr = [json.loads(l) for l in open(sys.argv[4])]
     ex = [e for e in tr if e.get("type") == "exec" and e["exe"].endswith("/true")]
