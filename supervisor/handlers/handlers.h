@@ -109,6 +109,9 @@ void cw_handle_ioctl(struct cw_notif *n);   /* ioctl.c: ioctl decided by its com
 void cw_handle_fasync(struct cw_notif *n);
 /* ioctl TIOCSPGRP, TIOCSWINSZ: decided on the terminal's foreground group. */
 void cw_handle_tty_job(struct cw_notif *n);
+/* ioctl TCSETS, TCSETSW, TCSETSF, their termios2 and termio twins: turning
+ * TOSTOP on, decided on the terminal's session; performed by capwatch. */
+void cw_handle_tty_attr(struct cw_notif *n);
 /* Decide an unrestricted syscall on its number (or SCOPE, when not NULL)
  * and FLAGS (recorded), and answer: CONTINUE when allowed, else DENY_ERR
  * (0: the decision's errno). Registers only: CONTINUE is exact. */

@@ -23,7 +23,10 @@
  *    CONTINUEd on a descriptor number the target can swap (E11).
  *  - FIOASYNC, TIOCSPGRP (job control on the terminal), TIOCSWINSZ:
  *    signals the kernel sends to a descriptor's owner or a terminal's
- *    foreground group (sigio.c). */
+ *    foreground group (sigio.c).
+ *  - TCSETS, TCSETSW, TCSETSF, TCSETS2 (and W, F), TCSETA (and W, F): the
+ *    terminal's attributes, whose TOSTOP makes the kernel stop the
+ *    background jobs of its session (sigio.c). */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
@@ -206,6 +209,17 @@ void cw_handle_ioctl(struct cw_notif *n)
 	case TIOCSPGRP:
 	case TIOCSWINSZ:
 		cw_handle_tty_job(n);
+		return;
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+	case 0x402C542Bu: /* TCSETS2 */
+	case 0x402C542Cu: /* TCSETSW2 */
+	case 0x402C542Du: /* TCSETSF2 */
+	case TCSETA:
+	case TCSETAW:
+	case TCSETAF:
+		cw_handle_tty_attr(n);
 		return;
 	case FIOSETOWN:
 	case SIOCSPGRP:

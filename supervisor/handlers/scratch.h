@@ -50,6 +50,8 @@ struct cw_call_scratch {
 	int owner_val;                /* ioctl.c: FIOSETOWN/SIOCSPGRP's owner, sigio.c:
 					 FIOASYNC's flag, read once */
 	struct winsize winsz;         /* sigio.c: TIOCSWINSZ's size, read once */
+	unsigned char tty_attr[44];   /* sigio.c: TCSETS and twins' struct (the kernel's
+					 termios, termios2 or termio), read once */
 	int sig_dup;                  /* sigio.c: the duplicate decided on, -1 once closed */
 	struct cw_net_call net;       /* net*.c (net_impl.h) */
 };

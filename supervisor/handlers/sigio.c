@@ -20,16 +20,20 @@
  *    of its processes reads or writes the terminal: moved off a group that
  *    holds processes outside the tree (capwatch's job in tty mode, where
  *    the command shares it), the tree could stop them and capwatch.
+ *  - ioctl TCSETS and its twins (tcsetattr) turning TOSTOP on: from then
+ *    on the kernel stops, with SIGTTOU, every process of a background job
+ *    of the terminal's session that writes to it (red team 23, e191).
  *
  * Each is decided on the owner, or group, the kernel will signal. A
  * descriptor number can be swapped by another thread after the decision
  * (E11), so what rests on the object behind it is performed by capwatch
  * on the duplicate it decided on: O_ASYNC (the owner made the caller
  * first when there is none, so that the kernel never picks one),
- * F_SETSIG, TIOCSWINSZ. */
+ * F_SETSIG, TIOCSWINSZ, the terminal's attributes. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +47,7 @@
 #include "supervisor/handlers/scratch.h"
 #include "supervisor/handlers/fs_special.h"
 #include "supervisor/record.h"
+#include "supervisor/state.h"
 #include "supervisor/util.h"
 
 #define CW_CAP_FOWNER_BIT 3 /* CAP_FOWNER */
@@ -387,4 +392,220 @@ void cw_handle_tty_job(struct cw_notif *n)
 		handle_winsz(n);
 	else
 		handle_tcsetpgrp(n);
+}
+
+/* ---- the terminal's attributes: TOSTOP ----
+ *
+ * TOSTOP in c_lflag makes the kernel stop, with SIGTTOU, any process of a
+ * background job of the terminal's session that writes to it (the user's
+ * own `make &`, outside the tree), for as long as the setting lasts, which
+ * is past the run. So every setter of the attributes is notified (table.c)
+ * and one that turns TOSTOP on where it is off is process_control, unless
+ * the terminal is a pty the tree made (fs_special.c), whose session can
+ * only be one the tree made. The attributes are memory the target can
+ * rewrite after the decision, and the descriptor number another thread can
+ * swap (E11): every call is performed by capwatch on its duplicate with the
+ * copy it read and decided on, never continued. Numbers and layouts are
+ * the kernel's (x86_64 uapi), not libc's: struct termios (36 bytes, c_lflag
+ * a u32 at 12), struct termios2 (44, the same and the speeds), struct
+ * termio (18, c_lflag a u16 at 6). The TCSETS2 family's numbers encode
+ * the size of struct termios2, which <asm/termbits.h> would declare
+ * against libc's <termios.h>. */
+#define CW_TCGETS_LEN 36
+#define CW_TCSETS2 0x402C542Bu
+#define CW_TCSETSW2 0x402C542Cu
+#define CW_TCSETSF2 0x402C542Du
+
+struct tty_attr_cmd {
+	uint32_t cmd;
+	unsigned long set; /* performed as: the non-waiting set of the same struct */
+	size_t len;        /* the struct the kernel reads */
+	size_t lflag_off;
+	bool lflag16;      /* struct termio's */
+	bool flush;        /* the F variants: the input flushed first */
+};
+
+static const struct tty_attr_cmd tty_attr_cmds[] = {
+	{ TCSETS, TCSETS, 36, 12, false, false },
+	{ TCSETSW, TCSETS, 36, 12, false, false },
+	{ TCSETSF, TCSETS, 36, 12, false, true },
+	{ CW_TCSETS2, CW_TCSETS2, 44, 12, false, false },
+	{ CW_TCSETSW2, CW_TCSETS2, 44, 12, false, false },
+	{ CW_TCSETSF2, CW_TCSETS2, 44, 12, false, true },
+	{ TCSETA, TCSETA, 18, 6, true, false },
+	{ TCSETAW, TCSETA, 18, 6, true, false },
+	{ TCSETAF, TCSETA, 18, 6, true, true },
+};
+
+_Static_assert(sizeof(((struct cw_call_scratch *)0)->tty_attr) >= 44, "struct termios2 fits the scratch");
+
+static const struct tty_attr_cmd *tty_attr_cmd(uint32_t cmd)
+{
+	for (size_t i = 0; i < sizeof(tty_attr_cmds) / sizeof(tty_attr_cmds[0]); i++)
+		if (tty_attr_cmds[i].cmd == cmd)
+			return &tty_attr_cmds[i];
+	return NULL;
+}
+
+static uint32_t lflag_of(const unsigned char *b, size_t off, bool u16)
+{
+	if (u16) {
+		uint16_t v;
+		memcpy(&v, b + off, sizeof(v));
+		return v;
+	}
+	uint32_t v;
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+/* A pty master: the attributes it sets are its slave's. */
+static bool pty_master(int d)
+{
+	unsigned int ptn;
+	return ioctl(d, TIOCGPTN, &ptn) == 0;
+}
+
+/* Is the terminal behind DUP a pty the tree made (its slave, or its
+ * master: whose attributes are the slave's)? */
+static bool tree_pty(const struct cw_notif *n, int d)
+{
+	struct stat st;
+	if (!pty_master(d))
+		return fstat(d, &st) == 0 && cw_fs_tree_pty(n->run, &st);
+	int s = ioctl(d, TIOCGPTPEER, O_PATH | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return false;
+	bool mine = fstat(s, &st) == 0 && cw_fs_tree_pty(n->run, &st);
+	close(s);
+	return mine;
+}
+
+/* The session of the terminal behind DUP (capwatch's numbers), 0 when
+ * capwatch cannot tell: TIOCGSID answers for capwatch's own controlling
+ * terminal and a pty master; else the caller's session when it is the
+ * caller's controlling terminal. Recorded as the target (the group its
+ * leader, the user's shell, leads), as TIOCSPGRP's is its group. */
+static pid_t tty_session(const struct cw_notif *n, int d)
+{
+	pid_t sid = 0;
+	if (ioctl(d, TIOCGSID, &sid) == 0 && sid > 0)
+		return sid;
+	struct stat st;
+	struct tty_of t;
+	if (fstat(d, &st) == 0 && caller_tty(n, &t) && t.tty != 0 && t.tty == st.st_rdev && t.session > 0)
+		return t.session;
+	return 0;
+}
+
+/* The call as asked, on capwatch's duplicate D with the copy read once;
+ * 0 or -errno. Never waiting: the W variants are the plain set (a drain
+ * would hold the notification thread for as long as the tree keeps the
+ * output stopped, TCOOFF), the F variants the input flushed and then the
+ * set (the kernel's set_termios order). A pty master's flush would be
+ * its own input, not the slave's the kernel flushes: left out (opening
+ * the slave here to flush it could be its last close). SIGTTOU is
+ * blocked around the calls: capwatch in a background job of its
+ * terminal (the tree in a session of its own, only stdout on it) would
+ * otherwise be stopped by tty_check_change, the notification thread with
+ * it; the tree itself is not checked there, its terminal not being its
+ * controlling one. */
+static int tty_attr_perform(struct cw_notif *n, int d, const struct tty_attr_cmd *c)
+{
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	int r = 0;
+	if (c->flush && !pty_master(d) && ioctl(d, TCFLSH, TCIFLUSH) < 0)
+		r = -errno;
+	if (r == 0 && ioctl(d, c->set, n->call->tty_attr) < 0)
+		r = -errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+static void enforce_tty_attr(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int d = n->call->sig_dup; /* the very terminal decided on */
+	const struct tty_attr_cmd *c = tty_attr_cmd((uint32_t)arg_u64(n, 1));
+	int r = d < 0 || !c ? -EPERM : tty_attr_perform(n, d, c);
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_answer_error(n, ev->err);
+	else
+		cw_answer_value(n, 0);
+}
+
+void cw_handle_tty_attr(struct cw_notif *n)
+{
+	const struct tty_attr_cmd *c = tty_attr_cmd((uint32_t)arg_u64(n, 1));
+	if (!c) {
+		cw_answer_error(n, ENOTTY);
+		return;
+	}
+	/* The kernel's order: the descriptor (EBADF), a terminal (ENOTTY
+	 * before any read: a file, pipe or socket never reads the struct;
+	 * EIO on a hung-up one), then the struct (EFAULT). The answer for
+	 * a descriptor that is not a terminal rests on the object, not on
+	 * the registers: continued, a terminal dup2'd onto the number
+	 * meanwhile would take whatever the struct holds by then. */
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0) {
+		answer_unreadable(n, -d);
+		return;
+	}
+	unsigned char cur[CW_TCGETS_LEN];
+	if (ioctl(d, TCGETS, cur) < 0) {
+		cw_answer_error(n, errno);
+		return;
+	}
+	int e = cw_mem_read(n->tid, arg_u64(n, 2), n->call->tty_attr, c->len);
+	if (e < 0) {
+		answer_unreadable(n, e == -ESRCH ? ESRCH : EFAULT);
+		return;
+	}
+	/* Decided on the copy against the terminal's attributes now. A
+	 * process outside the tree that turns TOSTOP off between this read
+	 * and capwatch's set sees it on again only when the tree's copy,
+	 * read from the terminal before, has it: its own setting of a
+	 * moment ago. */
+	bool on = lflag_of(n->call->tty_attr, c->lflag_off, c->lflag16) & TOSTOP;
+	bool was = lflag_of(cur, 12, false) & TOSTOP;
+	if (!on || was || tree_pty(n, d)) {
+		/* Nothing outside the tree is stopped by it: performed, as
+		 * an ordinary call, not recorded. */
+		if (!cw_notif_valid(n)) {
+			cw_answer_gone(n);
+			return;
+		}
+		int r = tty_attr_perform(n, d, c);
+		if (r < 0)
+			cw_answer_error(n, -r);
+		else
+			cw_answer_value(n, 0);
+		return;
+	}
+	pid_t sid = tty_session(n, d);
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = sid > 0 ? -sid : 0;
+	ev.op.target_in_tree = false;
+	ev.flags = c->cmd;
+	ev.has_flags = true;
+	cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
+	size_t l = strlen(ev.d.reason);
+	snprintf(ev.d.reason + l, sizeof(ev.d.reason) - l,
+		 " (TOSTOP on a terminal the command did not make: the kernel would stop with SIGTTOU "
+		 "the background jobs of its session that write to it, outside the tree)");
+	ev.decided = true;
+	n->call->sig_dup = d;
+	cw_event_finish(n, &ev, NULL, enforce_tty_attr);
+	n->call->sig_dup = -1;
 }

@@ -94,6 +94,11 @@ static const uint32_t cw_ioctl_cmds[] = {
 	TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD,      /* terminal injection: unrestricted */
 	FIOSETOWN, SIOCSPGRP,                         /* SIGIO owner: process_control outside */
 	FIOASYNC, TIOCSPGRP, TIOCSWINSZ,              /* signals the kernel sends (sigio.c) */
+	/* The terminal's attributes (tcsetattr): TOSTOP makes the kernel stop
+	 * the session's background jobs (sigio.c, e191). TCSETS2 and its
+	 * twins by number: their macros need the kernel's struct termios2. */
+	TCSETS, TCSETSW, TCSETSF, 0x402C542Bu /* TCSETS2 */, 0x402C542Cu /* TCSETSW2 */,
+	0x402C542Du /* TCSETSF2 */, TCSETA, TCSETAW, TCSETAF,
 	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
 	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
 	/* Permanent changes to a file or directory that no write decision

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -392,7 +393,7 @@ static void test_ioctl_tiocsti_refused(void **state)
 static void test_ioctl_ordinary_passes(void **state)
 {
 	(void)state;
-	static const uint32_t ordinary[] = { TCGETS, TCSETS, TIOCGWINSZ, TIOCGPGRP, FIONREAD, FIONBIO, FIOCLEX };
+	static const uint32_t ordinary[] = { TCGETS, TCFLSH, TIOCGWINSZ, TIOCGPGRP, FIONREAD, FIONBIO, FIOCLEX };
 	for (size_t i = 0; i < CW_ARRAY_SIZE(ordinary); i++)
 		if (ioctl_notified(ordinary[i]))
 			fail_msg("ioctl 0x%x is notified", ordinary[i]);
@@ -543,6 +544,95 @@ static void test_fasync_terminal(void **state)
 	close(m);
 }
 
+/* The terminal's attributes: every setter notified; turning TOSTOP on
+ * where it is off refused on a terminal the tree did not make (this pty:
+ * none is the tree's here); anything else performed by capwatch on its
+ * duplicate with the copy read; a socket answers ENOTTY, an unreadable
+ * struct EFAULT. */
+static void test_tty_attr(void **state)
+{
+	(void)state;
+	static const uint32_t setters[] = { TCSETS, TCSETSW, TCSETSF, 0x402C542B, 0x402C542C, 0x402C542D,
+					    TCSETA, TCSETAW, TCSETAF };
+	for (size_t i = 0; i < CW_ARRAY_SIZE(setters); i++)
+		if (!ioctl_notified(setters[i]))
+			fail_msg("ioctl 0x%x is not notified", setters[i]);
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(m >= 0);
+	assert_int_equal(grantpt(m), 0);
+	assert_int_equal(unlockpt(m), 0);
+	int sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	assert_true(sl >= 0);
+	struct termios t;
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & TOSTOP, 0);
+
+	/* The kernel's struct termios: c_lflag at 12. */
+	unsigned char k[36];
+	assert_int_equal(ioctl(sl, TCGETS, k), 0);
+	uint32_t lf;
+	memcpy(&lf, k + 12, 4);
+	lf = (lf | TOSTOP) & ~(uint32_t)ECHO;
+	memcpy(k + 12, &lf, 4);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETSW, ptr(k), 0, 0, 0));
+	assert_control_denied(0);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & (TOSTOP | ECHO), ECHO); /* nothing of it set */
+	/* the same through the master: the slave's attributes */
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)m, TCSETS, ptr(k), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EPERM);
+
+	/* ECHO off, TOSTOP left off: performed, not recorded */
+	lf &= ~(uint32_t)TOSTOP;
+	memcpy(k + 12, &lf, 4);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETSF, ptr(k), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(seen.nrecorded, 0);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & (TOSTOP | ECHO), 0);
+
+	/* TOSTOP already on (set outside the tree): the tree may keep it,
+	 * and turn it off */
+	t.c_lflag |= TOSTOP;
+	assert_int_equal(tcsetattr(sl, TCSANOW, &t), 0);
+	lf |= TOSTOP | ECHO;
+	memcpy(k + 12, &lf, 4);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETS, ptr(k), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & (TOSTOP | ECHO), TOSTOP | ECHO);
+	unsigned char a[18]; /* struct termio: c_lflag a u16 at 6 */
+	assert_int_equal(ioctl(sl, TCGETA, a), 0);
+	uint16_t lf16;
+	memcpy(&lf16, a + 6, 2);
+	lf16 &= (uint16_t)~TOSTOP;
+	memcpy(a + 6, &lf16, 2);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETAW, ptr(a), 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_VALUE);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & TOSTOP, 0);
+	/* ... and TOSTOP on again through termio: refused */
+	lf16 |= TOSTOP;
+	memcpy(a + 6, &lf16, 2);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETAF, ptr(a), 0, 0, 0));
+	assert_control_denied(0);
+	assert_int_equal(tcgetattr(sl, &t), 0);
+	assert_int_equal(t.c_lflag & TOSTOP, 0);
+
+	/* an unreadable struct: EFAULT; a socket: ENOTTY before any read */
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)sl, TCSETS, 8, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, EFAULT);
+	int s = fresh_socket(0);
+	dispatch(cw_handle_ioctl, notify(__NR_ioctl, "ioctl", (uint64_t)s, TCSETS, 8, 0, 0, 0));
+	assert_int_equal(seen.kind, ANS_ERROR);
+	assert_int_equal(seen.err, ENOTTY);
+	close(s);
+	close(sl);
+	close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_ioctl_fiosetown),
 		cmocka_unit_test(test_fasync_owner),
 		cmocka_unit_test(test_fasync_terminal),
+		cmocka_unit_test(test_tty_attr),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
