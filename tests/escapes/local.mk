@@ -218,6 +218,7 @@ ESCAPES_TESTS = \
 	tests/escapes/e142_connect_alarm.sh \
 	tests/escapes/e189_orphaned_job_group.sh \
 	tests/escapes/e190_report_dir_swap.sh \
+	tests/escapes/e191_tty_tostop.sh \
 	tests/escapes/e192_tostop_timeout.sh \
 	tests/escapes/e193_setpgid_outside_group.sh
 
