@@ -133,7 +133,7 @@ struct module {
 	size_t cost;       /* heap it holds: strtab and syms (SYMS_BUDGET) */
 };
 #define MODULES 16
-/* What the cache may hold (issue 15; red team rt-rob F3: 16 crafted files
+/* What the cache may hold (issue 15; red team 24 F3: 16 crafted files
  * of a 16 MiB string table and 500,000 symbols each held ~420 MiB). One
  * file: 200,000 symbols and an 8 MiB string table at most (libc's .symtab
  * has ~3,000 function symbols, a large C++ program's some 100,000);

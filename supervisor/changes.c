@@ -18,7 +18,7 @@ struct change {
 	struct stat before;
 };
 
-/* The list's bounds (issue 15, red team rt-rob F2: 15,000 renames a<->b
+/* The list's bounds (issue 15, red team 24 F2: 15,000 renames a<->b
  * in a deep directory were 15,000 entries of two full paths, 347 MiB).
  * A rename of the same path to the same target is one entry, however
  * often it happens; past CW_CHANGES_MAX paths or CW_CHANGES_BYTES of path

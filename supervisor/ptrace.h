@@ -136,7 +136,7 @@ bool cw_tracker_system_loader(const char *path, const struct stat *st);
 /* Does PID hold a seccomp listener descriptor (K14)? */
 bool cw_tracker_holds_listener(pid_t pid);
 /* What the tracker keeps of an argv, kept until the report (issue 15:
- * supervisor memory bounded whatever the command passes; red team rt-rob
+ * supervisor memory bounded whatever the command passes; red team 24
  * F1, F4). Per process image: at most CW_ARGV_KEEP_ARGS arguments and
  * CW_ARGV_KEEP_BYTES of them, read from /proc/PID/cmdline in one go: a
  * long linker or xargs line is recorded whole, as before the bound

@@ -112,7 +112,7 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
  * strings within CW_ARGV_READ_BYTES and CW_ARGV_READ_ARGS (ptrace.h). Each argument counts as its
  * pointer plus its bytes and NUL, so that empty ones (0 bytes of text)
  * cannot make this loop a million reads on the event loop (red team
- * rt-rob F4). *CUT: something was left unread. NULL when nothing could be
+ * red team 24 F4). *CUT: something was left unread. NULL when nothing could be
  * read. */
 static char **read_full_argv(struct cw_notif *n, uint64_t addr, bool *cut)
 {

@@ -1,5 +1,5 @@
 /* The command side of tests/hardening/memory_bounds.sh: what made the
- * supervisor's memory grow without bound (red team rt-rob F1, F2, F4).
+ * supervisor's memory grow without bound (red team 24 F1, F2, F4).
  *   mem_hog argv N K      N children, each execs /bin/true with K empty
  *                         arguments (F1: kept per image; F4: read one by
  *                         one by the kernel back end's notification)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The supervisor's memory is bounded whatever the command passes or renames
-# (issue 15; red team rt-rob F1, F2, F4), and what it leaves out is said in
+# (issue 15; red team 24 F1, F2, F4), and what it leaves out is said in
 # the report and the trace, never silently.
 #  - argv: 6 execs of /bin/true with 200,000 empty arguments each. Every
 #    image kept its whole argv, one allocation per argument, until the
