@@ -109,11 +109,11 @@ static void read_argv(struct cw_notif *n, uint64_t addr)
 
 /* The whole argv at ADDR for the record (the kernel back end's exec
  * record when the process is gone before /proc could be read): whole
- * strings within CW_ARGV_READ_BYTES and CW_ARGV_READ_ARGS (ptrace.h). Each argument counts as its
- * pointer plus its bytes and NUL, so that empty ones (0 bytes of text)
- * cannot make this loop a million reads on the event loop (red team
- * red team 24 F4). *CUT: something was left unread. NULL when nothing could be
- * read. */
+ * strings within CW_ARGV_READ_BYTES and CW_ARGV_READ_ARGS (ptrace.h).
+ * Each argument counts as its pointer plus its bytes and NUL, so that
+ * empty ones (0 bytes of text) cannot make this loop a million reads on
+ * the event loop (red team 24, F4). *CUT: something was left unread.
+ * NULL when nothing could be read. */
 static char **read_full_argv(struct cw_notif *n, uint64_t addr, bool *cut)
 {
 	const struct cw_exec_scratch *x = &n->call->exec;
