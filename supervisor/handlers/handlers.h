@@ -98,6 +98,7 @@ void cw_handle_net(struct cw_notif *n);     /* net.c: connect, send*, bind, list
 void cw_handle_signal(struct cw_notif *n);  /* proc.c: kill and friends, fcntl(F_SETOWN) */
 void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pidfd_open, pidfd_getfd */
 void cw_handle_setpgid(struct cw_notif *n); /* proc.c: joining a process group, in tty mode */
+void cw_handle_tty_flow(struct cw_notif *n); /* sigio.c: tcflow's TCOOFF */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
 void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, sched_set*,
 					       ioprio_set, kcmp, process_madvise, process_mrelease,

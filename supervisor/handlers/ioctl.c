@@ -26,7 +26,8 @@
  *    foreground group (sigio.c).
  *  - TCSETS, TCSETSW, TCSETSF, TCSETS2 (and W, F), TCSETA (and W, F): the
  *    terminal's attributes, whose TOSTOP makes the kernel stop the
- *    background jobs of its session (sigio.c). */
+ *    background jobs of its session (sigio.c).
+ *  - TCXONC (tcflow): TCOOFF stops the terminal's output (sigio.c). */
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
@@ -220,6 +221,9 @@ void cw_handle_ioctl(struct cw_notif *n)
 	case TCSETAW:
 	case TCSETAF:
 		cw_handle_tty_attr(n);
+		return;
+	case TCXONC:
+		cw_handle_tty_flow(n);
 		return;
 	case FIOSETOWN:
 	case SIOCSPGRP:

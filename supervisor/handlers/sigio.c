@@ -609,3 +609,73 @@ void cw_handle_tty_attr(struct cw_notif *n)
 	cw_event_finish(n, &ev, NULL, enforce_tty_attr);
 	n->call->sig_dup = -1;
 }
+
+/* ---- the terminal's output: tcflow(TCOOFF) ----
+ *
+ * TCXONC with TCOOFF stops the terminal's output until TCOON (or the
+ * user's ^Q, unless IXON is off): every process that then writes to it
+ * blocks, the user's shell and capwatch among them, past the run too (red
+ * team 25, e194). On a terminal the tree did not make that is
+ * process_control on the terminal's session, as TOSTOP is (above). The
+ * other actions (TCOON, TCIOFF and TCION, which send a START or STOP
+ * character to the terminal's reader) stop nobody. The action is a
+ * register, but the descriptor number another thread can swap: the call
+ * is performed by capwatch on its duplicate, the terminal decided on. */
+static void enforce_tty_flow(struct cw_notif *n, struct cw_event *ev)
+{
+	if (!ev->enforced) {
+		enforce_continue(n, ev); /* --observe */
+		return;
+	}
+	ev->verified = true;
+	int d = n->call->sig_dup;
+	int r = d < 0 ? -EPERM : ioctl(d, TCXONC, arg_int(n, 2)) < 0 ? -errno : 0;
+	ev->err = r < 0 ? -r : 0;
+	if (r < 0)
+		cw_answer_error(n, ev->err);
+	else
+		cw_answer_value(n, 0);
+}
+
+void cw_handle_tty_flow(struct cw_notif *n)
+{
+	_cleanup_close_ int d = cw_dup_target_fd(n, arg_int(n, 0));
+	if (d < 0) {
+		answer_unreadable(n, -d);
+		return;
+	}
+	if (arg_int(n, 2) != TCOOFF || !isatty(d) || tree_pty(n, d)) {
+		if (!cw_notif_valid(n)) {
+			cw_answer_gone(n);
+			return;
+		}
+		sigset_t ttou, old;
+		sigemptyset(&ttou);
+		sigaddset(&ttou, SIGTTOU);
+		pthread_sigmask(SIG_BLOCK, &ttou, &old);
+		int r = ioctl(d, TCXONC, arg_int(n, 2)) < 0 ? -errno : 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (r < 0)
+			cw_answer_error(n, -r);
+		else
+			cw_answer_value(n, 0);
+		return;
+	}
+	pid_t sid = tty_session(n, d);
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = sid > 0 ? -sid : 0;
+	ev.op.target_in_tree = false;
+	ev.flags = TCXONC;
+	ev.has_flags = true;
+	cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
+	size_t l = strlen(ev.d.reason);
+	snprintf(ev.d.reason + l, sizeof(ev.d.reason) - l,
+		 " (TCOOFF on a terminal the command did not make: every process writing to it, "
+		 "outside the tree too, would wait until its output is started again)");
+	ev.decided = true;
+	n->call->sig_dup = d;
+	cw_event_finish(n, &ev, NULL, enforce_tty_flow);
+	n->call->sig_dup = -1;
+}

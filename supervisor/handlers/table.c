@@ -99,6 +99,8 @@ static const uint32_t cw_ioctl_cmds[] = {
 	 * twins by number: their macros need the kernel's struct termios2. */
 	TCSETS, TCSETSW, TCSETSF, 0x402C542Bu /* TCSETS2 */, 0x402C542Cu /* TCSETSW2 */,
 	0x402C542Du /* TCSETSF2 */, TCSETA, TCSETAW, TCSETAF,
+	/* tcflow: TCOOFF stops the terminal's output, every writer's (e194). */
+	TCXONC,
 	FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,           /* metadata through the descriptor */
 	FS_IOC_FSSETXATTR, FS_IOC_SETVERSION, FS_IOC32_SETVERSION,
 	/* Permanent changes to a file or directory that no write decision
