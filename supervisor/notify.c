@@ -646,10 +646,10 @@ static void *notify_thread(void *arg)
 	for (;;) {
 		memset(lp->req, 0, lp->sizes.seccomp_notif); /* RECV needs a zeroed buffer (K8) */
 		if (ioctl(lp->notify_fd, SECCOMP_IOCTL_NOTIF_RECV, lp->req) < 0) {
+			if (lp->over)
+				return NULL; /* (ENOENT at once, the tree gone: no spin) */
 			if (errno == ENOENT || errno == EINTR)
 				continue; /* the asker died first, or a signal */
-			if (lp->over)
-				return NULL;
 			/* The listener is unusable: nothing more will be
 			 * answered, and the tree's notified calls wait until
 			 * the run ends (fail closed). */

@@ -103,8 +103,8 @@ static void *watchdog_thread(void *arg)
 	pthread_mutex_unlock(&wd->mu);
 
 	atomic_store(&wd->fired, true);
+	kill_tree(run); /* first: the warning may wait on stderr (cw_log) */
 	cw_warn("timeout after %gs: killing the process tree", run->opts->timeout);
-	kill_tree(run);
 	uint64_t one = 1;
 	if (write(wd->efd, &one, sizeof(one)) < 0)
 		cw_debug("watchdog eventfd: %s", strerror(errno));
