@@ -17,13 +17,14 @@ struct norm {
 	size_t outsz;
 	size_t len;     /* bytes of OUT in use, without the NUL */
 	size_t over;    /* components that did not fit and sit "above" OUT */
+	bool keep_dotdot; /* cw_path_join: ".." is a component like any other */
 };
 
 static void norm_component(struct norm *n, const char *c, size_t clen)
 {
 	if (clen == 1 && c[0] == '.')
 		return;
-	if (clen == 2 && c[0] == '.' && c[1] == '.') {
+	if (clen == 2 && c[0] == '.' && c[1] == '.' && !n->keep_dotdot) {
 		if (n->over) {
 			n->over--;
 			return;
@@ -61,13 +62,13 @@ static void norm_feed(struct norm *n, const char *p)
 	}
 }
 
-int cw_path_normalize(const char *base, const char *path, char *out, size_t outsz)
+static int norm_run(const char *base, const char *path, char *out, size_t outsz, bool keep_dotdot)
 {
 	if (!path || !*path || !out || outsz == 0)
 		return -EINVAL;
 	if (path[0] != '/' && (!base || base[0] != '/'))
 		return -EINVAL;
-	struct norm n = { .out = out, .outsz = outsz };
+	struct norm n = { .out = out, .outsz = outsz, .keep_dotdot = keep_dotdot };
 	if (path[0] != '/')
 		norm_feed(&n, base);
 	norm_feed(&n, path);
@@ -80,6 +81,16 @@ int cw_path_normalize(const char *base, const char *path, char *out, size_t outs
 	}
 	out[n.len] = '\0';
 	return 0;
+}
+
+int cw_path_normalize(const char *base, const char *path, char *out, size_t outsz)
+{
+	return norm_run(base, path, out, outsz, false);
+}
+
+int cw_path_join(const char *base, const char *path, char *out, size_t outsz)
+{
+	return norm_run(base, path, out, outsz, true);
 }
 
 /* ---- containment --------------------------------------------------------- */

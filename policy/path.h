@@ -15,6 +15,13 @@ struct cw_context;
  * -ENAMETOOLONG (result does not fit OUTSZ). */
 int cw_path_normalize(const char *base, const char *path, char *out, size_t outsz);
 
+/* The same join, dropping only "." components and repeated or trailing
+ * slashes: ".." stays, so the result names every directory the kernel
+ * walks for PATH, a symlink followed by ".." included ("/ws/sub/../r"
+ * keeps "/ws/sub"). For names that are protected through the directories
+ * above them (cw_path_holds_protected), never for deciding a path. */
+int cw_path_join(const char *base, const char *path, char *out, size_t outsz);
+
 /* True when normalized absolute PATH equals ROOT or lies below it.
  * "/a/bc" is not under "/a/b". ROOT "/" contains everything. */
 bool cw_path_is_under(const char *path, const char *root);

@@ -19,6 +19,7 @@
 static const char *const roots[] = { "/work/ws", "/srv/second" };
 static const char *const protected_files[] = {
 	"/work/ws/out/report.json", "/var/tmp/trace.jsonl", "/etc/capwatch/ci.json",
+	"/work/ws/link/../out/report.json", /* as walked (cw_walked_names): link a symlink */
 };
 static const struct cw_grant grants_scoped[] = {
 	{ CW_CAP_EXTERNAL_NETWORK, "203.0.113.0/24:443" },
@@ -55,7 +56,7 @@ static struct cw_context make_ctx(int which)
 	struct cw_context c = {
 		.roots = roots, .nroots = 2,
 		.scratch = "/tmp/cw-scratch", .home = "/home/u",
-		.protected_files = protected_files, .nprotected = 3,
+		.protected_files = protected_files, .nprotected = 4,
 	};
 	if (which == RISK) {
 		c.approve_risk = true;
@@ -378,6 +379,13 @@ static const struct row rows[] = {
 	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws"),
 	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/out", NULL, F_UNLINK,
 	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/out"),
+	/* A symlink the report's name is walked through, ".." after it. */
+	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/new", "/work/ws/link", 0,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/link"),
+	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/link", NULL, F_UNLINK,
+	  C(PROTECTED_METADATA), false, D, "verify:protected_metadata:default", .scope = "/work/ws/link"),
+	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/lin", NULL, F_UNLINK,
+	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default"),
 	ROW("verify", PLAIN, CW_OP_FS_WRITE, "/work/ws/out", NULL, 0, /* chmod, utime */
 	  C(WORKSPACE_WRITE), false, A, "verify:workspace_write:default", .scope = "/work/ws/out"),
 	ROW("verify", PLAIN, CW_OP_RENAME, "/work/ws/out/a.txt", "/work/ws/out/b.txt", 0,
@@ -1018,6 +1026,31 @@ static void test_normalize(void **state)
 	assert_int_equal(cw_path_normalize(NULL, big, res, sizeof res), -ENAMETOOLONG);
 }
 
+/* cw_path_join: the same join, ".." kept (names as the kernel walks them). */
+static void test_join(void **state)
+{
+	(void)state;
+	static const struct { const char *base, *path, *want; int rc; } t[] = {
+		{ "/ws", "sub/../report.json", "/ws/sub/../report.json", 0 },
+		{ "/ws/", "./a//./b/", "/ws/a/b", 0 },
+		{ "/ws", "..", "/ws/..", 0 },
+		{ "/ws", "/abs/../x", "/abs/../x", 0 },
+		{ NULL, "/", "/", 0 },
+		{ NULL, "rel", NULL, -EINVAL },
+	};
+	char out[64];
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		int rc = cw_path_join(t[i].base, t[i].path, out, sizeof out);
+		if (rc != t[i].rc)
+			fail_msg("join(%s, %s) = %d", t[i].base, t[i].path, rc);
+		if (t[i].want && strcmp(out, t[i].want) != 0)
+			fail_msg("join(%s, %s) = \"%s\", want \"%s\"", t[i].base, t[i].path, out, t[i].want);
+	}
+	/* "/ws/sub/../r" is under "/ws/sub": the symlink is a directory above */
+	assert_true(cw_path_is_under("/ws/sub/../r", "/ws/sub"));
+	assert_false(cw_path_is_under("/ws/sub/../r", "/ws/su"));
+}
+
 static void test_is_under(void **state)
 {
 	(void)state;
@@ -1366,6 +1399,7 @@ int main(void)
 		cmocka_unit_test(test_reason_text),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_is_under),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_glob),
