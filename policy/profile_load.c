@@ -74,20 +74,95 @@ static int read_file(const char *path, char **text, size_t *len)
 	return e;
 }
 
-static int remember(struct cw_profile_files *files, const char *path)
+/* Append a copy of S to *NAMES (kept NULL-terminated) unless it is there. */
+static int push_unique(char ***names, size_t *n, const char *s)
 {
-	char abs[PATH_MAX];
-	if (!realpath(path, abs))
-		return -errno;
-	char **a = realloc(files->paths, (files->n + 1) * sizeof(*a));
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], s) == 0)
+			return 0;
+	char **a = realloc(*names, (*n + 2) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	files->paths = a;
-	a[files->n] = strdup(abs);
-	if (!a[files->n])
+	*names = a;
+	if (!(a[*n] = strdup(s)))
 		return -ENOMEM;
-	files->n++;
+	a[++*n] = NULL;
 	return 0;
+}
+
+int cw_walked_names(const char *cwd, const char *name, char ***names, size_t *n)
+{
+	char cur[PATH_MAX], pre[PATH_MAX], target[PATH_MAX], rest[2 * PATH_MAX];
+	if (cw_path_join(cwd, name, cur, sizeof(cur)) < 0)
+		return 0;
+	int e = push_unique(names, n, cur);
+	/* Walk CUR as the kernel does: PRE is the part reached so far, free
+	 * of symlinks, so ".." in it is its parent. At a symlink the name
+	 * continues as the link's directory, its target and the rest of CUR
+	 * (".." kept), one more name to protect; 40 links, the kernel's
+	 * ELOOP limit. Best effort beyond PATH_MAX or a name that is gone. */
+	for (int links = 0; e == 0 && links < 40; links++) {
+		size_t plen = 0;
+		const char *p = cur;
+		bool expanded = false;
+		pre[0] = '\0';
+		while (*p && !expanded) {
+			while (*p == '/')
+				p++;
+			const char *c = p;
+			size_t clen = strcspn(p, "/");
+			p += clen;
+			if (clen == 0 || (clen == 1 && c[0] == '.'))
+				continue;
+			if (clen == 2 && c[0] == '.' && c[1] == '.') {
+				while (plen > 0 && pre[plen - 1] != '/')
+					plen--;
+				if (plen > 0)
+					plen--;
+				pre[plen] = '\0';
+				continue;
+			}
+			if (plen + 1 + clen + 1 > sizeof(pre))
+				return 0;
+			pre[plen] = '/';
+			memcpy(pre + plen + 1, c, clen);
+			plen += 1 + clen;
+			pre[plen] = '\0';
+			struct stat st;
+			if (lstat(pre, &st) < 0)
+				return 0;
+			if (!S_ISLNK(st.st_mode))
+				continue;
+			ssize_t tl = readlink(pre, target, sizeof(target) - 1);
+			if (tl <= 0)
+				return 0;
+			target[tl] = '\0';
+			pre[plen - clen - 1] = '\0'; /* the link's directory */
+			int k = snprintf(rest, sizeof(rest), "%s%s", target, p);
+			if (k < 0 || (size_t)k >= sizeof(rest) ||
+			    cw_path_join(pre[0] ? pre : "/", rest, cur, sizeof(cur)) < 0)
+				return 0;
+			e = push_unique(names, n, cur);
+			expanded = true;
+		}
+		if (!expanded)
+			break;
+	}
+	return e;
+}
+
+/* A file of the chain, protected by its resolved name and by the names
+ * the kernel walks for PATH, the name the loader reached it by (red team
+ * 24: an "extends" through a symlinked directory, the link replaced). */
+static int remember(struct cw_profile_files *files, const char *path)
+{
+	char abs[PATH_MAX], cwd[PATH_MAX];
+	if (!realpath(path, abs))
+		return -errno;
+	int e = push_unique(&files->paths, &files->n, abs);
+	if (e == 0 && (path[0] == '/' || getcwd(cwd, sizeof(cwd))))
+		e = cw_walked_names(path[0] == '/' ? NULL : cwd, path, &files->paths, &files->n);
+	return e;
 }
 
 static int parse_file(const char *path, int depth, struct cw_profile_files *files,

@@ -86,21 +86,20 @@ static char *abs_name(const char *cwd, const char *file)
 	return strdup(out);
 }
 
-/* Protect FILE (the report, the trace, a profile file given on the
- * command line) by its resolved name and, when it differs, by the name
- * it was given, made absolute: a symlink among its directories is then a
- * directory above it (cw_path_holds_protected), which the command may
- * not retarget to have the user read another file by that name (red
- * team 22). */
+/* Protect FILE (the report, the trace) by its resolved name and by the
+ * names the kernel walks for the name it was given (cw_walked_names:
+ * joined to the cwd with its ".." kept, and through each symlink on the
+ * way): every symlink and directory of that walk is then a directory
+ * above a protected name (cw_path_holds_protected), which the command may
+ * not replace to have the user read another file by that name (red team
+ * 22). Not the given name with ".." collapsed: "sub/../r" with sub a
+ * symlink is not "r" in the cwd, and that name is nothing to protect. */
 static int protect_file(struct cw_run *run, const char *file)
 {
 	char *real = abs_name(run->cwd, file);
 	if (push_str(&run->protected_files, &run->nprotected, real) < 0)
 		return -ENOMEM;
-	char given[PATH_MAX + 16];
-	if (cw_path_normalize(run->cwd, file, given, sizeof(given)) < 0 || strcmp(given, real) == 0)
-		return 0;
-	return push_str(&run->protected_files, &run->nprotected, strdup(given));
+	return cw_walked_names(run->cwd, file, &run->protected_files, &run->nprotected);
 }
 
 /* Find COMMAND like execvp does. Returns 0 with *OUT, -ENOENT (127) or
@@ -597,11 +596,11 @@ static enum step configure_policy(struct cw_run *run, struct setup *su)
 		cw_err("%s", perr);
 		return setup_failed(su, "profile %s could not be loaded", opts->profile);
 	}
+	/* each file of the chain by its resolved name and the names walked
+	 * to it, the one given on the command line first (profile_load.h) */
 	for (size_t i = 0; i < su->pfiles.n; i++)
 		if (push_str(&run->protected_files, &run->nprotected, strdup(su->pfiles.paths[i])) < 0)
 			return STEP_OOM;
-	if (su->pfiles.n && protect_file(run, opts->profile) < 0) /* the name given too */
-		return STEP_OOM;
 	run->profile_name = xstrdup(cw_profile_name(run->profile));
 	return STEP_OK;
 }
