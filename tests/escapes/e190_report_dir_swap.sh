@@ -11,6 +11,13 @@
 # A directory above one of these files may not be renamed (either end)
 # or removed now (cw_path_holds_protected); its mode and times, and files
 # beside the report, stay ordinary workspace writes.
+# Parts 5 and 6: the names as the kernel walks them, not collapsed. A
+# report given as sub/../report.json through a symlink sub was protected
+# as ws/report.json, a name nothing walks, and sub was no directory above
+# it: the command replaced sub (and with it what sub/.. is). A profile
+# extending "lib/base.json" with conf/lib a symlink was protected by its
+# realpath only: the command retargeted conf/lib and the next run loaded
+# its base profile. Now every name walked is protected (cw_walked_names).
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup
 swap='mv out out.real && mkdir fake && echo "{\"forged\":true}" > fake/report.json && echo "{\"forged\":true}" > fake/trace.jsonl && mv fake out'
@@ -74,4 +81,46 @@ rc=$?
 [ "$rc" = 0 ] || { cat "$OUT" >&2; fail "ordinary writes beside the report failed (exit $rc)"; }
 [ -f "$W/out/moved.txt" ] || fail "out/moved.txt was not made"
 report_has 'not [e for e in d["denials"]]'
+# 5. The report given as sub/../report.json, sub a symlink into real/x:
+# (a) sub replaced by a link into a forged directory, (b) real/x, the
+# directory behind the link, replaced the same way.
+relinkdd='mkdir -p forge/y && echo "{\"forged\":true}" > forge/report.json && ln -s forge/y newlink && mv -T newlink sub'
+behind='mkdir -p forge/y && echo "{\"forged\":true}" > forge/report.json && mv real/x real/x.old && ln -s ../forge/y real/x'
+for part in relinkdd behind; do
+	eval "attack=\$$part"
+	rm -rf "$W/real" "$W/sub" "$W/forge" "$W/newlink" && mkdir -p "$W/real/x" && ln -s real/x "$W/sub"
+	echo '{}' >"$W/real/report.json"
+	bare sh -c "$attack"
+	grep -q forged "$W/sub/../report.json" || esc_control_failed "bare ($part): sub/../report.json is not the forged report"
+	rm -rf "$W/real" "$W/sub" "$W/forge" "$W/newlink" && mkdir -p "$W/real/x" && ln -s real/x "$W/sub"
+	N=$((N + 1)); R=$W/real/report.json OUT=$O/cw$N.out
+	timeout -k 5 60 "$CAPWATCH" --profile verify --report sub/../report.json -- sh -c "$attack" >"$OUT" 2>&1
+	rc=$?
+	grep -qx "{\"forged\":true}" "$W/sub/../report.json" && esc_bypass "($part) a forged report is at the --report name sub/../report.json (exit $rc)"
+	report_has 'd["schema"] == "capwatch.report/v1"'
+	case $part in
+	relinkdd) expect_denied protected_metadata "lambda s: s.endswith('/ws/sub')" ;;
+	behind) expect_denied protected_metadata "lambda s: s.endswith('/real/x')" ;;
+	esac
+done
+rm -rf "$W/real" "$W/sub" "$W/forge" "$W/newlink"
+
+# 6. A profile extending "lib/base.json", conf/lib a symlink: the link
+# retargeted to a directory whose base.json extends observe.
+retarget='mkdir -p forge && echo "{\"name\":\"forged\",\"extends\":\"observe\"}" > forge/base.json && ln -s ../forge conf/newlib && mv -T conf/newlib conf/lib'
+mkchain() {
+	rm -rf "$W/conf" "$W/shared" "$W/forge" && mkdir -p "$W/conf" "$W/shared" && ln -s ../shared "$W/conf/lib"
+	printf '{"name":"base","extends":"verify","capabilities":{"external_network":"deny"}}\n' >"$W/shared/base.json"
+	printf '{"name":"mine","extends":"lib/base.json"}\n' >"$W/conf/p.json"
+}
+mkchain
+cp "$W/conf/lib/base.json" "$O/base.orig"
+bare sh -c "$retarget"
+grep -q observe "$W/conf/lib/base.json" || esc_control_failed "bare: the retarget did not change conf/lib/base.json"
+mkchain
+N=$((N + 1)); R=$O/report$N.json OUT=$O/cw$N.out
+timeout -k 5 60 "$CAPWATCH" --profile conf/p.json --report "$R" -- sh -c "$retarget" >"$OUT" 2>&1
+rc=$?
+cmp -s "$W/conf/lib/base.json" "$O/base.orig" || esc_bypass "the command changed the profile the next run extends: $(cat "$W/conf/lib/base.json") (exit $rc)"
+expect_denied protected_metadata "lambda s: s.endswith('/conf/lib')"
 exit 0
