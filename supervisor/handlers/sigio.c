@@ -504,25 +504,48 @@ static pid_t tty_session(const struct cw_notif *n, int d)
  * output stopped, TCOOFF), the F variants the input flushed and then the
  * set (the kernel's set_termios order). A pty master's flush would be
  * its own input, not the slave's the kernel flushes: left out (opening
- * the slave here to flush it could be its last close). SIGTTOU is
- * blocked around the calls: capwatch in a background job of its
- * terminal (the tree in a session of its own, only stdout on it) would
- * otherwise be stopped by tty_check_change, the notification thread with
- * it; the tree itself is not checked there, its terminal not being its
- * controlling one. */
+ * the slave here to flush it could be its last close). capwatch in a
+ * background job of its terminal is not stopped by tty_check_change:
+ * every thread of its blocks SIGTTOU (run.c, e192); the tree itself is
+ * not checked there, its terminal not being its controlling one. */
 static int tty_attr_perform(struct cw_notif *n, int d, const struct tty_attr_cmd *c)
 {
-	sigset_t ttou, old;
-	sigemptyset(&ttou);
-	sigaddset(&ttou, SIGTTOU);
-	pthread_sigmask(SIG_BLOCK, &ttou, &old);
-	int r = 0;
 	if (c->flush && !pty_master(d) && ioctl(d, TCFLSH, TCIFLUSH) < 0)
-		r = -errno;
-	if (r == 0 && ioctl(d, c->set, n->call->tty_attr) < 0)
-		r = -errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return r;
+		return -errno;
+	return ioctl(d, c->set, n->call->tty_attr) < 0 ? -errno : 0;
+}
+
+/* Answer a call capwatch performed: R is 0 or -errno. */
+static void answer_performed(struct cw_notif *n, int r)
+{
+	if (r < 0)
+		cw_answer_error(n, -r);
+	else
+		cw_answer_value(n, 0);
+}
+
+/* A terminal call (FLAGS, its command) that would hold processes outside
+ * the tree: decided as process_control on the terminal's session behind
+ * capwatch's duplicate D (the group its leader leads), WHY added to the
+ * reason; ENFORCE performs it on D (n->call->sig_dup) when allowed. */
+static void decide_on_terminal(struct cw_notif *n, int d, long long flags, const char *why,
+			       cw_enforce_fn enforce)
+{
+	pid_t sid = tty_session(n, d);
+	struct cw_event ev;
+	cw_event_init(&ev, n->syscall);
+	ev.op.kind = CW_OP_SIGNAL;
+	ev.op.target_pid = sid > 0 ? -sid : 0;
+	ev.op.target_in_tree = false;
+	ev.flags = flags;
+	ev.has_flags = true;
+	cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
+	size_t l = strlen(ev.d.reason);
+	snprintf(ev.d.reason + l, sizeof(ev.d.reason) - l, " (%s)", why);
+	ev.decided = true;
+	n->call->sig_dup = d;
+	cw_event_finish(n, &ev, NULL, enforce);
+	n->call->sig_dup = -1;
 }
 
 static void enforce_tty_attr(struct cw_notif *n, struct cw_event *ev)
@@ -536,10 +559,7 @@ static void enforce_tty_attr(struct cw_notif *n, struct cw_event *ev)
 	const struct tty_attr_cmd *c = tty_attr_cmd((uint32_t)arg_u64(n, 1));
 	int r = d < 0 || !c ? -EPERM : tty_attr_perform(n, d, c);
 	ev->err = r < 0 ? -r : 0;
-	if (r < 0)
-		cw_answer_error(n, ev->err);
-	else
-		cw_answer_value(n, 0);
+	answer_performed(n, r);
 }
 
 void cw_handle_tty_attr(struct cw_notif *n)
@@ -584,30 +604,13 @@ void cw_handle_tty_attr(struct cw_notif *n)
 			cw_answer_gone(n);
 			return;
 		}
-		int r = tty_attr_perform(n, d, c);
-		if (r < 0)
-			cw_answer_error(n, -r);
-		else
-			cw_answer_value(n, 0);
+		answer_performed(n, tty_attr_perform(n, d, c));
 		return;
 	}
-	pid_t sid = tty_session(n, d);
-	struct cw_event ev;
-	cw_event_init(&ev, n->syscall);
-	ev.op.kind = CW_OP_SIGNAL;
-	ev.op.target_pid = sid > 0 ? -sid : 0;
-	ev.op.target_in_tree = false;
-	ev.flags = c->cmd;
-	ev.has_flags = true;
-	cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
-	size_t l = strlen(ev.d.reason);
-	snprintf(ev.d.reason + l, sizeof(ev.d.reason) - l,
-		 " (TOSTOP on a terminal the command did not make: the kernel would stop with SIGTTOU "
-		 "the background jobs of its session that write to it, outside the tree)");
-	ev.decided = true;
-	n->call->sig_dup = d;
-	cw_event_finish(n, &ev, NULL, enforce_tty_attr);
-	n->call->sig_dup = -1;
+	decide_on_terminal(n, d, c->cmd,
+			   "TOSTOP on a terminal the command did not make: the kernel would stop with SIGTTOU "
+			   "the background jobs of its session that write to it, outside the tree",
+			   enforce_tty_attr);
 }
 
 /* ---- the terminal's output: tcflow(TCOOFF) ----
@@ -631,10 +634,7 @@ static void enforce_tty_flow(struct cw_notif *n, struct cw_event *ev)
 	int d = n->call->sig_dup;
 	int r = d < 0 ? -EPERM : ioctl(d, TCXONC, arg_int(n, 2)) < 0 ? -errno : 0;
 	ev->err = r < 0 ? -r : 0;
-	if (r < 0)
-		cw_answer_error(n, ev->err);
-	else
-		cw_answer_value(n, 0);
+	answer_performed(n, r);
 }
 
 void cw_handle_tty_flow(struct cw_notif *n)
@@ -649,33 +649,11 @@ void cw_handle_tty_flow(struct cw_notif *n)
 			cw_answer_gone(n);
 			return;
 		}
-		sigset_t ttou, old;
-		sigemptyset(&ttou);
-		sigaddset(&ttou, SIGTTOU);
-		pthread_sigmask(SIG_BLOCK, &ttou, &old);
-		int r = ioctl(d, TCXONC, arg_int(n, 2)) < 0 ? -errno : 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (r < 0)
-			cw_answer_error(n, -r);
-		else
-			cw_answer_value(n, 0);
+		answer_performed(n, ioctl(d, TCXONC, arg_int(n, 2)) < 0 ? -errno : 0);
 		return;
 	}
-	pid_t sid = tty_session(n, d);
-	struct cw_event ev;
-	cw_event_init(&ev, n->syscall);
-	ev.op.kind = CW_OP_SIGNAL;
-	ev.op.target_pid = sid > 0 ? -sid : 0;
-	ev.op.target_in_tree = false;
-	ev.flags = TCXONC;
-	ev.has_flags = true;
-	cw_policy_decide(n->run->profile, &n->run->ctx, &ev.op, &ev.d);
-	size_t l = strlen(ev.d.reason);
-	snprintf(ev.d.reason + l, sizeof(ev.d.reason) - l,
-		 " (TCOOFF on a terminal the command did not make: every process writing to it, "
-		 "outside the tree too, would wait until its output is started again)");
-	ev.decided = true;
-	n->call->sig_dup = d;
-	cw_event_finish(n, &ev, NULL, enforce_tty_flow);
-	n->call->sig_dup = -1;
+	decide_on_terminal(n, d, TCXONC,
+			   "TCOOFF on a terminal the command did not make: every process writing to it, "
+			   "outside the tree too, would wait until its output is started again",
+			   enforce_tty_flow);
 }
