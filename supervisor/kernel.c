@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include "supervisor/kernel.h"
 #include "supervisor/hashkey.h"
+#include "supervisor/cgmember.h"
 #include "path.h"
 #include "supervisor/annot.h"
 #include "supervisor/limits.h"
@@ -413,22 +414,12 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 	 * stale (its exit lost when the connector overflowed, and the pid
 	 * reused outside: red team e137). A process cannot leave the group
 	 * (moving needs a write to a cgroup.procs, which the handlers decide
-	 * like any write outside the workspace: e138); a zombie still reads
-	 * as a member until it is reaped. */
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	if (cw_read_small(path, buf, sizeof(buf)) < 0)
-		return false;
-	for (char *line = buf; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		size_t l = strlen(k->cg_line);
-		if (strncmp(line, k->cg_line, l) == 0 && (line[l] == '\0' || line[l] == '/'))
-			return true;
-		line = nl ? nl + 1 : NULL;
-	}
-	return false;
+	 * like any write outside the workspace: e138; clone3, whose
+	 * CLONE_INTO_CGROUP could fork into another, is ENOSYS); a zombie
+	 * still reads as a member until it is reaped; a child whose fork
+	 * event was just read reads as the root's until the kernel attaches
+	 * it, and is waited for (cgmember.c). */
+	return cw_cgroup_member(k->cg_line, pid);
 }
 
 /* SIGKILL the process PID if it is the tree's. The loop reads an event
@@ -629,9 +620,11 @@ static bool still_runs(pid_t pid)
  * then a no-op. */
 static void stop_unread(struct cw_run *run, struct cw_proc *p)
 {
-	if (run->observe || !kill_member(run, p->pid))
+	if (run->observe)
 		return;
-	p->condemned = true;
+	p->condemned = true; /* (even when the kill failed: see condemn) */
+	if (!kill_member(run, p->pid))
+		return;
 	cw_record_note(run, p->pid, "warning", "process %d stopped: its image could not be read while it ran "
 		       "(its leader gone, each of its threads ending as capwatch looked)", (int)p->pid);
 }
@@ -668,11 +661,24 @@ static void condemn(struct cw_run *run, struct cw_proc *p, const struct stat *st
 	struct cw_decision d;
 	unidentified(&d, st, why);
 	if (!run->observe) {
-		if (!kill_member(run, p->pid))
-			return; /* gone, its number maybe another's: nothing to stop */
+		/* Marked even when the kill failed: the entry's process, if
+		 * it still runs (a child the kernel had not yet attached to
+		 * the cgroup when it was read past cgmember.c's wait), has its
+		 * calls refused and is killed again at its first one
+		 * (cw_kernel_kill_condemned). An entry whose process is gone is
+		 * replaced at the next fork of its number, whose event comes
+		 * after its exit's. */
 		p->condemned = true;
+		if (!kill_member(run, p->pid))
+			return; /* gone, or not read as the tree's: not recorded */
 	}
 	record_exec_denial(run, p->pid, d.scope, &d);
+}
+
+void cw_kernel_kill_condemned(struct cw_run *run, pid_t tgid)
+{
+	if (run->kernel && run->tracker_ops == &cw_tracker_kernel && !run->observe)
+		kill_member(run, tgid);
 }
 
 /* After the exec: the image must be a file fanotify allowed this process
@@ -901,11 +907,28 @@ struct cw_proc *cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid
 	    tgid == run->ns_init)
 		return p;
 	p = adopt(run, tgid);
+	if (!p)
+		return NULL;
 	/* (the caller's own link: its leader may have exited) */
-	if (p && !p->exe)
+	if (!p->exe)
 		p->exe = cw_tracker_read_exe(tid);
-	if (p && !p->exe)
+	if (!p->exe)
 		p->exe = cw_tracker_read_exe(tgid);
+	/* A process capwatch did not hear of (its fork event not taken for
+	 * the tree's, or the process taken for gone) was never checked at a
+	 * fork or exec event: its image must be one the run allowed, as
+	 * check_fork asks of every new process, before its call is
+	 * decided. */
+	struct stat st;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	if (stat(path, &st) != 0 && !image_of(tgid, &st)) {
+		if (still_runs(tgid))
+			stop_unread(run, p);
+	} else if (!image_allowed(run, tgid, &st)) {
+		condemn(run, p, &st, "a process capwatch had not heard of runs an image fanotify allowed no "
+				     "process of the tree (opened for exec where fanotify does not watch)");
+	}
 	return p;
 }
 

@@ -75,6 +75,10 @@ bool cw_kernel_caller_checked(struct cw_run *run, pid_t tid, pid_t tgid);
  * that process). Its entry (the live one it had, or the new one; NULL
  * when none could be made). */
 struct cw_proc *cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid);
+/* A notification's caller TGID whose entry is condemned (it runs an
+ * image the run did not allow): killed again, for one whose first kill
+ * failed (kernel.c condemn). */
+void cw_kernel_kill_condemned(struct cw_run *run, pid_t tgid);
 /* SIGKILL the whole cgroup (async-signal-safe: the watchdog thread and
  * the limits module call it, without run_lock: it reads only what is set
  * before the watchdog starts; a no-op without the kernel back end). */

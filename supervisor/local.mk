@@ -24,6 +24,7 @@ capwatch_SOURCES = \
 	supervisor/colocate.h supervisor/colocate.c \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/kernel.h supervisor/kernel.c \
+	supervisor/cgmember.h supervisor/cgmember.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/secret_ids.h supervisor/secret_ids.c \
 	supervisor/annot.h supervisor/annot_impl.h supervisor/annot.c \
@@ -67,6 +68,14 @@ supervisor_tests_test_resolve_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 supervisor_tests_test_resolve_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS)
 
 # SHA-256 of captured output (exec --request), against the standard's vectors.
+# Cgroup membership of a child whose fork event was just read (needs root,
+# cgroup v2 and the proc connector; skipped otherwise).
+check_PROGRAMS += supervisor/tests/test_cgmember
+TESTS += supervisor/tests/test_cgmember
+supervisor_tests_test_cgmember_SOURCES = supervisor/tests/test_cgmember.c supervisor/cgmember.c supervisor/cgmember.h
+supervisor_tests_test_cgmember_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+supervisor_tests_test_cgmember_LDADD = $(CMOCKA_LIBS)
+
 check_PROGRAMS += supervisor/tests/test_sha256
 TESTS += supervisor/tests/test_sha256
 supervisor_tests_test_sha256_SOURCES = supervisor/tests/test_sha256.c supervisor/sha256.c supervisor/sha256.h

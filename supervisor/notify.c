@@ -531,7 +531,9 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 					     : cw_tracker_find(run, n->tgid);
 	if (caller && caller->condemned) {
 		/* Killed for an image nothing allowed (kernel.c check_image):
-		 * its calls do nothing until it is gone. */
+		 * its calls do nothing until it is gone (and it is killed
+		 * again, for one whose first kill failed). */
+		cw_kernel_kill_condemned(run, n->tgid);
 		cw_answer_error(n, EPERM);
 		return false;
 	}

@@ -15,6 +15,9 @@
 # check_image now reads a live thread's image when the leader's is gone,
 # and every new process's image is checked at its fork event against the
 # images the run allowed (check_fork), whoever its parent is.
+# CI then ran the fork payload once in 1,622: the child was read before
+# the kernel attached it to the cgroup, and its kill found no member
+# (cgmember.c); the payload now forks 8 children, 8 such chances a run.
 # Capability sought: process_spawn of a program the profile denies.
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_setup

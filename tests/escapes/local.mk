@@ -344,7 +344,7 @@ tests_escapes_src_e178_leaderless_payload_SOURCES = tests/escapes/src/e178_leade
 tests_escapes_src_e178_leaderless_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
 tests_escapes_src_e178_leaderless_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
 tests_escapes_src_e178_fork_payload_SOURCES = tests/escapes/src/e178_leaderless_payload.c
-tests_escapes_src_e178_fork_payload_CPPFLAGS = $(AM_CPPFLAGS) -DFORK_CHILD
+tests_escapes_src_e178_fork_payload_CPPFLAGS = $(AM_CPPFLAGS) -DFORK_CHILD -DFORK_BURST=8
 tests_escapes_src_e178_fork_payload_CFLAGS = -O2 -fno-stack-protector -fno-pie -U_FORTIFY_SOURCE
 tests_escapes_src_e178_fork_payload_LDFLAGS = -all-static -Xcompiler -nostdlib -Xcompiler -no-pie
 tests_escapes_src_e179_chain_payload_SOURCES = tests/escapes/src/e179_chain_payload.c
