@@ -64,6 +64,12 @@ static bool never_ran(pid_t pid)
 	       sscanf(nv, "nonvoluntary_ctxt_switches: %lu", &b) == 1 && a == 0 && b == 0;
 }
 
+bool cw_cgroup_member_running(const char *cg_line, pid_t pid)
+{
+	bool rootlike;
+	return pid > 0 && line_is(cg_line, pid, &rootlike) == 1;
+}
+
 bool cw_cgroup_member(const char *cg_line, pid_t pid)
 {
 	if (pid <= 0)

@@ -12,5 +12,8 @@
  * has run or reads as CG_LINE's, for at most about 200 ms. False when
  * PID cannot be read (gone). */
 bool cw_cgroup_member(const char *cg_line, pid_t pid);
+/* The same for a PID known to have run (the opener of a file): read
+ * once, no wait. */
+bool cw_cgroup_member_running(const char *cg_line, pid_t pid);
 
 #endif

@@ -1785,7 +1785,7 @@ static void *fan_reader(void *arg)
 				continue;
 			}
 			if (m->pid == self || !(m->mask & (FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM)) ||
-			    (!member && !cw_kernel_in_tree(run, m->pid))) {
+			    (!member && !cw_cgroup_member_running(k->cg_line, m->pid))) {
 				fan_respond(k->fan, m->fd, FAN_ALLOW);
 				continue;
 			}
