@@ -49,7 +49,7 @@ static int line_is(const char *cg_line, pid_t pid, bool *rootlike)
  * switched out. False when it cannot be read. */
 static bool never_ran(pid_t pid)
 {
-	char path[64], buf[512];
+	char path[64], buf[4096]; /* (status: its switch counts are at its end) */
 	unsigned long long run, wait, slices;
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
 	if (cw_read_small(path, buf, sizeof(buf)) > 0 && sscanf(buf, "%llu %llu %llu", &run, &wait, &slices) == 3)
