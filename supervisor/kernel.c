@@ -544,7 +544,8 @@ static void on_fork(struct cw_run *run, pid_t parent, pid_t child, pid_t child_t
 	if (pp && pp->exe)
 		c->exe = strdup(pp->exe);
 	cw_tracker_trace_spawn(run, c, "fork");
-	cw_limits_new_task(run, child, cw_tracker_nalive(run));
+	/* (a fork event read late: the number may be another's by now) */
+	cw_limits_new_task(run, child, cw_tracker_nalive(run), kill_member);
 	check_fork(run, c);
 }
 
@@ -1218,8 +1219,10 @@ static unsigned decide_exec(struct cw_run *run, const struct fanotify_event_meta
 {
 	struct cw_kernel *k = run->kernel;
 	pid_t tgid, ppid;
-	cw_tracker_ids(run, m->pid, &tgid, &ppid); /* m->pid: the thread (FAN_REPORT_TID) */
 	k->exec_events++;
+	/* m->pid: the thread (FAN_REPORT_TID); gone, or unreadable: denied */
+	if (!cw_tracker_ids(run, m->pid, &tgid, &ppid))
+		return FAN_DENY;
 	struct stat st;
 	if (m->fd < 0 || fstat(m->fd, &st) < 0)
 		return FAN_DENY;
@@ -1338,7 +1341,9 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	struct cw_kernel *k = run->kernel;
 	k->read_events++;
 	struct stat st;
-	if (m->fd < 0 || fstat(m->fd, &st) < 0)
+	pid_t tgid, ppid;
+	/* m->pid: the thread (FAN_REPORT_TID); gone, or unreadable: denied */
+	if (m->fd < 0 || fstat(m->fd, &st) < 0 || !cw_tracker_ids(run, m->pid, &tgid, &ppid))
 		return FAN_DENY;
 	char path[PATH_MAX];
 	ssize_t len = event_name(m->fd, path, sizeof(path));
@@ -1380,9 +1385,7 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	struct seccomp_notif req;
 	memset(&req, 0, sizeof(req));
 	req.pid = (uint32_t)m->pid;
-	/* m->pid is the thread (FAN_REPORT_TID); its process from the table or /proc. */
-	struct cw_notif n = { .run = run, .req = &req, .tid = m->pid, .tgid = m->pid, .syscall = "open" };
-	cw_tracker_ids(run, m->pid, &n.tgid, &n.ppid);
+	struct cw_notif n = { .run = run, .req = &req, .tid = m->pid, .tgid = tgid, .ppid = ppid, .syscall = "open" };
 	struct cw_event ev;
 	cw_event_init(&ev, "open");
 	ev.via = "fanotify";

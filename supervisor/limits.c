@@ -66,7 +66,8 @@ uint64_t cw_limits_killed(const struct cw_run *run)
 	return run->limits ? run->limits->cnt_killed : 0;
 }
 
-void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
+void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks,
+			bool (*kill_fn)(const struct cw_run *run, pid_t pid))
 {
 	struct cw_limits *l = run->limits;
 	if (!l || !l->cnt_on || ntasks <= (size_t)l->cnt_max)
@@ -77,7 +78,7 @@ void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
 	 * it has run briefly, and anything it forked meanwhile is counted
 	 * at that fork's event. A thread takes its process with it, as
 	 * there is no killing one thread alone. */
-	if (kill(pid, SIGKILL) < 0)
+	if (kill_fn ? !kill_fn(run, pid) : kill(pid, SIGKILL) < 0)
 		return;
 	l->cnt_killed++;
 	if (l->cnt_killed <= CNT_NOTES)

@@ -45,7 +45,11 @@ const char *cw_limits_layer(const struct cw_run *run);
  * of live tasks now counted (threads included, as pids.max counts them).
  * Over the limit the new task is SIGKILLed in its first stop and the kill
  * noted in the trace. A no-op when a cgroup keeps the limit. */
-void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks);
+/* KILL: how to kill PID (NULL: kill(2), for the ptrace tracker, whose
+ * task waits in its first stop; the kernel back end's checks that the
+ * number is still the tree's). */
+void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks,
+			bool (*kill_fn)(const struct cw_run *run, pid_t pid));
 
 /* How many tasks cw_limits_new_task killed in this run. */
 uint64_t cw_limits_killed(const struct cw_run *run);

@@ -518,7 +518,16 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 	 * before anything its new image sends. */
 	if (run->kernel)
 		cw_kernel_sync(run);
-	cw_tracker_ids(run, n->tid, &n->tgid, &n->ppid);
+	if (!cw_tracker_ids(run, n->tid, &n->tgid, &n->ppid)) {
+		/* The caller's thread is gone (killed by its process's exit
+		 * after its call reached capwatch) or cannot be read: refused,
+		 * and its number, perhaps a thread's, never made a process
+		 * entry (red team 26: an entry under a thread's number never
+		 * died, and a host process that got the number later was
+		 * recorded as the tree's). */
+		cw_answer_error(n, EPERM);
+		return false;
+	}
 	if (run->kernel && !cw_kernel_caller_checked(run, n->tid, n->tgid)) {
 		/* After a loss: its image was checked here, and was not one
 		 * the run allowed (kernel.c, e178b). */

@@ -237,7 +237,9 @@ bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid)
 }
 
 /* Tgid and PPid of TID from /proc/TID/status. */
-static void status_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
+/* TID's thread group and parent from /proc/TID/status: false when it
+ * could not be read (TID gone), TGID then TID and PPID 0. */
+static bool status_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
@@ -245,30 +247,32 @@ static void status_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
 	*ppid = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return;
+		return false;
 	buf[n] = '\0';
 	char *s = strstr(buf, "\nTgid:");
-	if (s)
-		*tgid = (pid_t)strtol(s + 6, NULL, 10);
+	if (!s)
+		return false;
+	*tgid = (pid_t)strtol(s + 6, NULL, 10);
 	s = strstr(buf, "\nPPid:");
 	if (s)
 		*ppid = (pid_t)strtol(s + 6, NULL, 10);
+	return *tgid > 0;
 }
 
-void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid)
+bool cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid)
 {
 	struct cw_proc *p = cw_tracker_find(run, tid);
 	if (p && p->alive) {
 		*tgid = p->tgid;
 		struct cw_proc *leader = p->is_thread ? cw_tracker_find(run, p->tgid) : p;
 		*ppid = leader ? leader->ppid : p->ppid;
-		return;
+		return true;
 	}
-	status_ids(tid, tgid, ppid);
+	return status_ids(tid, tgid, ppid);
 }
 
 /* /proc/PID/cmdline split at NUL bytes (ptrace.h). */
@@ -498,7 +502,7 @@ static void on_new_task(struct cw_run *run, struct cw_proc *parent, int event)
 				    event == PTRACE_EVENT_VFORK ? "vfork" : "clone");
 	}
 	/* --max-procs without a pids cgroup: killed here when over it */
-	cw_limits_new_task(run, npid, run->tracker->nalive);
+	cw_limits_new_task(run, npid, run->tracker->nalive, NULL);
 }
 
 /* Does PID hold a seccomp listener descriptor? */

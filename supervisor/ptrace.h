@@ -112,8 +112,10 @@ struct seccomp_notif;
 void cw_tracker_note_continue(struct cw_run *run, pid_t tid, const struct seccomp_notif *req);
 /* Add every process (not threads) to the report. */
 void cw_tracker_report(struct cw_run *run);
-/* The thread group and parent of TID (from the table, else /proc). */
-void cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid);
+/* The thread group and parent of TID (from the table, else /proc). False
+ * when neither knows them (TID gone): TGID is then TID, which may be a
+ * thread's number, never to be taken for a process's (red team 26). */
+bool cw_tracker_ids(const struct cw_run *run, pid_t tid, pid_t *tgid, pid_t *ppid);
 
 
 /* --- the process table, for the trackers (ptrace.c, kernel.c) --- */

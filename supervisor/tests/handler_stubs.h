@@ -307,11 +307,13 @@ void cw_limits_kill(const struct cw_run *run)
 	(void)run;
 }
 
-void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks)
+void cw_limits_new_task(struct cw_run *run, pid_t pid, size_t ntasks,
+			bool (*kill_fn)(const struct cw_run *run, pid_t pid))
 {
 	(void)run;
 	(void)pid;
 	(void)ntasks;
+	(void)kill_fn;
 }
 
 double cw_record_time(const struct cw_run *run)

@@ -221,7 +221,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e191_tty_tostop.sh \
 	tests/escapes/e192_tostop_timeout.sh \
 	tests/escapes/e193_setpgid_outside_group.sh \
-	tests/escapes/e194_tcooff.sh
+	tests/escapes/e194_tcooff.sh \
+	tests/escapes/e195_thread_number_adopted.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \
