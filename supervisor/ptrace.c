@@ -236,7 +236,6 @@ bool cw_tracker_in_tree(const struct cw_run *run, pid_t pid)
 	       cw_tracker_find(run, ppid)->alive;
 }
 
-/* Tgid and PPid of TID from /proc/TID/status. */
 /* TID's thread group and parent from /proc/TID/status: false when it
  * could not be read (TID gone), TGID then TID and PPID 0. */
 static bool status_ids(pid_t tid, pid_t *tgid, pid_t *ppid)
