@@ -47,7 +47,10 @@ import os
 tids = set(int(t) for line in open(sys.argv[2]) for t in line.split())
 if os.environ.get("CAPWATCH_KERNEL_READS") == "1":
     tids = set()  # (numbers of the tree's own PID namespace: exit null tells)
-bad = [p for p in r["processes"] if p["pid"] in tids or p.get("exit") is None]
+# a thread's number adopted: listed as a thread, or with the adoption's
+# marks (nothing read of it: no parent, argv or program) and never ended
+bad = [p for p in r["processes"] if p["pid"] in tids or
+       (p.get("exit") is None and not p.get("argv") and p.get("exe") is None and not p.get("ppid"))]
 for p in bad[:5]:
     print("e195: process record", json.dumps(p), file=sys.stderr)
 print("e195: %d processes recorded, %d thread numbers seen, %d bad" % (len(r["processes"]), len(tids), len(bad)), file=sys.stderr)
