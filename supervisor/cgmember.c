@@ -11,7 +11,6 @@
  * kernel wakes it only after the cgroup is set. So a task that reads as
  * another cgroup's and has never been on a CPU is read again. */
 #include "config.h"
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

@@ -606,6 +606,15 @@ static bool image_of(pid_t pid, struct stat *st)
 	return found;
 }
 
+/* The image thread TID (0: none known) of process TGID runs: its own
+ * link (its leader may have exited), else image_of's. */
+static bool caller_image(pid_t tid, pid_t tgid, struct stat *st)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	return (tid > 0 && stat(path, st) == 0) || image_of(tgid, st);
+}
+
 /* Does process PID still run, its image unread (image_of failed)? Its
  * leader alive, or a zombie leader with other threads left: every thread
  * image_of listed may have ended while it looked, a new one each time (a
@@ -891,9 +900,7 @@ static bool check_after_loss(struct cw_run *run, pid_t tgid, pid_t tid)
 	if (p && p->alive && p->condemned)
 		return false;
 	struct stat st;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
-	if (!(tid > 0 && stat(path, &st) == 0) && !image_of(tgid, &st)) {
+	if (!caller_image(tid, tgid, &st)) {
 		if (!still_runs(tgid))
 			return false;
 		if (!p || !p->alive)
@@ -932,9 +939,7 @@ struct cw_proc *cw_kernel_adopt_caller(struct cw_run *run, pid_t tid, pid_t tgid
 	 * check_fork asks of every new process, before its call is
 	 * decided. */
 	struct stat st;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
-	if (stat(path, &st) != 0 && !image_of(tgid, &st)) {
+	if (!caller_image(tid, tgid, &st)) {
 		if (still_runs(tgid))
 			stop_unread(run, p);
 	} else if (!image_allowed(run, tgid, &st)) {
