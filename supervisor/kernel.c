@@ -427,7 +427,8 @@ bool cw_kernel_in_tree(const struct cw_run *run, pid_t pid)
 	 * (moving needs a write to a cgroup.procs, which the handlers decide
 	 * like any write outside the workspace: e138; clone3, whose
 	 * CLONE_INTO_CGROUP could fork into another, is ENOSYS); a zombie
-	 * still reads as a member until it is reaped; a child whose fork
+	 * usually reads as a member until it is reaped (an exiting task was
+	 * seen reading as the root's: it has run, it is ending); a child whose fork
 	 * event was just read reads as the root's until the kernel attaches
 	 * it, and is waited for (cgmember.c). */
 	return cw_cgroup_member(k->cg_line, pid);
