@@ -260,26 +260,46 @@ static int connector_here(void)
 	return s;
 }
 
+/* The connector in the network namespace of PID's, made there: -errno,
+ * -ECONNREFUSED where it is not the initial one. SELF: capwatch's own
+ * namespace, to come back to. */
+static int connector_in(pid_t pid, int self)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)pid);
+	_cleanup_close_ int ns = open(p, O_RDONLY | O_CLOEXEC);
+	if (ns < 0 || setns(ns, CLONE_NEWNET) < 0)
+		return -ECONNREFUSED;
+	int s = connector_here();
+	if (setns(self, CLONE_NEWNET) < 0) {
+		/* Never go on in the wrong namespace. */
+		cw_err("cannot return to capwatch's network namespace: %s", strerror(errno));
+		abort();
+	}
+	return s;
+}
+
 /* The proc connector's socket. It exists only in the initial network
  * namespace (elsewhere the socket may be made, but the kernel side is
  * not there: ECONNREFUSED): capwatch run inside `unshare -n` (as its
- * network tests are) opens it there, through PID 1's namespace, for the
- * socket's creation only. */
+ * network tests are) opens it there, for the socket's creation only,
+ * through PID 1's namespace, or where PID 1's cannot be opened (a
+ * machine whose PID 1 is not capwatch's to inspect), through the first
+ * of its ancestors' namespaces that has it (the shell `unshare -n` was
+ * run from). The socket only hears the kernel's process events, which
+ * are the same in every namespace. */
 static int connector_open(void)
 {
 	int s = connector_here();
 	if (s != -ECONNREFUSED)
 		return s;
 	_cleanup_close_ int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	_cleanup_close_ int init = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0 || init < 0 || setns(init, CLONE_NEWNET) < 0)
+	if (self < 0)
 		return -ECONNREFUSED;
-	s = connector_here();
-	if (setns(self, CLONE_NEWNET) < 0) {
-		/* Never go on in the wrong namespace. */
-		cw_err("cannot return to capwatch's network namespace: %s", strerror(errno));
-		abort();
-	}
+	s = connector_in(1, self);
+	pid_t a = cw_proc_parent(getpid());
+	for (int up = 0; s == -ECONNREFUSED && a > 1 && up < 64; up++, a = cw_proc_parent(a))
+		s = connector_in(a, self);
 	return s;
 }
 
@@ -793,15 +813,9 @@ static struct cw_proc *adopt(struct cw_run *run, pid_t tgid)
 	struct cw_proc *p = cw_tracker_add(run, tgid);
 	if (!p)
 		return NULL;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tgid);
-	if (cw_read_small(path, buf, sizeof(buf)) > 0) {
-		char *rp = strrchr(buf, ')');
-		char st;
-		int ppid;
-		if (rp && sscanf(rp + 1, " %c %d", &st, &ppid) == 2)
-			p->ppid = ppid;
-	}
+	pid_t pp = cw_proc_parent(tgid);
+	if (pp > 0)
+		p->ppid = pp;
 	return p;
 }
 
