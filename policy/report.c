@@ -624,6 +624,12 @@ void cw_report_set_colocation(cw_report *r, const struct cw_report_colocation *c
 	r->has_colocation = true;
 }
 
+void cw_report_set_ingress(cw_report *r, const struct cw_report_ingress *g)
+{
+	r->ingress = *g;
+	r->has_ingress = true;
+}
+
 void cw_report_set_annotations(cw_report *r, const struct cw_report_annotations *a)
 {
 	r->annotations = *a;

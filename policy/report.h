@@ -201,6 +201,13 @@ struct cw_report_colocation {
 	uint64_t addfds, rejoins, rescues, backoffs;
 };
 void cw_report_set_colocation(cw_report *r, const struct cw_report_colocation *c);
+/* The kernel back end's ingress guard (supervisor/ingress.h): datagrams
+ * it dropped, sockets capwatch let receive from the network. Set only
+ * when the guard was on. */
+struct cw_report_ingress {
+	uint64_t dropped, marked;
+};
+void cw_report_set_ingress(cw_report *r, const struct cw_report_ingress *g);
 
 /* Render the report (pretty-printed JSON, trailing newline). Caller frees.
  * NULL on allocation failure. */

@@ -162,6 +162,8 @@ struct cw_report {
 	struct cw_report_annotations annotations;
 	bool has_colocation;
 	struct cw_report_colocation colocation;
+	bool has_ingress;
+	struct cw_report_ingress ingress;
 };
 
 /* The spill file's write buffer, and the one cw_report_write renders

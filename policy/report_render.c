@@ -876,6 +876,13 @@ static int render_to(const cw_report *r, struct sink *s, const struct cw_report_
 			add_num(&c, co, "backoffs", (double)r->colocation.backoffs);
 		}
 	}
+	if (r->has_ingress && !min) {
+		cJSON *ig = chk(&c, cJSON_AddObjectToObject(st, "ingress"));
+		if (ig) {
+			add_num(&c, ig, "dropped", (double)r->ingress.dropped);
+			add_num(&c, ig, "marked", (double)r->ingress.marked);
+		}
+	}
 	if (c.ok && (text = cJSON_Print(root)))
 		doc = finish(text, true);
 	cJSON_free(text);

@@ -35,6 +35,7 @@
 #include "supervisor/kernel.h"
 #include "supervisor/hashkey.h"
 #include "supervisor/cgmember.h"
+#include "supervisor/ingress.h"
 #include "path.h"
 #include "supervisor/annot.h"
 #include "supervisor/limits.h"
@@ -2231,6 +2232,31 @@ int cw_kernel_ready(struct cw_run *run)
 
 /* --- the tracker's operations --- */
 
+/* The ingress guard on the run's group (ingress.h, SECURITY.md), before
+ * the command runs: a socket's programs are its cgroup's when it is made.
+ * --observe denies nothing, so it has none. A build without BPF runs
+ * without it, as the portable back end does (enforcement.layers says
+ * which); one that has it and cannot attach it says the run is degraded:
+ * a datagram socket the kernel autobinds would be open to the network. */
+static void ingress_attach(struct cw_run *run, const struct cw_kernel *k)
+{
+	if (run->observe)
+		return;
+	char why[256];
+	int r = cw_ingress_attach(k->cg_dir, &run->ingress, why, sizeof(why));
+	if (r == -ENOSYS) {
+		cw_info("kernel back end without its ingress guard: %s", why);
+		return;
+	}
+	if (r < 0) {
+		size_t dl = strlen(run->downgrade_reason);
+		snprintf(run->downgrade_reason + dl, sizeof(run->downgrade_reason) - dl,
+			 "%sno ingress guard (%s): a datagram socket the kernel autobinds is reachable "
+			 "from the network", dl ? "; " : "", why);
+		run->degraded = true; /* said by the run, with the other reasons */
+	}
+}
+
 static int kernel_attach(struct cw_run *run, pid_t child)
 {
 	struct cw_kernel *k = calloc(1, sizeof(*k));
@@ -2281,6 +2307,7 @@ static int kernel_attach(struct cw_run *run, pid_t child)
 	k->cg_kill_fd = open(p, O_WRONLY | O_CLOEXEC);
 	if (k->cg_events < 0 || k->cg_kill_fd < 0)
 		return -errno;
+	ingress_attach(run, k);
 	if ((k->cn = connector_open()) < 0)
 		return k->cn;
 	/* (FAN_DENY_ERRNO would let a denial say EACCES, as under the
@@ -2440,6 +2467,8 @@ void cw_kernel_teardown(struct cw_run *run)
 const char *cw_kernel_layers(const struct cw_run *run)
 {
 	if (run->kernel_reads)
-		return "cgroup-v2+pidns+fanotify-exec+fanotify-open+proc-connector";
-	return "cgroup-v2+fanotify-exec+proc-connector";
+		return run->ingress ? "cgroup-v2+pidns+fanotify-exec+fanotify-open+proc-connector+bpf-ingress"
+				    : "cgroup-v2+pidns+fanotify-exec+fanotify-open+proc-connector";
+	return run->ingress ? "cgroup-v2+fanotify-exec+proc-connector+bpf-ingress"
+			    : "cgroup-v2+fanotify-exec+proc-connector";
 }

@@ -25,6 +25,7 @@ capwatch_SOURCES = \
 	supervisor/ptrace.h supervisor/ptrace.c \
 	supervisor/kernel.h supervisor/kernel.c \
 	supervisor/cgmember.h supervisor/cgmember.c \
+	supervisor/ingress.h supervisor/ingress.c \
 	supervisor/resolve.h supervisor/resolve.c \
 	supervisor/secret_ids.h supervisor/secret_ids.c \
 	supervisor/annot.h supervisor/annot_impl.h supervisor/annot.c \
@@ -50,8 +51,21 @@ capwatch_SOURCES = \
 	supervisor/handlers/ioctl.c \
 	supervisor/handlers/sigio.c \
 	$(CW_TOOLS_SOURCES)
-capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS)
-capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS)
+capwatch_CFLAGS = $(AM_CFLAGS) $(SECCOMP_CFLAGS) $(CJSON_CFLAGS) $(LIBBPF_CFLAGS)
+capwatch_LDADD = policy/libcwpolicy.la $(SECCOMP_LIBS) $(CJSON_LIBS) $(LIBBPF_LIBS)
+
+# The kernel back end's ingress guard (supervisor/ingress.c): the BPF
+# program compiled by clang, embedded in a skeleton header by bpftool.
+EXTRA_DIST += supervisor/bpf/ingress.bpf.c
+if HAVE_BPF
+BUILT_SOURCES += supervisor/bpf/ingress.skel.h
+CLEANFILES += supervisor/bpf/ingress.bpf.o supervisor/bpf/ingress.skel.h
+supervisor/bpf/ingress.bpf.o: $(srcdir)/supervisor/bpf/ingress.bpf.c
+	@$(MKDIR_P) supervisor/bpf
+	$(AM_V_GEN)$(CLANG) -O2 -g -target bpf $(BPF_CPPFLAGS) $(LIBBPF_CFLAGS) -c $(srcdir)/supervisor/bpf/ingress.bpf.c -o $@
+supervisor/bpf/ingress.skel.h: supervisor/bpf/ingress.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton supervisor/bpf/ingress.bpf.o name cw_ingress_skel >$@.tmp && mv $@.tmp $@
+endif
 
 # The run-form command line, tested without a kernel.
 check_PROGRAMS += supervisor/tests/test_cli
@@ -104,9 +118,10 @@ supervisor_tests_test_net_SOURCES = supervisor/tests/test_net.c supervisor/tests
 	supervisor/handlers/net_unix_bind.c \
 	supervisor/handlers/net_impl.h supervisor/handlers/target.c \
 	supervisor/resolve.c supervisor/resolve.h supervisor/privs.c supervisor/privs.h \
+	supervisor/ingress.c supervisor/ingress.h \
 	supervisor/log.c supervisor/log.h
-supervisor_tests_test_net_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS)
-supervisor_tests_test_net_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) -lpthread
+supervisor_tests_test_net_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(CJSON_CFLAGS) $(LIBBPF_CFLAGS)
+supervisor_tests_test_net_LDADD = policy/libcwpolicy.la $(CMOCKA_LIBS) $(CJSON_LIBS) $(LIBBPF_LIBS) -lpthread
 
 # Secrets by content (keys.c) and how fs_special.c classifies /proc paths
 # and devices, on real files and the test's own /proc (issue 16 item 4).

@@ -14,6 +14,7 @@
 #include "supervisor/annot.h"
 #include "supervisor/changes.h"
 #include "supervisor/colocate.h"
+#include "supervisor/ingress.h"
 #include "supervisor/kernel.h"
 #include "supervisor/landlock.h"
 #include "supervisor/limits.h"
@@ -220,6 +221,11 @@ bool cw_outcome_write_report(struct cw_run *run, const struct cw_outcome *o)
 			.addfds = cs.addfds, .rejoins = cs.rejoins, .rescues = cs.rescues, .backoffs = cs.backoffs,
 		};
 		cw_report_set_colocation(run->report, &rc);
+	}
+	struct cw_ingress_counts ic;
+	if (cw_ingress_counts(run->ingress, &ic)) {
+		struct cw_report_ingress ri = { .dropped = ic.dropped, .marked = ic.marked };
+		cw_report_set_ingress(run->report, &ri);
 	}
 	cw_outcome_add_processes(run);
 	cw_changes_report(run);

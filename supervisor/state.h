@@ -110,6 +110,7 @@ struct cw_run {
 	/* --- the exec, process, ioctl and network handlers (cw_handlers_init) --- */
 	struct cw_call_scratch *call_scratch; /* handlers/scratch.h: the call being handled */
 	struct cw_net_state *net_state;       /* net_addr.c: what the tree bound through capwatch */
+	struct cw_ingress *ingress;           /* ingress.c: the kernel back end's guard, NULL without one */
 	struct cw_resolve_links *links;       /* resolve.c: the merged-/usr links */
 	struct cw_fs_state *fs_state; /* the file family's (handlers/fs.c) */
 	/* --- the back end --- */

@@ -32,6 +32,7 @@
 #include "supervisor/handlers/common.h"
 #include "supervisor/handlers/net_impl.h"
 #include "supervisor/handlers/scratch.h"
+#include "supervisor/ingress.h"
 #include "supervisor/state.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/record.h"
@@ -510,6 +511,19 @@ static int perform_bind(struct cw_notif *n, const struct cw_net_call *c, int d)
 	return bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
 }
 
+/* An allowed exchange with an external address on the duplicate D: its
+ * replies come back from off lo, to the port the kernel autobinds on the
+ * wildcard (e126), which the ingress guard would otherwise drop
+ * (ingress.h). Marked before the call, so that no reply comes first. A
+ * mark that fails is said: the exchange's replies are dropped, nothing
+ * more is let in. */
+static void mark_for_network(struct cw_notif *n, int d)
+{
+	int e = cw_ingress_mark(n->run->ingress, d);
+	if (e < 0)
+		cw_warn("the ingress guard could not let an allowed socket take replies: %s", strerror(-e));
+}
+
 /* Before a connect of the duplicate D: the kernel autobinds a never-bound
  * datagram socket to the wildcard (inet_dgram_connect -> inet_autobind)
  * before the protocol's connect looks at the address, so even a connect
@@ -528,6 +542,8 @@ static int prebind_for_connect(struct cw_notif *n, const struct cw_net_call *c, 
 	bool v4 = false;
 	cw_net_dest_local(&c->addr, c->addrlen, &v4);
 	bool external = cw_addr_classify((const struct sockaddr *)&c->addr, c->addrlen) == CW_ADDR_EXTERNAL;
+	if (external)
+		mark_for_network(n, d);
 	int r = cw_net_prebind_datagram(n->run->net_state, d, !external, v4);
 	/* A v6-only socket refuses a v4-mapped bind; given a sockaddr_in,
 	 * its connect says EAFNOSUPPORT (ip6_datagram_connect). */
@@ -582,6 +598,8 @@ static int prebind_for_send(struct cw_notif *n, const struct cw_net_call *c, int
 		if (c->mm_namelen[i] && !v4i)
 			v4 = false;
 	}
+	if (!local)
+		mark_for_network(n, d);
 	return cw_net_prebind_datagram(n->run->net_state, d, local, v4);
 }
 

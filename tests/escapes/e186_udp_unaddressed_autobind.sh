@@ -1,7 +1,7 @@
 #!/bin/sh
-# E186 (red team 20, F3; KNOWN OPEN): a send with no address (write(),
-# send(), sendmsg without msg_name) on a never-bound, unconnected UDP
-# socket makes the kernel autobind it to 0.0.0.0:PORT (udp_sendmsg ->
+# E186 (red team 20, F3): a send with no address (write(), send(),
+# sendmsg without msg_name) on a never-bound, unconnected UDP socket makes
+# the kernel autobind it to 0.0.0.0:PORT (inet_send_prepare ->
 # inet_autobind) before it fails EDESTADDRREQ: from then on the socket
 # receives from every interface, a port open to the network that no
 # decided bind opened (host_visible_binding, denied by verify). write()
@@ -11,13 +11,36 @@
 # (esc_veth_peer); its datagrams to the port, on the veth addresses, are
 # the hits. Bare, they arrive (positive control); under verify they must
 # not. (a) write() on AF_INET; (b) write() on a dual-stack AF_INET6
-# socket. This test fails today (KNOWN-OPEN.md): the fix is a layer that
-# drops non-loopback packets to such sockets (SECURITY.md).
+# socket.
+#
+# The kernel back end's ingress guard (a cgroup BPF program, SECURITY.md
+# "The ingress guard") drops them; the report counts them
+# (stats.ingress.dropped). Its own positive controls, under a profile
+# that allows the network: (c) the peer's replies to an allowed addressed
+# sendto from a never-bound socket (autobound to the wildcard, as in (a))
+# arrive; (d) the peer's datagrams to an allowed wildcard bind arrive.
+# E186_BACKEND (default kernel) is the back end; the portable back end
+# has no such layer: e186p runs this test under it, KNOWN OPEN
+# (KNOWN-OPEN.md).
 . "$top_srcdir/tests/escapes/lib.sh"
 esc_in_netns
 esc_setup
 esc_veth_peer
 ip -6 addr show dev lo | grep -q '::1' || skip "no IPv6 on lo"
+BK=${E186_BACKEND:-kernel}
+if [ "$BK" = kernel ]; then
+	[ "${CW_BACKEND:-kernel}" = kernel ] || skip "the portable back end's case is e186p (known open)"
+	"$CAPWATCH" --backend kernel --report "$O/probe.json" -- /bin/true >"$O/probe.out" 2>&1 ||
+		skip "no kernel back end here: $(cat "$O/probe.out")"
+	guard=$("$CW_PY" -c 'import json, sys
+e = json.load(open(sys.argv[1]))["outcome"]["enforcement"]
+print("on" if any("bpf-ingress" in l for l in e["layers"]) else "degraded: " + e["downgradeReason"] if e["degraded"] else "off")' "$O/probe.json")
+	case $guard in
+	on) ;;
+	off) skip "capwatch was built without BPF (libbpf-dev, clang, bpftool): no ingress guard" ;;
+	*) fail "the kernel back end runs without its ingress guard: $guard" ;;
+	esac
+fi
 
 cat >"$T/unaddr.py" <<'PY'
 import os, socket, sys, time
@@ -56,7 +79,7 @@ run() {
 		: >"$O/sent" ) &
 	_c=$!; esc_bg_started $_c
 	if [ "$1" = bare ]; then bare "$PY" "$T/unaddr.py" "$2" "$O/sent"
-	else under verify -- "$PY" "$T/unaddr.py" "$2" "$O/sent"; fi
+	else under verify --backend "$BK" -- "$PY" "$T/unaddr.py" "$2" "$O/sent"; fi
 	wait $_c 2>/dev/null; esc_kill $_c
 	grep -q "RECEIVED b'C2-FROM-PEER'" "$_o"
 }
@@ -68,6 +91,67 @@ for fam in 4 6; do
 		bad="$bad; (IPv$fam) after a write() with no address the socket is on $(grep bound "$OUT") and received $(grep -c C2-FROM-PEER "$OUT") datagrams from the peer under verify"
 	fi
 	esc_log "IPv$fam under verify: $(grep write "$OUT"), $(grep bound "$OUT"), $(grep -c C2-FROM-PEER "$OUT") from the peer"
+	[ "$BK" = kernel ] && [ -z "$bad" ] && report_has 'd["stats"]["ingress"]["dropped"] >= 1'
 done
 [ -z "$bad" ] || esc_bypass "${bad#; }"
+[ "$BK" = kernel ] || exit 0
+
+# (c) and (d): what the profile allows still gets through the guard.
+prof=$(esc_profile netok '{"external_network": "allow", "host_visible_binding": "allow"}' verify)
+cat >"$T/allowed.py" <<'PY'
+import socket, sys, time
+mode, fam = sys.argv[1], sys.argv[2]
+peer = sys.argv[3] if fam == "4" else sys.argv[4]
+s = socket.socket(socket.AF_INET6 if fam == "6" else socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.2)
+if mode == "bind":
+    s.bind(("::" if fam == "6" else "0.0.0.0", 0))
+    print("PORT", s.getsockname()[1], flush=True)
+end = time.time() + 8
+while time.time() < end:
+    if mode == "reply":  # the echo server may not be up yet: send again
+        s.sendto(b"HELLO", (peer, 9999))
+    try:
+        data = s.recv(100)
+        print("RECEIVED", data, flush=True)
+        break
+    except socket.timeout:
+        pass
+PY
+cat >"$T/echo.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("::" if sys.argv[1] == "6" else "0.0.0.0", 9999))
+s.settimeout(10)
+try:
+    data, src = s.recvfrom(100)
+    for _ in range(3):
+        s.sendto(b"PEER-REPLY", src)
+except socket.timeout:
+    pass
+PY
+for fam in 4 6; do
+	# (c) an allowed exchange: the reply comes back to the autobound port
+	peer timeout 12 "$CW_PY" "$T/echo.py" $fam &
+	_e=$!; esc_bg_started $_e
+	under "$prof" --backend kernel -- "$PY" "$T/allowed.py" reply $fam "$PEER_ADDR" "$PEER_ADDR6"
+	wait $_e 2>/dev/null; esc_kill $_e
+	grep -q "RECEIVED b'PEER-REPLY'" "$OUT" ||
+		fail "IPv$fam: the peer's reply to an allowed sendto was not received under the kernel back end: $(cat "$OUT")"
+	report_has 'd["stats"]["ingress"]["marked"] >= 1'
+	esc_log "IPv$fam: an allowed exchange's reply arrived through the guard"
+	# (d) an allowed wildcard bind receives from the peer
+	_o=$O/cw$((N + 1)).out
+	rm -f "$_o"
+	(	i=0
+		while ! grep -q '^PORT' "$_o" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		p=$(sed -n 's/^PORT \([0-9]*\)$/\1/p' "$_o")
+		[ -n "$p" ] && for k in 1 2 3; do peer "$CW_PY" "$ESC_SRC/peer_send.py" "$p" "$VETH_ADDR" "$VETH_ADDR6"; sleep 0.2; done ) &
+	_c=$!; esc_bg_started $_c
+	under "$prof" --backend kernel -- "$PY" "$T/allowed.py" bind $fam "$PEER_ADDR" "$PEER_ADDR6"
+	wait $_c 2>/dev/null; esc_kill $_c
+	grep -q "RECEIVED b'C2-FROM-PEER'" "$OUT" ||
+		fail "IPv$fam: an allowed wildcard bind received nothing from the peer under the kernel back end: $(cat "$OUT")"
+	esc_log "IPv$fam: an allowed wildcard bind received from the peer through the guard"
+done
 exit 0

@@ -222,11 +222,12 @@ ESCAPES_TESTS = \
 	tests/escapes/e192_tostop_timeout.sh \
 	tests/escapes/e193_setpgid_outside_group.sh \
 	tests/escapes/e194_tcooff.sh \
-	tests/escapes/e195_thread_number_adopted.sh
+	tests/escapes/e195_thread_number_adopted.sh \
+	tests/escapes/e186_udp_unaddressed_autobind.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \
-	tests/escapes/e186_udp_unaddressed_autobind.sh
+	tests/escapes/e186p_udp_autobind_portable.sh
 
 # The attack programs (C). Built by make check; the scripts find them in
 # $(top_builddir)/tests/escapes/src.
