@@ -15,8 +15,6 @@
 #include "path.h"
 
 #define SUN_OFF offsetof(struct sockaddr_un, sun_path)
-/* The kernel accepts an AF_INET6 address without sin6_scope_id. */
-#define SIN6_MIN_LEN 24
 
 static const uint8_t v4mapped_prefix[12] = { 0,0,0,0, 0,0,0,0, 0,0,0xff,0xff };
 
@@ -45,7 +43,7 @@ cw_addr_class cw_addr_classify(const struct sockaddr *sa, size_t len)
 		return CW_ADDR_EXTERNAL;
 	}
 	case AF_INET6: {
-		if (len < SIN6_MIN_LEN)
+		if (len < CW_SIN6_MIN_LEN)
 			return CW_ADDR_OTHER;
 		struct sockaddr_in6 sin6;
 		memset(&sin6, 0, sizeof sin6);

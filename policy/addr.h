@@ -25,6 +25,10 @@ cw_addr_class cw_addr_classify(const struct sockaddr *sa, size_t len);
  * is not a unix address with a pathname: another family, unnamed,
  * abstract (a first byte NUL), or longer than a sockaddr_un. */
 #define CW_UNIX_PATH_MAX 108 /* sizeof(sun_path) */
+/* The shortest AF_INET6 address the kernel takes: without sin6_scope_id
+ * (RFC 2133's size). Every reader of an inet6 address checks this length,
+ * never sizeof(struct sockaddr_in6) (red team 27, F1). */
+#define CW_SIN6_MIN_LEN 24
 int cw_addr_unix_path(const struct sockaddr *sa, size_t len, char out[CW_UNIX_PATH_MAX + 1]);
 /* And the builder: a unix address naming PATH (N bytes, at most
  * CW_UNIX_PATH_MAX) with its NUL when it fits, without it at exactly 108

@@ -105,7 +105,7 @@ static bool ip_of(const struct sockaddr *sa, size_t len, unsigned char ip[16], i
 		*fam = AF_INET;
 		return true;
 	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+	if (sa->sa_family == AF_INET6 && len >= CW_SIN6_MIN_LEN) {
 		const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
 		static const unsigned char mapped[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
 		if (!memcmp(a, mapped, 12)) {

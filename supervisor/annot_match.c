@@ -27,7 +27,7 @@ static bool addr_match(const struct cw_annot_addr *a, const struct sockaddr *sa,
 		const struct sockaddr_in *s = (const struct sockaddr_in *)sa;
 		return memcmp(a->addr, &s->sin_addr, 4) == 0 && (!port || a->port == s->sin_port);
 	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6) && a->family == AF_INET6) {
+	if (sa->sa_family == AF_INET6 && len >= CW_SIN6_MIN_LEN && a->family == AF_INET6) {
 		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)sa;
 		return memcmp(a->addr, &s->sin6_addr, 16) == 0 && (!port || a->port == s->sin6_port);
 	}

@@ -48,7 +48,7 @@ static bool same_ip(const struct sockaddr *a, const struct sockaddr *b)
 static void unmap(const struct sockaddr *sa, size_t len, struct sockaddr_storage *out, size_t *outlen)
 {
 	memset(out, 0, sizeof(*out));
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6) &&
+	if (sa->sa_family == AF_INET6 && len >= CW_SIN6_MIN_LEN &&
 	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)sa)->sin6_addr)) {
 		struct sockaddr_in *v4 = (struct sockaddr_in *)out;
 		v4->sin_family = AF_INET;

@@ -100,10 +100,6 @@ bool cw_ingress_counts(struct cw_ingress *g, struct cw_ingress_counts *c)
 	uint64_t v = 0;
 	if (bpf_map_lookup_elem(g->counts_fd, &k, &v) == 0)
 		c->dropped = v;
-	k = 1;
-	v = 0;
-	if (bpf_map_lookup_elem(g->counts_fd, &k, &v) == 0)
-		c->last_port = (unsigned)v;
 	c->marked = atomic_load(&g->marked);
 	return true;
 }

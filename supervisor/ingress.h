@@ -23,9 +23,8 @@ int cw_ingress_attach(const char *cg_dir, struct cw_ingress **out, char *why, si
 int cw_ingress_mark(struct cw_ingress *g, int sock);
 
 struct cw_ingress_counts {
-	uint64_t dropped; /* datagrams dropped */
+	uint64_t dropped; /* packets dropped */
 	uint64_t marked;  /* sockets marked */
-	unsigned last_port; /* the local port of the last drop */
 };
 /* The counts so far. false when G is NULL. */
 bool cw_ingress_counts(struct cw_ingress *g, struct cw_ingress_counts *c);

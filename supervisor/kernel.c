@@ -36,6 +36,8 @@
 #include "supervisor/hashkey.h"
 #include "supervisor/cgmember.h"
 #include "supervisor/ingress.h"
+#include "policy/cap.h"
+#include "policy/profile.h"
 #include "path.h"
 #include "supervisor/annot.h"
 #include "supervisor/limits.h"
@@ -2234,13 +2236,16 @@ int cw_kernel_ready(struct cw_run *run)
 
 /* The ingress guard on the run's group (ingress.h, SECURITY.md), before
  * the command runs: a socket's programs are its cgroup's when it is made.
- * --observe denies nothing, so it has none. A build without BPF runs
+ * --observe denies nothing, and a profile whose host_visible_binding
+ * default is allow lets the tree open ports to the network by itself:
+ * neither has one (red team 27: under the observe profile, e186's socket
+ * would have lost what it may receive). A build without BPF runs
  * without it, as the portable back end does (enforcement.layers says
  * which); one that has it and cannot attach it says the run is degraded:
  * a datagram socket the kernel autobinds would be open to the network. */
 static void ingress_attach(struct cw_run *run, const struct cw_kernel *k)
 {
-	if (run->observe)
+	if (run->observe || cw_profile_default(run->profile, CW_CAP_HOST_VISIBLE_BINDING) == CW_ALLOW)
 		return;
 	char why[256];
 	int r = cw_ingress_attach(k->cg_dir, &run->ingress, why, sizeof(why));

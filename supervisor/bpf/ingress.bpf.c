@@ -16,12 +16,19 @@
  * datagrams only), sockets bound to an address (that bind was decided),
  * stream sockets (their listen and connect are decided), and anything
  * arriving on lo (reachable from this host only, as a loopback bind is).
+ * What arrives off lo addressed to a loopback address (127.0.0.0/8, ::1,
+ * ::ffff:127.0.0.0/104) is dropped for every socket: the kernel takes
+ * such a packet from another host only where route_localnet is on (as
+ * kube-proxy sets it), and a socket bound to loopback (isolated_loopback)
+ * must not hear the network then either (red team 27, C1).
  *
  * Only the context's fields are read (struct __sk_buff, struct
  * bpf_sock: the verifier rewrites them), so the object needs no BTF of
  * the running kernel. */
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
 #include <linux/in.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #define LOOPBACK_IFINDEX 1 /* the kernel's lo, in every network namespace */
@@ -38,20 +45,49 @@ struct {
 	__type(value, __u32);
 } marked SEC(".maps");
 
-/* [0]: datagrams dropped. [1]: the local port (host order) of the last
- * socket a datagram was dropped for. */
+/* [0]: packets dropped. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
 } counts SEC(".maps");
+
+static __always_inline void count_drop(void)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&counts, &k);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* Is the packet (its network header at offset 0) addressed to loopback? */
+static __always_inline int to_loopback(struct __sk_buff *skb)
+{
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		__u8 d0 = 0;
+		return bpf_skb_load_bytes(skb, 16, &d0, 1) == 0 && d0 == 127;
+	}
+	if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		__u32 d[4] = { 0, 0, 0, 0 };
+		if (bpf_skb_load_bytes(skb, 24, d, sizeof(d)) != 0 || d[0] != 0 || d[1] != 0)
+			return 0;
+		if (d[2] == 0 && d[3] == bpf_htonl(1))
+			return 1;
+		return d[2] == bpf_htonl(0x0000ffff) && (d[3] & bpf_htonl(0xff000000)) == bpf_htonl(0x7f000000);
+	}
+	return 0;
+}
 
 SEC("cgroup_skb/ingress")
 int cw_ingress(struct __sk_buff *skb)
 {
 	if (skb->ifindex == LOOPBACK_IFINDEX)
 		return 1;
+	if (to_loopback(skb)) {
+		count_drop();
+		return 0;
+	}
 	struct bpf_sock *sk = skb->sk;
 	if (!sk)
 		return 1;
@@ -80,14 +116,7 @@ int cw_ingress(struct __sk_buff *skb)
 	}
 	if (bpf_sk_storage_get(&marked, sk, 0, 0))
 		return 1;
-	__u32 k = 0;
-	__u64 *v = bpf_map_lookup_elem(&counts, &k);
-	if (v)
-		__sync_fetch_and_add(v, 1);
-	k = 1;
-	v = bpf_map_lookup_elem(&counts, &k);
-	if (v)
-		*v = sk->src_port;
+	count_drop();
 	return 0;
 }
 

@@ -63,7 +63,12 @@
  * unprivileged; IPV6_2292PKTOPTIONS carries one) goes to its segments;
  * a device binding, a transparent socket or a header written by the
  * command (IP_HDRINCL, IPV6_HDRINCL on raw sockets) take the datagram
- * out of the routing the decision assumed. The filter notifies exactly
+ * out of the routing the decision assumed. IP_RECVERR and IPV6_RECVERR
+ * let another host in: an ICMP error that quotes the socket's port is
+ * queued with its sender's address and up to a packet of its bytes
+ * (recvmsg MSG_ERRQUEUE), on any socket, bound to loopback or not, and
+ * the kernel's ICMP path runs no cgroup ingress program (red team 27,
+ * F2, e196). The filter notifies exactly
  * these (level, optname) pairs (table.c); they are decided as
  * `unrestricted`, scope "setsockopt:NAME", and refused with EPERM when
  * denied. An empty value (optlen 0) only clears the option (or fails in
@@ -80,6 +85,7 @@ static const char *reroute_option(int level, int optname)
 		case IP_OPTIONS: return "setsockopt:IP_OPTIONS";
 		case IP_TRANSPARENT: return "setsockopt:IP_TRANSPARENT";
 		case IP_HDRINCL: return "setsockopt:IP_HDRINCL";
+		case IP_RECVERR: return "setsockopt:IP_RECVERR";
 		}
 	} else if (level == SOL_IPV6) {
 		switch (optname) {
@@ -87,6 +93,7 @@ static const char *reroute_option(int level, int optname)
 		case IPV6_2292PKTOPTIONS: return "setsockopt:IPV6_2292PKTOPTIONS";
 		case IPV6_TRANSPARENT: return "setsockopt:IPV6_TRANSPARENT";
 		case IPV6_HDRINCL: return "setsockopt:IPV6_HDRINCL";
+		case IPV6_RECVERR: return "setsockopt:IPV6_RECVERR";
 		}
 	} else if (level == SOL_SOCKET) {
 		switch (optname) {
@@ -501,14 +508,45 @@ static int perform_listen(struct cw_notif *n, const struct cw_net_call *c)
 	return r;
 }
 
-/* bind() of C's address on the duplicate D. 0 or -errno. */
+/* Is D bound to the wildcard: 0.0.0.0, [::] or [::ffff:0.0.0.0]? */
+static bool bound_wildcard(int d)
+{
+	struct sockaddr_storage a;
+	socklen_t l = sizeof(a);
+	if (getsockname(d, (struct sockaddr *)&a, &l) < 0)
+		return false;
+	if (a.ss_family == AF_INET)
+		return ((struct sockaddr_in *)&a)->sin_addr.s_addr == htonl(INADDR_ANY);
+	if (a.ss_family != AF_INET6)
+		return false;
+	const struct in6_addr *x = &((struct sockaddr_in6 *)&a)->sin6_addr;
+	static const uint8_t mapped_any[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0 };
+	return IN6_IS_ADDR_UNSPECIFIED(x) || memcmp(x->s6_addr, mapped_any, 16) == 0;
+}
+
+/* bind() of C's address on the duplicate D. 0 or -errno. A bind that
+ * leaves the socket on the wildcard, not kept on lo, was decided
+ * host-visible (or the profile allowed the wildcard): the ingress guard
+ * lets it receive from the network (ingress.h), whatever family the
+ * address was given in (AF_UNSPEC is 0.0.0.0 to an AF_INET socket: red
+ * team 27, F3). Marked once bound (a datagram that comes first is
+ * dropped, as if it had come before the bind), so that a bind that
+ * failed leaves nothing for a later autobind. */
 static int perform_bind(struct cw_notif *n, const struct cw_net_call *c, int d)
 {
 	if (cw_net_is_unix_path(&c->addr, c->addrlen))
 		return cw_net_bind_unix_path(n, c, d);
+	int r;
 	if (cw_net_inet_family(c->addr.ss_family))
-		return cw_net_bind_inet(n, c, d);
-	return bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+		r = cw_net_bind_inet(n, c, d);
+	else
+		r = bind(d, (struct sockaddr *)&c->addr, c->addrlen) < 0 ? -errno : 0;
+	if (r == 0 && !c->on_lo && n->run->ingress && bound_wildcard(d)) {
+		int e = cw_ingress_mark(n->run->ingress, d);
+		if (e < 0)
+			cw_warn("the ingress guard could not let a bound socket receive: %s", strerror(-e));
+	}
+	return r;
 }
 
 /* An allowed exchange with an external address on the duplicate D: its

@@ -28,7 +28,6 @@
 #include "supervisor/state.h"
 #include "supervisor/util.h"
 #include "supervisor/hashkey.h"
-#include "supervisor/ingress.h"
 #include "supervisor/record.h"
 #include "supervisor/log.h"
 
@@ -453,16 +452,6 @@ int cw_net_bind_inet(struct cw_notif *n, const struct cw_net_call *c, int d)
 	reuse_restore(d, &sv);
 	if (r == 0)
 		cw_net_remember_inet(n->run->net_state, d);
-	/* A bind decided as host-visible (not one kept on lo) may receive
-	 * from the network: the ingress guard lets it (ingress.h). Marked
-	 * once bound (a datagram that comes first is dropped, as if it had
-	 * come before the bind), so that a bind that failed leaves nothing
-	 * for a later autobind. */
-	if (r == 0 && !c->on_lo) {
-		int e = cw_ingress_mark(n->run->ingress, d);
-		if (e < 0)
-			cw_warn("the ingress guard could not let a bound socket receive: %s", strerror(-e));
-	}
 	return r;
 }
 
@@ -493,7 +482,7 @@ bool cw_net_dest_local(const struct sockaddr_storage *a, socklen_t len, bool *v4
 		*v4 = true;
 		return (h >> 24) == 127 || h == 0;
 	}
-	if (a->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+	if (a->ss_family == AF_INET6 && len >= CW_SIN6_MIN_LEN) {
 		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
 		if (IN6_IS_ADDR_V4MAPPED(x)) {
 			*v4 = true;

@@ -120,7 +120,9 @@ static const uint32_t cw_fcntl_cmds[] = { F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SET
 
 /* The socket options net.c decides (level, optname): the ones that send
  * a datagram somewhere else than the address capwatch decided, or take
- * it out of the routing the decision assumed (e121). The rest of
+ * it out of the routing the decision assumed (e121), and the ones that
+ * let another host's bytes in where no bind or connect was decided
+ * (IP_RECVERR, IPV6_RECVERR: red team 27, e196). The rest of
  * setsockopt passes in the kernel. IPV6_2292RTHDR is not one: as a
  * socket option it only asks to receive routing headers
  * (rxopt.osrcrt); as a control message it routes (net.c refuses it
@@ -135,6 +137,8 @@ static const uint32_t cw_setsockopt_pairs[] = {
 	41 /* SOL_IPV6 */, 36 /* IPV6_HDRINCL */,
 	1 /* SOL_SOCKET */, 25 /* SO_BINDTODEVICE: routes by another device */,
 	1 /* SOL_SOCKET */, 62 /* SO_BINDTOIFINDEX */,
+	0 /* SOL_IP */, 11 /* IP_RECVERR: ICMP errors from any host, payload included */,
+	41 /* SOL_IPV6 */, 25 /* IPV6_RECVERR */,
 };
 
 /* ioctl command types (bits 8-15) passed in the kernel, but for the

@@ -337,6 +337,9 @@ static const struct tcase cases[] = {
 	/* setsockopt: the (level, optname) pairs that reroute (e121), both
 	 * on their low 32 bits; every other option passes */
 	{ "setsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, 0, 4, 0x7ffc0000, 8 }, NOTIF_ },
+	{ "setsockopt SOL_IP IP_RECVERR", ALLP, X86, __NR_setsockopt, { 3, 0, 11, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 IPV6_RECVERR", ALLP, X86, __NR_setsockopt, { 3, 41, 25, 0x7ffc0000, 4 }, NOTIF_ },
+	{ "setsockopt SOL_IPV6 11 (IP_RECVERR's number)", ALLP, X86, __NR_setsockopt, { 3, 41, 11, 0x7ffc0000, 4 }, ALLOW_ },
 	{ "setsockopt 1<<32|SOL_IP, 1<<32|IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, HI, HI | 4, 0x7ffc0000, 8 }, NOTIF_ },
 	{ "setsockopt SOL_IPV6 IPV6_RTHDR", ALLP, X86, __NR_setsockopt, { 3, 41, 57, 0x7ffc0000, 24 }, NOTIF_ },
 	{ "setsockopt SOL_IPV6 IPV6_2292PKTOPTIONS", ALLP, X86, __NR_setsockopt, { 3, 41, 6, 0x7ffc0000, 24 }, NOTIF_ },

@@ -223,7 +223,8 @@ ESCAPES_TESTS = \
 	tests/escapes/e193_setpgid_outside_group.sh \
 	tests/escapes/e194_tcooff.sh \
 	tests/escapes/e195_thread_number_adopted.sh \
-	tests/escapes/e186_udp_unaddressed_autobind.sh
+	tests/escapes/e186_udp_unaddressed_autobind.sh \
+	tests/escapes/e196_icmp_error_queue.sh
 
 ESCAPES_KNOWN_OPEN = \
 	tests/escapes/e156_kreads_fifo_secret.sh \
