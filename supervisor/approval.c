@@ -55,6 +55,7 @@ struct pending {
 	uint64_t id;                  /* ours, in socket requests; not the kernel's */
 	struct seccomp_notif req;     /* copy of the notification */
 	pid_t tid, tgid, ppid;
+	uint64_t proc;                /* the caller's process entry (cw_notif.proc) */
 	const char *syscall;          /* static, from the dispatch table */
 	/* the question: the decision the ask was */
 	cw_cap_kind cap;
@@ -151,6 +152,7 @@ static struct pending *pending_new(struct cw_notif *n, const struct cw_event *ev
 	p->tid = n->tid;
 	p->tgid = n->tgid;
 	p->ppid = n->ppid;
+	p->proc = n->proc;
 	p->syscall = n->syscall;
 	p->client = -1;
 	p->cap = ev->d.cap;
@@ -427,7 +429,7 @@ static void complete(struct cw_run *run, struct pending *p, bool allow, const ch
 {
 	struct cw_approval *A = run->approval;
 	struct cw_notif n = { .run = run, .req = &p->req, .tid = p->tid, .tgid = p->tgid,
-			      .ppid = p->ppid, .syscall = p->syscall, .call = run->call_scratch };
+			      .ppid = p->ppid, .proc = p->proc, .syscall = p->syscall, .call = run->call_scratch };
 	n.fs = cw_fs_scratch_of(run);
 
 	pending_remove(A, p);

@@ -1420,6 +1420,10 @@ static unsigned decide_read(struct cw_run *run, const struct fanotify_event_meta
 	memset(&req, 0, sizeof(req));
 	req.pid = (uint32_t)m->pid;
 	struct cw_notif n = { .run = run, .req = &req, .tid = m->pid, .tgid = tgid, .ppid = ppid, .syscall = "open" };
+	/* (its process now: deciding may read the connector again, as for
+	 * a notification: notify.c identify_caller) */
+	const struct cw_proc *caller = cw_tracker_find(run, tgid);
+	n.proc = caller && caller->alive ? caller->serial : 0;
 	struct cw_event ev;
 	cw_event_init(&ev, "open");
 	ev.via = "fanotify";

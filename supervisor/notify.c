@@ -463,11 +463,12 @@ void cw_event_record(struct cw_notif *n, struct cw_event *ev)
 		.enforced = ev->enforced,
 		.host = ev->op.host,
 		.site = av.site, .backtrace = av.backtrace, .annotation_source = av.source,
-		/* Its process, when the tracker knows it alive: a record of
-		 * an earlier process of the same pid (the kernel back end hears
-		 * of forks after the fact) must not lend it its exit status.
-		 * 0, no process, is never tolerated (report.h). */
-		.proc = p && p->alive ? p->serial : 0,
+		/* Its process: the caller's entry when the call was taken up
+		 * (identify_caller), else the one the tracker knows alive now.
+		 * A record of an earlier process of the same pid (the kernel
+		 * back end hears of forks after the fact) must not lend it its
+		 * exit status. 0, no process, is never tolerated (report.h). */
+		.proc = n->proc ? n->proc : p && p->alive ? p->serial : 0,
 	};
 	cw_report_add_denial(run->report, &dr);
 	if (!run->have_denial && ev->enforced) {
@@ -546,6 +547,15 @@ static bool identify_caller(struct cw_run *run, struct cw_notif *n)
 		cw_answer_error(n, EPERM);
 		return false;
 	}
+	/* Its process as it is now: a denial is given to it even if the
+	 * process is gone by the time the denial is recorded. Deciding can
+	 * read the connector again (the preload channel's messages are read
+	 * for the call's annotation: cw_annot_prepare, receive_one): another
+	 * thread's exec, the new image's run and its exit may all be read
+	 * before the denial is recorded, and the entry is then no longer
+	 * alive (e174 "two", under load: the denial was given no process,
+	 * never tolerated, though its process went on and exited 0). */
+	n->proc = caller && caller->alive ? caller->serial : 0;
 	return true;
 }
 

@@ -66,6 +66,12 @@ struct cw_notif {
 	struct cw_run *run;
 	const struct seccomp_notif *req;
 	pid_t tid, tgid, ppid;
+	/* The caller's process entry (its serial) when the call was taken
+	 * up, alive then: the process its denial is given to, whatever the
+	 * table holds for TGID by the time it is recorded (the kernel back
+	 * end may read the process's exec and exit meanwhile). 0: none
+	 * known alive then; the entry is looked up when it is recorded. */
+	uint64_t proc;
 	const char *syscall;          /* name from the dispatch table */
 	struct cw_call_scratch *call; /* exec, proc, ioctl, net: run->call_scratch */
 	struct cw_fs_scratch *fs;     /* the file family's scratch (handlers/fs_impl.h) */
