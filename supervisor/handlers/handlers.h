@@ -100,6 +100,7 @@ void cw_handle_proc(struct cw_notif *n);    /* proc.c: ptrace, process_vm_*, pid
 void cw_handle_setpgid(struct cw_notif *n); /* proc.c: joining a process group, in tty mode */
 void cw_handle_tty_flow(struct cw_notif *n); /* sigio.c: tcflow's TCOOFF */
 void cw_handle_escape(struct cw_notif *n);  /* proc.c: unrestricted syscalls */
+void cw_handle_errqueue(struct cw_notif *n); /* proc.c: recv* with MSG_ERRQUEUE */
 void cw_handle_pid_call(struct cw_notif *n); /* proc.c: prlimit64, setpriority, sched_set*,
 					       ioprio_set, kcmp, process_madvise, process_mrelease,
 					       migrate_pages, move_pages, get_robust_list */

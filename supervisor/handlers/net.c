@@ -63,12 +63,7 @@
  * unprivileged; IPV6_2292PKTOPTIONS carries one) goes to its segments;
  * a device binding, a transparent socket or a header written by the
  * command (IP_HDRINCL, IPV6_HDRINCL on raw sockets) take the datagram
- * out of the routing the decision assumed. IP_RECVERR and IPV6_RECVERR
- * let another host in: an ICMP error that quotes the socket's port is
- * queued with its sender's address and up to a packet of its bytes
- * (recvmsg MSG_ERRQUEUE), on any socket, bound to loopback or not, and
- * the kernel's ICMP path runs no cgroup ingress program (red team 27,
- * F2, e196). The filter notifies exactly
+ * out of the routing the decision assumed. The filter notifies exactly
  * these (level, optname) pairs (table.c); they are decided as
  * `unrestricted`, scope "setsockopt:NAME", and refused with EPERM when
  * denied. An empty value (optlen 0) only clears the option (or fails in
@@ -85,7 +80,6 @@ static const char *reroute_option(int level, int optname)
 		case IP_OPTIONS: return "setsockopt:IP_OPTIONS";
 		case IP_TRANSPARENT: return "setsockopt:IP_TRANSPARENT";
 		case IP_HDRINCL: return "setsockopt:IP_HDRINCL";
-		case IP_RECVERR: return "setsockopt:IP_RECVERR";
 		}
 	} else if (level == SOL_IPV6) {
 		switch (optname) {
@@ -93,7 +87,6 @@ static const char *reroute_option(int level, int optname)
 		case IPV6_2292PKTOPTIONS: return "setsockopt:IPV6_2292PKTOPTIONS";
 		case IPV6_TRANSPARENT: return "setsockopt:IPV6_TRANSPARENT";
 		case IPV6_HDRINCL: return "setsockopt:IPV6_HDRINCL";
-		case IPV6_RECVERR: return "setsockopt:IPV6_RECVERR";
 		}
 	} else if (level == SOL_SOCKET) {
 		switch (optname) {

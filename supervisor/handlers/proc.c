@@ -679,6 +679,28 @@ void cw_handle_escape(struct cw_notif *n)
 		      nr == __NR_seccomp ? EBUSY : 0);
 }
 
+/* The error queue (red team 27, F2, e196). With IP_RECVERR (IPV6_RECVERR)
+ * a socket queues every ICMP error that quotes its addresses, with the
+ * sender's address and up to a packet of
+ * the error's bytes: any host can write there, to a socket bound to
+ * loopback too, and the kernel's ICMP path runs no cgroup ingress
+ * program. glibc's resolver sets that option on every lookup's socket
+ * (and never reads the queue: a POLLERR is all it wants), so the option
+ * is let through; reading the queue (recvfrom, recvmsg, recvmmsg with
+ * MSG_ERRQUEUE, notified by that bit alone) is decided as `unrestricted`,
+ * scope "recvmsg:MSG_ERRQUEUE" and the like, and refused with EPERM when
+ * denied. The queue also holds what the kernel says of the socket's own
+ * sends (MSG_ZEROCOPY completions, transmit timestamps): a program that
+ * reads those needs unrestricted too. Registers only: CONTINUE is exact. */
+void cw_handle_errqueue(struct cw_notif *n)
+{
+	int nr = n->req->data.nr;
+	const char *scope = nr == __NR_recvmsg ? "recvmsg:MSG_ERRQUEUE"
+			    : nr == __NR_recvmmsg ? "recvmmsg:MSG_ERRQUEUE"
+						  : "recvfrom:MSG_ERRQUEUE";
+	cw_escape_finish(n, scope, (long long)(uint32_t)arg_u64(n, nr == __NR_recvmsg ? 2 : 3), EPERM);
+}
+
 /* Default deny: a syscall with no row in table.c (or a REFUSE row) is
  * refused with ENOSYS, what a kernel without it would say, so that a
  * program falls back to a call capwatch decides, and recorded as

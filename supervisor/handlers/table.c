@@ -120,9 +120,7 @@ static const uint32_t cw_fcntl_cmds[] = { F_SETOWN, F_SETOWN_EX, F_SETSIG, F_SET
 
 /* The socket options net.c decides (level, optname): the ones that send
  * a datagram somewhere else than the address capwatch decided, or take
- * it out of the routing the decision assumed (e121), and the ones that
- * let another host's bytes in where no bind or connect was decided
- * (IP_RECVERR, IPV6_RECVERR: red team 27, e196). The rest of
+ * it out of the routing the decision assumed (e121). The rest of
  * setsockopt passes in the kernel. IPV6_2292RTHDR is not one: as a
  * socket option it only asks to receive routing headers
  * (rxopt.osrcrt); as a control message it routes (net.c refuses it
@@ -137,8 +135,6 @@ static const uint32_t cw_setsockopt_pairs[] = {
 	41 /* SOL_IPV6 */, 36 /* IPV6_HDRINCL */,
 	1 /* SOL_SOCKET */, 25 /* SO_BINDTODEVICE: routes by another device */,
 	1 /* SOL_SOCKET */, 62 /* SO_BINDTOIFINDEX */,
-	0 /* SOL_IP */, 11 /* IP_RECVERR: ICMP errors from any host, payload included */,
-	41 /* SOL_IPV6 */, 25 /* IPV6_RECVERR */,
 };
 
 /* ioctl command types (bits 8-15) passed in the kernel, but for the
@@ -300,6 +296,12 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	 * notified by (level, optname), decided as unrestricted (net.c). */
 	[__NR_setsockopt] = { "setsockopt", cw_handle_net, CW_RULE_NOTIFY_PAIRS, 1, 0, 0, 0,
 			      cw_setsockopt_pairs, sizeof(cw_setsockopt_pairs) / sizeof(cw_setsockopt_pairs[0]) / 2 },
+	/* Reads of the error queue (MSG_ERRQUEUE): another host's ICMP
+	 * errors, payload included (net.c cw_handle_errqueue). Every other
+	 * receive passes in the kernel. */
+	[__NR_recvfrom] = { "recvfrom", cw_handle_errqueue, CW_RULE_ESCAPE_FLAGS, 3, MSG_ERRQUEUE },
+	[__NR_recvmsg] = { "recvmsg", cw_handle_errqueue, CW_RULE_ESCAPE_FLAGS, 2, MSG_ERRQUEUE },
+	[__NR_recvmmsg] = { "recvmmsg", cw_handle_errqueue, CW_RULE_ESCAPE_FLAGS, 3, MSG_ERRQUEUE },
 
 	/* --- 4. Other processes (process_control outside the tree). --- */
 	[__NR_kill] = { "kill", cw_handle_signal, CW_RULE_NOTIFY, 0, 0 },
@@ -400,7 +402,7 @@ const struct cw_syscall cw_syscalls[CW_NSYSCALLS] = {
 	ALLOW(io_cancel), ALLOW(io_pgetevents),
 	/* Sockets whose creation, address and peer were decided (socket,
 	 * connect, bind, listen, send with an address are rows above). */
-	ALLOW(accept), ALLOW(accept4), ALLOW(recvfrom), ALLOW(recvmsg), ALLOW(recvmmsg),
+	ALLOW(accept), ALLOW(accept4),
 	ALLOW(shutdown), ALLOW(getsockname), ALLOW(getpeername), ALLOW(socketpair),
 	ALLOW(getsockopt),
 	/* Reading the file system: decided when something is opened. */

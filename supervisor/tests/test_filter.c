@@ -59,6 +59,7 @@ STUB(cw_handle_signal)
 STUB(cw_handle_proc)
 STUB(cw_handle_setpgid)
 STUB(cw_handle_escape)
+STUB(cw_handle_errqueue)
 STUB(cw_handle_unlisted)
 STUB(cw_handle_pid_call)
 STUB(cw_handle_ioctl)
@@ -337,9 +338,13 @@ static const struct tcase cases[] = {
 	/* setsockopt: the (level, optname) pairs that reroute (e121), both
 	 * on their low 32 bits; every other option passes */
 	{ "setsockopt SOL_IP IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, 0, 4, 0x7ffc0000, 8 }, NOTIF_ },
-	{ "setsockopt SOL_IP IP_RECVERR", ALLP, X86, __NR_setsockopt, { 3, 0, 11, 0x7ffc0000, 4 }, NOTIF_ },
-	{ "setsockopt SOL_IPV6 IPV6_RECVERR", ALLP, X86, __NR_setsockopt, { 3, 41, 25, 0x7ffc0000, 4 }, NOTIF_ },
-	{ "setsockopt SOL_IPV6 11 (IP_RECVERR's number)", ALLP, X86, __NR_setsockopt, { 3, 41, 11, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "setsockopt SOL_IP IP_RECVERR (glibc's resolver)", ALLP, X86, __NR_setsockopt, { 3, 0, 11, 0x7ffc0000, 4 }, ALLOW_ },
+	{ "recvmsg MSG_ERRQUEUE", ALLP, X86, __NR_recvmsg, { 3, 0x7ffc0000, 0x2000 }, NOTIF_ },
+	{ "recvmsg MSG_ERRQUEUE|MSG_DONTWAIT", ALLP, X86, __NR_recvmsg, { 3, 0x7ffc0000, 0x2040 }, NOTIF_ },
+	{ "recvmsg MSG_DONTWAIT", ALLP, X86, __NR_recvmsg, { 3, 0x7ffc0000, 0x40 }, ALLOW_ },
+	{ "recvfrom MSG_ERRQUEUE", ALLP, X86, __NR_recvfrom, { 3, 0x7ffc0000, 100, 0x2000, 0, 0 }, NOTIF_ },
+	{ "recvfrom 0x2000 as the length", ALLP, X86, __NR_recvfrom, { 3, 0x7ffc0000, 0x2000, 0, 0, 0 }, ALLOW_ },
+	{ "recvmmsg MSG_ERRQUEUE", ALLP, X86, __NR_recvmmsg, { 3, 0x7ffc0000, 4, 0x2000, 0 }, NOTIF_ },
 	{ "setsockopt 1<<32|SOL_IP, 1<<32|IP_OPTIONS", ALLP, X86, __NR_setsockopt, { 3, HI, HI | 4, 0x7ffc0000, 8 }, NOTIF_ },
 	{ "setsockopt SOL_IPV6 IPV6_RTHDR", ALLP, X86, __NR_setsockopt, { 3, 41, 57, 0x7ffc0000, 24 }, NOTIF_ },
 	{ "setsockopt SOL_IPV6 IPV6_2292PKTOPTIONS", ALLP, X86, __NR_setsockopt, { 3, 41, 6, 0x7ffc0000, 24 }, NOTIF_ },
