@@ -28,8 +28,9 @@ struct cw_ingress {
 	atomic_ulong marked;
 };
 
-/* libbpf's messages go to capwatch's debug log only: a kernel that
- * refuses the program is said once, by the caller, in one line. */
+/* libbpf's own messages (the verifier's log among them) are dropped: a
+ * kernel that refuses the program is said once, by the caller, in one
+ * line, and the report says the run is degraded. */
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
